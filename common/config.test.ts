@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseRunConfig, ConfigError } from './config.ts';
+
+test('a minimal config gets every default filled in', () => {
+  const c = parseRunConfig({ env: { kind: 'cartpole' } });
+  assert.equal(c.replay.sampler, 'proportional');
+  assert.equal(c.replay.alpha, 0.6);
+  assert.deepEqual(c.network.hidden, [256, 256]);
+  assert.deepEqual(c.optim.target_update, { kind: 'hard', interval: 1000 });
+  assert.equal(c.env.kind === 'cartpole' && c.env.max_episode_steps, 500);
+});
+
+test('an invalid config names each field, its value and the allowed range', () => {
+  assert.throws(
+    () => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', lags: 99 }, optim: { lr: -0.001 }, replay: { alpha: 'high' } }),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      const text = e.problems.join('\n');
+      assert.match(text, /env\.lags: .*<=16.*\(got 99\)/);
+      assert.match(text, /optim\.lr: .*>0.*\(got -0\.001\)/);
+      assert.match(text, /replay\.alpha: .*number.*\(got "high"\)/);
+      assert.equal(e.problems.length, 3);
+      return true;
+    },
+  );
+});
+
+test('cross-field rules are checked: eps_end above eps_start and a batch larger than the buffer', () => {
+  assert.throws(
+    () => parseRunConfig({ env: { kind: 'cartpole' }, exploration: { eps_start: 0.1, eps_end: 0.5 }, replay: { capacity: 100 }, optim: { batch_size: 128 } }),
+    /exploration\.eps_end: eps_end \(0\.5\) must not exceed eps_start \(0\.1\)[\s\S]*optim\.batch_size: batch_size \(128\) must not exceed replay\.capacity \(100\)/,
+  );
+});

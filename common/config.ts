@@ -1,0 +1,151 @@
+// The run configuration: one zod schema shared by the CLI, the trainer host, the native addon
+// wrapper and the config editor. Every field carries its default, unit and valid range (zod
+// `.meta`), so the editor shows them and an invalid file gets a message that names the field,
+// the value and the allowed range. Field names are snake_case, as in CleanRL / SB3 configs.
+import { z } from 'zod';
+
+/** Metadata shown by the config editor next to a field. */
+export type FieldMeta = {
+  description: string;
+  unit?: string;
+};
+
+const int = (min: number, max: number, def: number, meta: FieldMeta) =>
+  z.number().int().min(min).max(max).default(def).meta(meta);
+const num = (min: number, max: number, def: number, meta: FieldMeta) =>
+  z.number().min(min).max(max).default(def).meta(meta);
+
+export const CartPoleEnvSchema = z.object({
+  kind: z.literal('cartpole'),
+  num_envs: int(1, 4096, 8, { description: 'environment copies stepped together', unit: 'envs' }),
+  max_episode_steps: int(1, 100_000, 500, { description: 'time limit; reaching it is a truncation, not a terminal', unit: 'env steps' }),
+});
+
+export const TradingEnvSchema = z.object({
+  kind: z.literal('trading'),
+  data: z.string().min(1).meta({ description: 'OHLCV CSV file (timestamp,open,high,low,close,volume); relative paths resolve against the repository' }),
+  bad_rows: z.enum(['refuse', 'skip']).default('refuse').meta({ description: 'what to do with a malformed CSV row: refuse the file, or skip the row and report it' }),
+  num_envs: int(1, 4096, 8, { description: 'environment copies stepped together', unit: 'envs' }),
+  episode_length: int(16, 1_000_000, 1024, { description: 'bars per training episode (random start in the training span)', unit: 'bars' }),
+  lags: int(1, 16, 7, { description: 'lags of each market feature in the observation (state_dim = 7 * lags + 2)', unit: 'bars' }),
+  n_actions: int(2, 255, 45, { description: 'discrete target positions, evenly spaced in [-max_position, max_position]', unit: 'actions' }),
+  max_position: num(0.01, 100, 1, { description: 'largest absolute position', unit: 'units of the instrument' }),
+  cost_bps: num(0, 1000, 0.5, { description: 'cost per unit of position change', unit: 'basis points' }),
+  validation_fraction: num(0.05, 0.9, 0.2, { description: 'last fraction of the bars (by time) held out for evaluation', unit: 'fraction' }),
+  max_gap_bars: num(1, 1e6, 5, { description: 'a step longer than this many nominal bars is a gap: features restart after it', unit: 'bars' }),
+});
+
+export const EnvSchema = z.discriminatedUnion('kind', [CartPoleEnvSchema, TradingEnvSchema]);
+
+export const NetworkSchema = z.object({
+  hidden: z.array(z.number().int().min(1).max(4096)).min(1).max(8).default([256, 256]).meta({ description: 'hidden layer widths of the MLP trunk', unit: 'units' }),
+  dueling: z.boolean().default(true).meta({ description: 'dueling head: Q = V + A - mean(A) (Wang et al. 2016)' }),
+});
+
+export const ReplaySchema = z.object({
+  capacity: int(64, 100_000_000, 100_000, { description: 'transitions kept (ring buffer)', unit: 'transitions' }),
+  sampler: z.enum(['proportional', 'rank', 'uniform']).default('proportional').meta({ description: 'PER sampler: proportional (sum tree), rank-based, or uniform (PER off)' }),
+  alpha: num(0, 1, 0.6, { description: 'priority exponent: P(i) ∝ p_i^alpha' }),
+  beta0: num(0, 1, 0.4, { description: 'initial IS-weight exponent, annealed linearly to 1' }),
+  beta_steps: int(1, 1e12, 100_000, { description: 'steps over which beta anneals from beta0 to 1 (then clamped)', unit: 'steps' }),
+  eps: num(0, 1, 1e-6, { description: 'added to |TD error| so no priority is zero' }),
+  p_clip: num(1e-6, 1e12, 1e6, { description: 'cap on |TD error| before it becomes a priority' }),
+  is_normalization: z.enum(['buffer', 'batch']).default('buffer').meta({ description: 'divide IS weights by the buffer-wide max (as in the paper) or by the batch max' }),
+  rank_sort_interval: int(1, 1_000_000, 1000, { description: 'rank-based sampler: re-sort every K steps', unit: 'steps' }),
+  device: z.enum(['auto', 'cpu', 'cuda']).default('auto').meta({ description: 'where the replay buffer lives; auto follows the compute backend' }),
+  state_dtype: z.enum(['f32', 'bf16']).default('f32').meta({ description: 'storage type of states on the GPU (bf16 halves the memory)' }),
+  simulate_oom: z.boolean().default(false).meta({ description: 'test switch: act as if the GPU replay allocation ran out of memory' }),
+});
+
+export const TargetUpdateSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('hard'), interval: int(1, 10_000_000, 1000, { description: 'copy online to target every C steps', unit: 'steps' }) }),
+  z.object({ kind: z.literal('polyak'), tau: num(1e-6, 1, 0.005, { description: 'Polyak averaging rate per step' }) }),
+]);
+
+export const OptimSchema = z.object({
+  lr: z.number().gt(0).max(1).default(2.5e-4).meta({ description: 'Adam learning rate', unit: '1/step' }),
+  adam_eps: num(1e-12, 1, 1e-8, { description: 'Adam epsilon' }),
+  grad_clip: num(0, 1e6, 10, { description: 'global gradient-norm clip (0 disables)' }),
+  batch_size: int(1, 65_536, 256, { description: 'transitions per gradient step', unit: 'transitions' }),
+  gamma: num(0, 1, 0.99, { description: 'discount factor' }),
+  n_step: int(1, 32, 1, { description: 'n-step returns; they stop at a terminal, a truncation and the write head', unit: 'env steps' }),
+  double_dqn: z.boolean().default(true).meta({ description: 'Double DQN target: argmax by the online net, value by the target net (van Hasselt et al. 2016)' }),
+  huber_delta: num(1e-6, 1e6, 1, { description: 'Huber loss threshold' }),
+  target_update: TargetUpdateSchema.default({ kind: 'hard', interval: 1000 }),
+});
+
+export const ExplorationSchema = z.object({
+  eps_start: num(0, 1, 1, { description: 'initial epsilon of epsilon-greedy' }),
+  eps_end: num(0, 1, 0.05, { description: 'final epsilon' }),
+  eps_decay_steps: int(1, 1e12, 50_000, { description: 'env steps over which epsilon decays linearly', unit: 'env steps' }),
+});
+
+export const ScheduleSchema = z.object({
+  epochs: int(1, 1_000_000, 10, { description: 'epochs to run', unit: 'epochs' }),
+  steps_per_epoch: int(1, 1e9, 10_000, { description: 'gradient steps per epoch', unit: 'steps' }),
+  learning_starts: int(0, 1e9, 1000, { description: 'env steps collected before the first gradient step', unit: 'env steps' }),
+  train_every: int(1, 1024, 1, { description: 'env steps (all copies together) collected per gradient step', unit: 'env steps' }),
+  eval_episodes: int(1, 100_000, 10, { description: 'greedy evaluation episodes at each epoch end', unit: 'episodes' }),
+  q_stats_interval: int(1, 1e9, 100, { description: 'take Q-stats every N steps', unit: 'steps' }),
+  causal_interval: int(1, 1e9, 1000, { description: 'take causal sensitivity every N steps', unit: 'steps' }),
+  checkpoint_every: int(1, 1_000_000, 1, { description: 'write a checkpoint every N epochs', unit: 'epochs' }),
+});
+
+export const RunConfigSchema = z
+  .object({
+    name: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" and "-" only').default('run'),
+    seed: int(0, 2 ** 31 - 1, 1, { description: 'seed of every random stream (envs, exploration, replay, init)' }),
+    backend: z.enum(['auto', 'cpu', 'cuda']).default('auto').meta({ description: 'compute backend; auto picks CUDA when a device is present' }),
+    env: EnvSchema,
+    network: NetworkSchema.default(NetworkSchema.parse({})),
+    replay: ReplaySchema.default(ReplaySchema.parse({})),
+    optim: OptimSchema.default(OptimSchema.parse({})),
+    exploration: ExplorationSchema.default(ExplorationSchema.parse({})),
+    schedule: ScheduleSchema.default(ScheduleSchema.parse({})),
+  })
+  .superRefine((c, ctx) => {
+    if (c.exploration.eps_end > c.exploration.eps_start)
+      ctx.addIssue({ code: 'custom', path: ['exploration', 'eps_end'], message: `eps_end (${c.exploration.eps_end}) must not exceed eps_start (${c.exploration.eps_start})` });
+    if (c.optim.batch_size > c.replay.capacity)
+      ctx.addIssue({ code: 'custom', path: ['optim', 'batch_size'], message: `batch_size (${c.optim.batch_size}) must not exceed replay.capacity (${c.replay.capacity})` });
+  });
+
+/** A validated run configuration, defaults filled in. */
+export type RunConfig = z.output<typeof RunConfigSchema>;
+/** A run configuration as written in a file (defaults optional). */
+export type RunConfigInput = z.input<typeof RunConfigSchema>;
+
+/**
+ * Parses a run configuration and fills defaults.
+ * @throws ConfigError whose message lists every invalid field as `path: message (got value)`.
+ */
+export function parseRunConfig(input: unknown): RunConfig {
+  const result = RunConfigSchema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues.map((issue) => formatIssue(issue, input)));
+}
+
+/** An invalid configuration; `problems` holds one line per invalid field. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid config:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = input;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** `optim.lr: Number must be greater than 0 (got -0.001)` */
+export function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  const path = issue.path.map(String).join('.') || '(root)';
+  const got = valueAt(input, issue.path);
+  const shown = got === undefined ? '' : ` (got ${JSON.stringify(got)})`;
+  return `${path}: ${issue.message}${shown}`;
+}

@@ -1,0 +1,44 @@
+// Lint rules. The layering rule keeps common/ pure (no Node, DOM or Electron), as VS Code's
+// `code-layering` rule does: a wrong import fails here instead of in review.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+const NODE_BUILTINS = ['fs', 'path', 'os', 'child_process', 'worker_threads', 'net', 'http', 'https', 'crypto', 'stream', 'url', 'util', 'events', 'zlib', 'readline'];
+const nodeImports = NODE_BUILTINS.flatMap((m) => [m, `node:${m}`, `node:${m}/*`, `${m}/*`]);
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'out/**', 'build/**', 'dist/**', 'runs/**', 'test-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: 'common/ is shared by every layer: it must not import electron (layering: common <- renderer, preload, main).' }],
+        patterns: [
+          { group: nodeImports, message: 'common/ is pure TypeScript: no Node built-ins (layering: common <- renderer, preload, main).' },
+          { group: ['react', 'react-dom', '../main/*', '../renderer/*', '../preload/*', '../native/*'], message: 'common/ may import only common/ and pure libraries such as zod.' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'window', message: 'common/ must not touch the DOM.' },
+        { name: 'document', message: 'common/ must not touch the DOM.' },
+        { name: 'process', message: 'common/ must not use Node globals.' },
+        { name: 'Buffer', message: 'common/ must not use Node globals.' },
+      ],
+    },
+  },
+  {
+    files: ['main/trainer/**/*.ts', 'main/cli/**/*.ts', 'native/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The trainer host, CLI, addon wrapper and benchmarks run under plain Node: they must not import electron.' }] }],
+    },
+  },
+);

@@ -1,0 +1,63 @@
+// Argument checks for the N-API bindings: every value crossing into C++ is checked here,
+// with a TypeError or RangeError that says what was expected (STYLE: inputs checked at the
+// API boundary). Bindings only: no logic lives in addon/.
+#pragma once
+#include <napi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace dqn::addon {
+
+[[noreturn]] inline void ThrowType(Napi::Env env, const std::string& msg) {
+  throw Napi::TypeError::New(env, msg);
+}
+[[noreturn]] inline void ThrowRange(Napi::Env env, const std::string& msg) {
+  throw Napi::RangeError::New(env, msg);
+}
+
+/// A finite number in [lo, hi]; `what` names the argument in the message.
+inline double Number(const Napi::Value& v, const std::string& what, double lo, double hi) {
+  if (!v.IsNumber()) ThrowType(v.Env(), what + " must be a number, got " + v.ToString().Utf8Value());
+  double x = v.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(x)) ThrowRange(v.Env(), what + " must be a finite number, got " + std::to_string(x));
+  if (x < lo || x > hi)
+    ThrowRange(v.Env(), what + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(x));
+  return x;
+}
+
+/// An integer in [lo, hi].
+inline int64_t Integer(const Napi::Value& v, const std::string& what, int64_t lo, int64_t hi) {
+  double x = Number(v, what, static_cast<double>(lo), static_cast<double>(hi));
+  if (x != std::floor(x)) ThrowRange(v.Env(), what + " must be an integer, got " + std::to_string(x));
+  return static_cast<int64_t>(x);
+}
+
+template <typename T> struct TypedArrayKind;
+template <> struct TypedArrayKind<float> { static constexpr napi_typedarray_type value = napi_float32_array; static constexpr const char* name = "Float32Array"; };
+template <> struct TypedArrayKind<double> { static constexpr napi_typedarray_type value = napi_float64_array; static constexpr const char* name = "Float64Array"; };
+template <> struct TypedArrayKind<int32_t> { static constexpr napi_typedarray_type value = napi_int32_array; static constexpr const char* name = "Int32Array"; };
+template <> struct TypedArrayKind<uint32_t> { static constexpr napi_typedarray_type value = napi_uint32_array; static constexpr const char* name = "Uint32Array"; };
+template <> struct TypedArrayKind<uint8_t> { static constexpr napi_typedarray_type value = napi_uint8_array; static constexpr const char* name = "Uint8Array"; };
+
+/// A typed array of element type T with exactly `length` elements (length < 0: any length).
+/// Throws TypeError for another type, RangeError for another length.
+template <typename T>
+inline Napi::TypedArrayOf<T> Typed(const Napi::Value& v, const std::string& what, int64_t length = -1) {
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != TypedArrayKind<T>::value)
+    ThrowType(v.Env(), what + " must be a " + TypedArrayKind<T>::name);
+  auto arr = v.As<Napi::TypedArrayOf<T>>();
+  if (length >= 0 && static_cast<int64_t>(arr.ElementLength()) != length)
+    ThrowRange(v.Env(), what + " must be a " + TypedArrayKind<T>::name + " of length " + std::to_string(length) +
+                            ", got length " + std::to_string(arr.ElementLength()));
+  return arr;
+}
+
+/// A required property of an options object.
+inline Napi::Value Prop(const Napi::Object& o, const char* key, const std::string& where) {
+  if (!o.Has(key)) ThrowType(o.Env(), where + "." + key + " is required");
+  return o.Get(key);
+}
+
+}  // namespace dqn::addon

@@ -1,0 +1,45 @@
+// The vectorized environment interface every environment implements (CartPole, trading).
+// Many copies step together; a finished copy resets itself inside step() and reports the true
+// final observation separately, so a truncated transition stores the real s' (DESIGN section 3).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dqn {
+
+/// A batch of `num_envs()` environment copies stepped in lockstep.
+/// Buffers are row-major: observations are [num_envs x obs_dim] f32.
+class VecEnv {
+ public:
+  virtual ~VecEnv() = default;
+  virtual int num_envs() const = 0;
+  virtual int obs_dim() const = 0;
+  virtual int num_actions() const = 0;
+
+  /// Resets every copy; writes [num_envs x obs_dim] observations.
+  virtual void reset(float* obs) = 0;
+
+  /// Steps every copy with actions [num_envs] (each in [0, num_actions)).
+  /// Writes next_obs [num_envs x obs_dim] (already the reset observation for a copy that ended),
+  /// rewards [num_envs], terminated [num_envs] (no bootstrap), truncated [num_envs] (time limit or
+  /// end of data: bootstrap from final_obs), and final_obs [num_envs x obs_dim]: the true last
+  /// observation of a copy that ended (equal to next_obs for a copy that did not).
+  virtual void step(const int32_t* actions, float* next_obs, float* rewards, uint8_t* terminated,
+                    uint8_t* truncated, float* final_obs) = 0;
+
+  /// Observation indices that are market (exogenous) features, intervened on by the causal
+  /// sensitivity probe (DESIGN section 4). Default: every index.
+  virtual std::vector<int> causal_features() const {
+    std::vector<int> all(static_cast<size_t>(obs_dim()));
+    for (int i = 0; i < obs_dim(); ++i) all[static_cast<size_t>(i)] = i;
+    return all;
+  }
+
+  /// Environment-specific metrics of the episodes finished since the last call (trading: return,
+  /// sharpe, max_drawdown, buy_and_hold_return, buy_and_hold_sharpe). Default: none.
+  virtual std::map<std::string, double> episode_metrics() { return {}; }
+};
+
+}  // namespace dqn

@@ -1,0 +1,59 @@
+// The scalar block: the one struct of live training scalars (DESIGN section 4).
+// The CPU learner fills it in place; the CUDA learner fills a device copy and copies it
+// asynchronously into a pinned host block of this exact layout. The addon exports every
+// field's byte offset and type (scalarLayout), so no JavaScript hard-codes an offset.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace dqn {
+
+/// Largest number of features whose causal sensitivity is kept one by one.
+inline constexpr int kMaxCausalFeatures = 64;
+
+/// Bit per tensor checked for NaN/Inf; a set bit halts the run and names the tensor.
+enum NanFlag : uint32_t {
+  kNanLoss = 1u << 0,       ///< the batch loss
+  kNanQOnline = 1u << 1,    ///< online-network Q-values
+  kNanQTarget = 1u << 2,    ///< target-network Q-values (bootstrap)
+  kNanGradients = 1u << 3,  ///< gradient buffer
+  kNanWeights = 1u << 4,    ///< online parameters after the Adam update
+  kNanReward = 1u << 5,     ///< a reward handed to the replay buffer
+  kNanObservation = 1u << 6 ///< an observation handed to the replay buffer
+};
+
+/// Names of the NanFlag bits, in bit order (exported to JS with the layout).
+inline constexpr const char* kNanFlagNames[] = {"loss", "q_online", "q_target", "gradients",
+                                                "weights", "reward", "observation"};
+
+/// Live scalars of one run. f64 for every real value, i64 for counters.
+/// Values may come from adjacent steps (the host reads without a sync); that is fine for charts.
+struct ScalarBlock {
+  int64_t step = 0;            ///< gradient updates done
+  int64_t env_steps = 0;       ///< environment steps collected (all env copies)
+  int64_t episodes = 0;        ///< episodes finished during training
+  double loss = 0;             ///< IS-weighted Huber loss of the last step
+  double td_mse = 0;           ///< mean squared TD error of the last batch
+  double grad_norm = 0;        ///< global gradient L2 norm before clipping
+  double q_mean = 0;           ///< Q-stats (every q_stats_interval steps): mean over batch x actions
+  double q_min = 0;
+  double q_max = 0;
+  double q_var = 0;
+  double mean_max_q = 0;       ///< mean over the batch of max_a Q(s, a)
+  int64_t q_stats_step = -1;   ///< step at which the Q-stats were taken
+  double causal_sensitivity = 0; ///< mean over features of mean |Q(s) - Q(s_do(f))|
+  int64_t causal_step = -1;    ///< step at which causal sensitivity was taken
+  int32_t causal_features = 0; ///< how many entries of causal_per_feature are valid
+  uint32_t nan_flags = 0;      ///< NanFlag bits
+  int64_t nan_td_rejected = 0; ///< TD errors rejected as NaN/Inf by the priority update (cumulative)
+  double per_total = 0;        ///< sum-tree root: total priority mass
+  double per_max_priority = 0; ///< running max priority (|td| domain, before alpha)
+  double is_weight_mean = 0;   ///< mean IS weight of the last batch
+  double beta = 0;             ///< current IS exponent
+  double epsilon = 0;          ///< current exploration rate
+  double episodic_return = 0;  ///< return of the last finished training episode
+  double episode_length = 0;   ///< length of the last finished training episode
+  double causal_per_feature[kMaxCausalFeatures] = {}; ///< per-feature sensitivity
+};
+
+}  // namespace dqn
