@@ -1,0 +1,74 @@
+// Typed wrapper of the native Trainer: env copies + replay buffer + DQN learner, run off the JS
+// thread. The trainer host (main/trainer/) drives it epoch by epoch and reads the scalar block.
+import type { RunConfig } from '../common/config.ts';
+
+/** OHLCV bars for the trading environment, sorted by time; timestamps in Unix seconds. */
+export interface MarketArrays {
+  timestamps: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+}
+
+/** Options of createTrainer. `config` is already validated (parseRunConfig). */
+export interface TrainerOptions {
+  config: RunConfig;
+  /** Bars for env.kind === 'trading'. */
+  market?: MarketArrays;
+  /** Compute backend already resolved from config.backend ('auto' is resolved by the host). */
+  backend: 'cpu' | 'cuda';
+}
+
+/** What the trainer runs on; shown by the Compute and Replay badges. */
+export interface TrainerInfo {
+  backend: 'cpu' | 'cuda';
+  replayBackend: 'cpu' | 'cuda';
+  /** Why the replay fell back to the CPU ('' when it did not). */
+  replayFallbackReason: string;
+  stateDim: number;
+  nActions: number;
+  /** Names of the features the causal-sensitivity probe intervenes on. */
+  causalFeatureNames: string[];
+}
+
+/** Result of one run() call. */
+export interface RunResult {
+  /** Gradient steps done in this call. */
+  steps: number;
+  /** True when stop() ended the call early. */
+  stopped: boolean;
+  /** Returns of the training episodes that finished during the call, in order. */
+  episodeReturns: number[];
+}
+
+/** Result of a greedy evaluation. */
+export interface EvalResult {
+  episodes: number;
+  meanReturn: number;
+  returns: number[];
+  /** Environment metrics (trading: return, sharpe, max_drawdown, buy_and_hold_return, buy_and_hold_sharpe). */
+  metrics: Record<string, number>;
+}
+
+/** The native trainer object. */
+export interface NativeTrainer {
+  readonly info: TrainerInfo;
+  /** The live scalar block (read it with readScalars and the addon's scalarLayout). */
+  readonly scalars: ArrayBuffer;
+  /**
+   * Runs `steps` gradient steps on a worker thread, collecting env steps as the schedule says
+   * (learning_starts first, then train_every env steps per gradient step).
+   * Rejects with the error that stopped it (a NaN halt names the tensor).
+   */
+  run(steps: number): Promise<RunResult>;
+  /** Asks a running run() to return; it does within one training step. */
+  stop(): void;
+  /** Greedy evaluation over `episodes` episodes (trading: the validation span). */
+  evaluate(episodes: number): Promise<EvalResult>;
+  /** Serialized learner state: weights, target, Adam moments, RNG, counters. */
+  saveState(): Uint8Array;
+  /** Restores saveState() output; throws if it does not match this trainer's shapes. */
+  loadState(state: Uint8Array): void;
+}
