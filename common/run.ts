@@ -1,0 +1,65 @@
+// What a training run reports while it runs: the records the trainer host emits, the CLI
+// prints, the run directory stores (metrics) and the dashboard draws. Pure TS + zod, shared by
+// every layer. Scalar names follow CleanRL / TensorBoard conventions where one exists.
+import { z } from 'zod';
+
+/** Run lifecycle as shown by the dashboard's run-state label. */
+export const RunStateSchema = z.enum(['idle', 'running', 'stopping', 'halted']);
+export type RunState = z.infer<typeof RunStateSchema>;
+
+/** Where compute and replay run, and why when it is not where the config asked. */
+export const BackendStatusSchema = z.object({
+  compute: z.object({ backend: z.enum(['cpu', 'cuda']), reason: z.string() }),
+  replay: z.object({ backend: z.enum(['cpu', 'cuda']), reason: z.string() }),
+  deviceName: z.string().optional(),
+});
+export type BackendStatus = z.infer<typeof BackendStatusSchema>;
+
+/** One logged point of the live scalars (a read of the scalar block). NaN/Inf are kept as null + flag. */
+export const ScalarPointSchema = z.object({
+  step: z.number().int().nonnegative(),
+  wall_s: z.number().nonnegative(),
+  /** Scalar name (e.g. "losses/td_loss") -> value; non-finite values are sent as strings "NaN", "Infinity", "-Infinity". */
+  values: z.record(z.string(), z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])])),
+});
+export type ScalarPoint = z.infer<typeof ScalarPointSchema>;
+
+/** Summary written at each epoch boundary (the one sync point). */
+export const EpochSummarySchema = z.object({
+  epoch: z.number().int().nonnegative(),
+  step: z.number().int().nonnegative(),
+  env_steps: z.number().int().nonnegative(),
+  epoch_time_s: z.number().nonnegative(),
+  steps_per_s: z.number().nonnegative(),
+  eval_mean_return: z.number(),
+  eval_episodes: z.number().int().nonnegative(),
+  eval_metrics: z.record(z.string(), z.number()),
+});
+export type EpochSummary = z.infer<typeof EpochSummarySchema>;
+
+/** An event of the run's event log (fallbacks, halts, restarts, checkpoints). */
+export const RunEventSchema = z.object({
+  time: z.string(),
+  kind: z.enum(['start', 'resume', 'fallback', 'halt', 'checkpoint', 'stop', 'finish', 'error']),
+  message: z.string(),
+});
+export type RunEvent = z.infer<typeof RunEventSchema>;
+
+/** Standard scalar names: scalar-block field -> chart name. */
+export const SCALAR_NAMES = {
+  loss: 'losses/td_loss',
+  td_mse: 'losses/td_mse',
+  grad_norm: 'losses/grad_norm',
+  q_mean: 'q/mean',
+  q_min: 'q/min',
+  q_max: 'q/max',
+  q_var: 'q/var',
+  mean_max_q: 'q/mean_max',
+  causal_sensitivity: 'causal/sensitivity',
+  per_total: 'replay/total_priority',
+  per_max_priority: 'replay/max_priority',
+  is_weight_mean: 'replay/is_weight_mean',
+  beta: 'replay/beta',
+  epsilon: 'charts/epsilon',
+  episodic_return: 'charts/episodic_return',
+} as const;

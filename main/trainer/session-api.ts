@@ -1,0 +1,43 @@
+// The contract between the training session (the epoch loop, main/trainer/session.ts) and
+// whoever drives it: the CLI, the Electron trainer host, the browser-mode server.
+import type { RunConfigInput } from '../../common/config.ts';
+import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
+
+export interface StartOptions {
+  /** Config as written by the user (validated by startRun). */
+  config: RunConfigInput;
+  /** Parent folder of run directories (default: <repo>/runs). */
+  runsDir: string;
+  /** An existing run directory to resume (continues step count and metrics). */
+  resume?: string;
+  /** Override config.schedule.epochs / steps_per_epoch / seed / backend (CLI flags). */
+  overrides?: { epochs?: number; steps_per_epoch?: number; seed?: number; backend?: 'auto' | 'cpu' | 'cuda' };
+}
+
+export interface RunCallbacks {
+  onState?(state: RunState, detail?: string): void;
+  onBackends?(status: BackendStatus): void;
+  /** Batched live scalars (every ~200 ms while running). */
+  onScalars?(points: ScalarPoint[]): void;
+  /** Training episodes that finished: (env step, return). */
+  onEpisodes?(episodes: { step: number; value: number }[]): void;
+  onEpoch?(summary: EpochSummary): void;
+  onEvent?(event: RunEvent): void;
+}
+
+export interface RunHandle {
+  readonly runDir: string;
+  /** Asks the run to stop after the current step; resolves when it has (checkpoint kept). */
+  stop(): Promise<void>;
+  /** Resolves when the run ends (finished, stopped or halted). */
+  readonly done: Promise<RunOutcome>;
+}
+
+export interface RunOutcome {
+  state: 'finished' | 'stopped' | 'halted';
+  haltReason?: string;
+  steps: number;
+  env_steps: number;
+  wall_s: number;
+  last?: EpochSummary;
+}
