@@ -23,7 +23,7 @@ test('a corrupted or truncated checkpoint is refused with the reason, and the la
   writeCheckpoint(dir, 'epoch-1', meta(100), new Uint8Array([1, 2, 3]));
   const p2 = writeCheckpoint(dir, 'epoch-2', meta(200), new Uint8Array([4, 5, 6]));
   const bytes = readFileSync(p2);
-  bytes[bytes.length - 1] ^= 0xff;
+  bytes[bytes.length - 1]! ^= 0xff;
   writeFileSync(p2, bytes);
   assert.throws(() => readCheckpoint(p2), /checksum mismatch/);
   writeFileSync(p2, bytes.subarray(0, bytes.length - 2));
