@@ -91,7 +91,8 @@ export function loadOhlcv(path: string, options: LoadOhlcvOptions = {}): LoadedO
 export function parseOhlcv(text: string, source: string, policy: BadRowPolicy = 'refuse'): LoadedOhlcv {
   let records: { record: string[]; info: { lines: number } }[];
   try {
-    records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true, trim: true });
+    // With `info: true` each record comes as {record, info}; csv-parse's typings do not model that.
+    records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true, trim: true }) as unknown as typeof records;
   } catch (err) {
     throw new OhlcvError(`${source}: not a readable CSV file: ${(err as Error).message}`);
   }
