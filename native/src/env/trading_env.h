@@ -27,6 +27,8 @@
 // return, sharpe, max_drawdown (trading_metrics.h) and of buy_and_hold_return,
 // buy_and_hold_sharpe: holding +max_position over the same steps, paying the entry cost once.
 // Sharpe ratios are annualized with the bars per year of the training span.
+// step() throws std::logic_error before the first reset() and std::out_of_range for an action
+// outside [0, n_actions).
 #pragma once
 #include <memory>
 
