@@ -32,8 +32,8 @@ export interface NativeEnv {
   readonly obsDim: number;
   readonly numActions: number;
   readonly numEnvs: number;
-  /** Observation indices of market features (the causal-sensitivity probe intervenes on them). */
-  readonly causalFeatures: number[];
+  /** Market features with their observation indices at every lag (the causal-sensitivity probe intervenes on each group). */
+  readonly causalFeatures: { name: string; indices: number[] }[];
   /** Resets every copy; returns [numEnvs x obsDim] observations. */
   reset(): Float32Array;
   /**

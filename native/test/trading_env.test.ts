@@ -84,7 +84,10 @@ test('the reference computes the hand-worked raw features of the alternating ser
 test('observations hold the normalized features of the bar and its lags, then position and last reward', () => {
   const env = createEnv(options(DEFAULTS, { seed: 3 }), alternatingBars(100), false);
   assert.equal(env.obsDim, 7 * 2 + 2);
-  assert.deepEqual(env.causalFeatures, [...Array(14).keys()]);
+  assert.deepEqual(
+    env.causalFeatures,
+    ['ret_1', 'ret_5', 'ret_15', 'vol_20', 'range', 'vlm_z', 'tod'].map((name, f) => ({ name, indices: [f, 7 + f] })),
+  );
   let obs = env.reset();
   const t = barFromTod(obs[6]!);
   assert.ok(t >= 21 && t <= 78, `start bar ${t} is a training decision bar`);

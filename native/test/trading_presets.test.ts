@@ -28,7 +28,10 @@ for (const [file, nActions, nominal] of [['trading-6e.json', 45, 60], ['trading-
     assert.equal(train.obsDim, 51);
     assert.equal(train.numActions, nActions);
     assert.equal(train.numEnvs, env.num_envs);
-    assert.deepEqual(train.causalFeatures, [...Array(49).keys()]);
+    assert.deepEqual(
+      train.causalFeatures.map((g) => g.indices),
+      [...Array(7).keys()].map((f) => [...Array(7).keys()].map((k) => k * 7 + f)),
+    );
     const obs = train.reset();
     for (let i = 0; i < 2; i++) {
       const o = obs.subarray(i * 51, (i + 1) * 51);

@@ -2,7 +2,7 @@
 //   new Env(env /* {kind, ...config fields, seed} */, market /* MarketArrays | undefined */, eval)
 //   reset() -> Float32Array [numEnvs x obsDim]
 //   step(actions: Int32Array [numEnvs]) -> {nextObs, rewards, terminated, truncated, finalObs}
-//   obsDim, numActions, numEnvs, causalFeatures (number[]), episodeMetrics() -> {name: value}
+//   obsDim, numActions, numEnvs, causalFeatures ({name, indices}[]), episodeMetrics() -> {name: value}
 // Typed wrapper: native/env.ts.
 #include <napi.h>
 
@@ -82,9 +82,16 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
   Napi::Value NumActions(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->num_actions()); }
   Napi::Value NumEnvs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->num_envs()); }
   Napi::Value CausalFeatures(const Napi::CallbackInfo& info) {
-    const std::vector<int> idx = impl_->causal_features();
-    Napi::Array out = Napi::Array::New(info.Env(), idx.size());
-    for (uint32_t i = 0; i < idx.size(); ++i) out.Set(i, idx[i]);
+    const std::vector<FeatureGroup> groups = impl_->causal_features();
+    Napi::Array out = Napi::Array::New(info.Env(), groups.size());
+    for (uint32_t g = 0; g < groups.size(); ++g) {
+      Napi::Object o = Napi::Object::New(info.Env());
+      o.Set("name", groups[g].name);
+      Napi::Array idx = Napi::Array::New(info.Env(), groups[g].indices.size());
+      for (uint32_t i = 0; i < groups[g].indices.size(); ++i) idx.Set(i, groups[g].indices[i]);
+      o.Set("indices", idx);
+      out.Set(g, o);
+    }
     return out;
   }
 

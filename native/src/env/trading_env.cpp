@@ -84,10 +84,13 @@ class TradingEnv final : public VecEnv {
   int obs_dim() const override { return kMarketFeatures * spec_.lags + 2; }
   int num_actions() const override { return spec_.n_actions; }
 
-  std::vector<int> causal_features() const override {
-    std::vector<int> idx(static_cast<size_t>(kMarketFeatures * spec_.lags));
-    for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int>(i);
-    return idx;
+  std::vector<FeatureGroup> causal_features() const override {
+    std::vector<FeatureGroup> groups(kMarketFeatures);
+    for (int f = 0; f < kMarketFeatures; ++f) {
+      groups[static_cast<size_t>(f)].name = kMarketFeatureNames[f];
+      for (int k = 0; k < spec_.lags; ++k) groups[static_cast<size_t>(f)].indices.push_back(k * kMarketFeatures + f);
+    }
+    return groups;
   }
 
   void reset(float* obs) override {

@@ -21,6 +21,9 @@ namespace dqn {
 ///             training span (the usual session open, so the wrap falls in the closed hours);
 ///             daily or coarser data (nominal bar >= 1 day): 0.
 inline constexpr int kMarketFeatures = 7;
+/// Names of the market features, in index order.
+inline constexpr const char* kMarketFeatureNames[kMarketFeatures] = {"ret_1", "ret_5", "ret_15", "vol_20",
+                                                                     "range", "vlm_z", "tod"};
 /// A feature at bar t reads bars t-20 .. t (vol_20 needs 20 returns, i.e. 21 closes).
 inline constexpr int kFeatureLookback = 20;
 /// Normalized features are clipped to [-kFeatureClip, kFeatureClip].
