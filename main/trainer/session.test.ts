@@ -82,11 +82,11 @@ test('a run of two epochs writes an epoch record and a checkpoint per epoch, the
 
 test('stop keeps a checkpoint, and resume continues the step count to the end', async () => {
   const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
-  let handle: Awaited<ReturnType<typeof startRun>> | undefined;
+  const box: { handle?: Awaited<ReturnType<typeof startRun>> } = {};
   const stopAt = (t: ScriptedTrainer) => {
-    if (t.step === 70) void handle!.stop();
+    if (t.step === 70) void box.handle!.stop();
   };
-  handle = await startRun({ config, runsDir }, {}, deps((o) => new ScriptedTrainer(o, { stopAfterStep: stopAt })));
+  const handle = (box.handle = await startRun({ config, runsDir }, {}, deps((o) => new ScriptedTrainer(o, { stopAfterStep: stopAt }))));
   const first = await handle.done;
   assert.equal(first.state, 'stopped');
   assert.equal(first.steps, 70);

@@ -9,6 +9,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   dqn::addon::InitScalars(env, exports);
   dqn::addon::InitBackend(env, exports);
   dqn::addon::InitEnv(env, exports);
+  dqn::addon::InitReplay(env, exports);
   return exports;
 }
 }  // namespace

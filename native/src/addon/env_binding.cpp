@@ -12,7 +12,6 @@
 #include "addon/bindings.h"
 #include "addon/check.h"
 #include "addon/env_spec.h"
-#include "addon/errors.h"
 #include "env/trading_env.h"
 
 namespace dqn::addon {
@@ -39,7 +38,7 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
     const EnvSpec spec = ParseEnvSpec(cfg, info[1], seed);
     // Until MakeEnv (make_env.cpp, CartPole) is merged, only the trading env is built here.
     if (spec.kind != "trading") ThrowRange(env, "Env: kind '" + spec.kind + "' is not available in this build, only 'trading'");
-    impl_ = Guard(env, [&] { return MakeTradingEnv(spec, info[2].As<Napi::Boolean>().Value()); });
+    impl_ = CallNative(env, [&] { return MakeTradingEnv(spec, info[2].As<Napi::Boolean>().Value()); });
   }
 
  private:
@@ -47,7 +46,7 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
 
   Napi::Value Reset(const Napi::CallbackInfo& info) {
     auto obs = Napi::Float32Array::New(info.Env(), ObsSize());
-    Guard(info.Env(), [&] { impl_->reset(obs.Data()); });
+    CallNative(info.Env(), [&] { impl_->reset(obs.Data()); });
     return obs;
   }
 
@@ -60,7 +59,7 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
     auto rewards = Napi::Float32Array::New(env, n);
     auto terminated = Napi::Uint8Array::New(env, n);
     auto truncated = Napi::Uint8Array::New(env, n);
-    Guard(env, [&] {
+    CallNative(env, [&] {
       impl_->step(actions.Data(), next_obs.Data(), rewards.Data(), terminated.Data(), truncated.Data(), final_obs.Data());
     });
     Napi::Object out = Napi::Object::New(env);
