@@ -6,4 +6,6 @@ namespace dqn::addon {
 void InitScalars(Napi::Env env, Napi::Object exports);
 void InitBackend(Napi::Env env, Napi::Object exports);
 void InitReplay(Napi::Env env, Napi::Object exports);
+void InitTrainer(Napi::Env env, Napi::Object exports);
+void InitLearnerTesting(Napi::Env env, Napi::Object exports);
 }  // namespace dqn::addon

@@ -12,6 +12,7 @@
 //   Forward(layout, p, states, 32, ws);          // ws.q(): [32 x 2]
 //   Backward(layout, p, states, 32, ws, dq, g);  // grads of sum(dq * Q)
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

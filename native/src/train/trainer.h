@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/rng.h"
 #include "env/make_env.h"
 #include "env/vec_env.h"
 #include "replay/replay.h"
