@@ -80,7 +80,8 @@ class Trainer {
   EvalStats evaluate(int episodes);
 
   /// Versioned binary state: network shapes, online and target weights, Adam m, v and step,
-  /// exploration RNG, counters (step, env_steps, episodes) and the replay's sample_steps.
+  /// exploration RNG, counters (step, env_steps, episodes), the replay's sample_steps and the
+  /// last batch's beta.
   /// The replay contents and the environments are not included.
   std::vector<uint8_t> save_state();
   /// Restores save_state() output. @throws std::invalid_argument when the blob is malformed,

@@ -4,7 +4,8 @@
 //   i32 state_dim, i32 n_actions, i32 dueling, i32 n_hidden, i32 hidden[n_hidden],
 //   i64 P (floats per network), f32 online[P], f32 target[P], f32 adam_m[P], f32 adam_v[P],
 //   i64 step (Adam's t), u64 exploration_rng[4], i64 env_steps, i64 episodes,
-//   i64 replay_sample_steps, f64 last episodic_return, f64 last episode_length.
+//   i64 replay_sample_steps, f64 beta of the last batch, f64 last episodic_return,
+//   f64 last episode_length.
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -85,6 +86,7 @@ std::vector<uint8_t> Trainer::save_state() {
   w.put<int64_t>(scalars_->env_steps);
   w.put<int64_t>(scalars_->episodes);
   w.put<int64_t>(replay_->sample_steps());
+  w.put<double>(scalars_->beta);
   w.put<double>(scalars_->episodic_return);
   w.put<double>(scalars_->episode_length);
   return std::move(w.out);
@@ -119,7 +121,7 @@ void Trainer::load_state(const uint8_t* data, size_t size) {
   std::array<uint64_t, 4> rng{};
   for (uint64_t& x : rng) x = r.get<uint64_t>();
   const auto env_steps = r.get<int64_t>(), episodes = r.get<int64_t>(), sample_steps = r.get<int64_t>();
-  const auto ep_return = r.get<double>(), ep_length = r.get<double>();
+  const auto beta = r.get<double>(), ep_return = r.get<double>(), ep_length = r.get<double>();
   r.finish();
 
   std::copy(online.begin(), online.end(), learner_->online().begin());
@@ -135,7 +137,7 @@ void Trainer::load_state(const uint8_t* data, size_t size) {
   scalars_->episodic_return = ep_return;
   scalars_->episode_length = ep_length;
   scalars_->epsilon = env_steps < config_.learning_starts ? 1.0 : epsilon();
-  scalars_->beta = replay_->beta();
+  scalars_->beta = beta;
   // Restored weights are healthy again: a NaN halt is lifted.
   scalars_->nan_flags = 0;
   halted_.clear();
