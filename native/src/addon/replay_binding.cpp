@@ -1,17 +1,23 @@
-// Binding: the JS class ReplayBuffer over a Replay backend (replay/replay.h), and the
-// philox4x32_10 function used by tests to check the generator against known answers.
+// Binding: the JS class ReplayBuffer over a Replay backend (replay/replay.h), plus two
+// functions that expose the reference algorithms for cross-checks (tests, the CUDA backend's
+// tests): philox4x32_10 and sumTreeFind.
 // Only argument checks and conversions live here; value checks (NaN states, negative actions,
 // out-of-range indices) and config ranges are the core's, mapped to RangeError by CallNative.
 #include <napi.h>
 
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "addon/bindings.h"
 #include "addon/check.h"
 #include "replay/philox.h"
 #include "replay/replay.h"
+#include "replay/replay_config.h"
+#include "replay/sum_tree.h"
 
 namespace dqn::addon {
 namespace {
@@ -106,16 +112,25 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
   Napi::Value Sample(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const int64_t b = Integer(info[0], "batchSize", 1, INT32_MAX);
+    // One ArrayBuffer holds all nine arrays (one backing store per call instead of nine):
+    // the 4-byte fields first, the bytes of dones last, so every view is aligned.
     const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(replay_->state_dim());
-    auto indices = Napi::Int32Array::New(env, n);
-    auto generations = Napi::Uint32Array::New(env, n);
-    auto weights = Napi::Float32Array::New(env, n);
-    auto states = Napi::Float32Array::New(env, nd);
-    auto actions = Napi::Int32Array::New(env, n);
-    auto rewards = Napi::Float32Array::New(env, n);
-    auto next_states = Napi::Float32Array::New(env, nd);
-    auto dones = Napi::Uint8Array::New(env, n);
-    auto discounts = Napi::Float32Array::New(env, n);
+    auto buffer = Napi::ArrayBuffer::New(env, (6 * n + 2 * nd) * 4 + n);
+    size_t offset = 0;
+    const auto view = [&]<typename T>(size_t count, T) {
+      auto a = Napi::TypedArrayOf<T>::New(env, count, buffer, offset);
+      offset += count * sizeof(T);
+      return a;
+    };
+    auto indices = view(n, int32_t{});
+    auto generations = view(n, uint32_t{});
+    auto weights = view(n, float{});
+    auto actions = view(n, int32_t{});
+    auto rewards = view(n, float{});
+    auto discounts = view(n, float{});
+    auto states = view(nd, float{});
+    auto next_states = view(nd, float{});
+    auto dones = view(n, uint8_t{});
     SampleBatch out{indices.Data(), generations.Data(), weights.Data(), states.Data(), actions.Data(),
                     rewards.Data(), next_states.Data(), dones.Data(), discounts.Data()};
     CallNative(env, [&] { replay_->sample(b, out); });
@@ -181,11 +196,38 @@ Napi::Value Philox(const Napi::CallbackInfo& info) {
   return r;
 }
 
+/// sumTreeFind(leaves: Float64Array(n), masses: Float64Array(m)) -> Int32Array(m): builds a sum
+/// tree over the leaves and descends it for each mass (detail::FindByMass).
+Napi::Value SumTreeFind(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto leaves = Typed<double>(info[0], "leaves");
+  const auto masses = Typed<double>(info[1], "masses");
+  const int64_t n = static_cast<int64_t>(leaves.ElementLength()), m = static_cast<int64_t>(masses.ElementLength());
+  if (n < 1 || n > kMaxReplayCapacity) ThrowRange(env, "leaves must have length in [1, 2^30], got " + std::to_string(n));
+  std::vector<int64_t> slots(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (!(leaves[static_cast<size_t>(i)] >= 0.0) || !std::isfinite(leaves[static_cast<size_t>(i)]))
+      ThrowRange(env, "leaves[" + std::to_string(i) + "] must be finite and >= 0");
+    slots[static_cast<size_t>(i)] = i;
+  }
+  std::vector<double> mass(masses.Data(), masses.Data() + m);
+  for (int64_t k = 0; k < m; ++k)
+    if (!(mass[static_cast<size_t>(k)] >= 0.0)) ThrowRange(env, "masses[" + std::to_string(k) + "] must be >= 0");
+  detail::SumTree tree(n);
+  std::vector<int64_t> scratch;
+  tree.assign(slots.data(), leaves.Data(), n, scratch);
+  if (!(tree.root() > 0.0)) ThrowRange(env, "leaves must not all be zero");
+  auto out = Napi::Int32Array::New(env, static_cast<size_t>(m));
+  detail::FindByMass(tree, mass.data(), m, out.Data());
+  return out;
+}
+
 }  // namespace
 
 void InitReplay(Napi::Env env, Napi::Object exports) {
   exports.Set("ReplayBuffer", ReplayBufferWrap::Define(env));
   exports.Set("philox4x32_10", Napi::Function::New(env, Philox, "philox4x32_10"));
+  exports.Set("sumTreeFind", Napi::Function::New(env, SumTreeFind, "sumTreeFind"));
 }
 
 }  // namespace dqn::addon
