@@ -58,7 +58,7 @@ Learner::Learner(const NetConfig& net, const LearnerConfig& config, uint64_t see
   probe_per_feature_.resize(causal_features_.size());
   Rng init_rng(seed, /*stream=*/0);
   InitParams(layout_, online_.data(), init_rng);
-  target_ = online_;
+  std::copy(online_.begin(), online_.end(), target_.begin());  // in place: the views stay valid
 }
 
 void Learner::poison(uint32_t flag, int64_t t, float* x) const {
@@ -122,7 +122,7 @@ uint32_t Learner::step(const SampleBatch& batch, float* td_errors, ScalarBlock& 
 
 void Learner::update_target(int64_t t) {
   if (config_.target_update == TargetUpdate::kHard) {
-    if (t % config_.target_interval == 0) target_ = online_;
+    if (t % config_.target_interval == 0) std::copy(online_.begin(), online_.end(), target_.begin());
     return;
   }
   const auto tau = static_cast<float>(config_.tau);
