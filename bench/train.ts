@@ -30,7 +30,7 @@ function learnerStepsPerSecond(steps: number): number {
   const lt = learnerTesting();
   const d = 51, a = 45, b = 256;
   const learner = new lt.Learner({ stateDim: d, nActions: a, hidden: [256, 256], dueling: true },
-    { lr: 2.5e-4, adamEps: 1e-8, gradClip: 10, batchSize: b, doubleDqn: true, huberDelta: 1, target: { kind: 'hard', interval: 1000 } }, 1);
+    { lr: 2.5e-4, adamEps: 1e-8, gradClip: 10, batchSize: b, doubleDqn: true, huberDelta: 1, target: { kind: 'hard', interval: 1000 }, qStatsInterval: 100, causalInterval: 1000 }, 1);
   const rand = (n: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 12.9898) * 0.5);
   const batch = {
     states: rand(b * d), nextStates: rand(b * d).reverse(), actions: Int32Array.from({ length: b }, (_, i) => i % a),

@@ -54,6 +54,8 @@ export interface LearnerTesting {
   Learner: new (net: NetSpec, options: {
     lr: number; adamEps: number; gradClip: number; batchSize: number; doubleDqn: boolean; huberDelta: number;
     target: { kind: 'hard'; interval: number } | { kind: 'polyak'; tau: number };
+    /** Steps between Q-stats / causal probes (default 1: every step). */
+    qStatsInterval?: number; causalInterval?: number;
   }, seed: number) => TestLearner;
 }
 

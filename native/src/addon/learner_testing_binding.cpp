@@ -324,7 +324,7 @@ class CartPoleWrap : public Napi::ObjectWrap<CartPoleWrap> {
 };
 
 /// new Learner(net, {lr, adamEps, gradClip, batchSize, doubleDqn, huberDelta, target: {kind,
-/// interval | tau}}, seed): step(batch) -> {loss, tdMse, gradNorm, td, flags}, online(), target(),
+/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm, td, flags}, online(), target(),
 /// greedy(states).
 class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
  public:
@@ -352,8 +352,12 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
       c.target_update = TargetUpdate::kPolyak;
       c.tau = Number(Prop(t, "tau", "target"), "target.tau", 1e-12, 1);
     }
-    c.q_stats_interval = 1;
-    c.causal_interval = 1;
+    // Probes run every step unless asked otherwise (tests read them; benchmarks space them out).
+    const auto interval = [&](const char* key) {
+      return o.Has(key) && !o.Get(key).IsUndefined() ? Integer(o.Get(key), key, 1, INT32_MAX) : int64_t{1};
+    };
+    c.q_stats_interval = interval("qStatsInterval");
+    c.causal_interval = interval("causalInterval");
     c.act_rows = 64;
     std::vector<int> features(static_cast<size_t>(net.state_dim));
     for (int i = 0; i < net.state_dim; ++i) features[static_cast<size_t>(i)] = i;
