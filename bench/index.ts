@@ -2,6 +2,7 @@
 // module exports `run(args)` and a one-line `summary`; register new ones in BENCHES below.
 // No timing assertions live in tests: speed is measured here and logged in bench/RESULTS.md.
 import * as replay from './replay.ts';
+import * as train from './train.ts';
 
 /** A registered benchmark. */
 export interface Bench {
@@ -11,7 +12,7 @@ export interface Bench {
   run(args: string[]): Promise<void> | void;
 }
 
-const BENCHES: Record<string, Bench> = { replay };
+const BENCHES: Record<string, Bench> = { replay, train };
 
 function usage(): string {
   const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(12)} ${b.summary}`);

@@ -1,6 +1,7 @@
 // Typed wrapper of the native Trainer: env copies + replay buffer + DQN learner, run off the JS
 // thread. The trainer host (main/trainer/) drives it epoch by epoch and reads the scalar block.
 import type { RunConfig } from '../common/config.ts';
+import { loadAddon } from './addon.ts';
 
 /** OHLCV bars for the trading environment, sorted by time; timestamps in Unix seconds. */
 export interface MarketArrays {
@@ -71,4 +72,32 @@ export interface NativeTrainer {
   saveState(): Uint8Array;
   /** Restores saveState() output; throws if it does not match this trainer's shapes. */
   loadState(state: Uint8Array): void;
+}
+
+/**
+ * Test-only switches (DESIGN section 5: every halt can be forced in a test). `injectNan` sets one
+ * element of the named tensor to NaN at gradient step `step` (1-based), just before that tensor
+ * is checked, so run() rejects with `NaN in <tensor> at step <step>`.
+ */
+export interface TrainerTestingOptions {
+  injectNan?: { tensor: 'q_online' | 'q_target' | 'loss' | 'gradients' | 'weights'; step: number };
+}
+
+type TrainerClass = new (
+  config: RunConfig,
+  market: MarketArrays | undefined,
+  backend: 'cpu' | 'cuda',
+  testing?: TrainerTestingOptions,
+) => NativeTrainer;
+
+/**
+ * Builds a native trainer: env copies (and a separate evaluation env), the CPU replay buffer and
+ * the DQN learner, all seeded from `config.seed`.
+ * @throws Error for backend 'cuda' (the CUDA learner is not built yet), TypeError/RangeError
+ *         naming the config field that is missing or out of range, RangeError for an env that
+ *         cannot be built (e.g. trading without `market`).
+ */
+export function createTrainer(options: TrainerOptions, testing?: TrainerTestingOptions): NativeTrainer {
+  const Trainer = loadAddon().Trainer as TrainerClass;
+  return new Trainer(options.config, options.market, options.backend, testing);
 }

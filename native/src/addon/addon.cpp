@@ -10,6 +10,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   dqn::addon::InitBackend(env, exports);
   dqn::addon::InitEnv(env, exports);
   dqn::addon::InitReplay(env, exports);
+  dqn::addon::InitTrainer(env, exports);
+  dqn::addon::InitLearnerTesting(env, exports);
   return exports;
 }
 }  // namespace

@@ -7,4 +7,6 @@ void InitScalars(Napi::Env env, Napi::Object exports);
 void InitBackend(Napi::Env env, Napi::Object exports);
 void InitEnv(Napi::Env env, Napi::Object exports);
 void InitReplay(Napi::Env env, Napi::Object exports);
+void InitTrainer(Napi::Env env, Napi::Object exports);
+void InitLearnerTesting(Napi::Env env, Napi::Object exports);
 }  // namespace dqn::addon

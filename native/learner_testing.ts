@@ -1,0 +1,65 @@
+// Typed access to the addon's `learnerTesting` surface: the learner's building blocks one by one
+// (matrix products, Q-network forward/backward, TD loss, Adam, clipping, n-step accumulation,
+// probes, a Learner on caller-given batches, CartPole with settable state), for tests and
+// benchmarks. The Trainer (trainer.ts) is the production entry point.
+import { loadAddon } from './addon.ts';
+
+/** Q-network shape. */
+export interface NetSpec { stateDim: number; nActions: number; hidden: number[]; dueling: boolean }
+/** A dense layer's offsets in the flat parameter buffer: W [in x out] row-major at w, b [out] at b. */
+export interface Slot { w: number; b: number; in: number; out: number }
+export interface Layout { size: number; trunk: Slot[]; value?: Slot; advantage: Slot }
+
+export interface LearnerBatch {
+  states: Float32Array; actions: Int32Array; rewards: Float32Array; nextStates: Float32Array;
+  discounts: Float32Array; weights: Float32Array;
+}
+export interface LearnerStep { loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; flags: number; td: Float32Array }
+export interface TestLearner {
+  step(batch: LearnerBatch): LearnerStep;
+  online(): Float32Array;
+  target(): Float32Array;
+  greedy(states: Float32Array): Int32Array;
+}
+export interface CartPoleStep { nextObs: Float32Array; rewards: Float32Array; terminated: Uint8Array; truncated: Uint8Array; finalObs: Float32Array }
+export interface TestCartPole {
+  reset(): Float32Array;
+  step(actions: Int32Array): CartPoleStep;
+  setState(env: number, state: Float64Array, elapsedSteps: number): void;
+  state(env: number): Float64Array;
+}
+export interface Transitions {
+  states: Float32Array; actions: Int32Array; rewards: Float32Array; nextStates: Float32Array;
+  dones: Uint8Array; discounts: Float32Array; pending: number[];
+}
+export interface NStepInput { env: number; s: Float32Array; a: number; r: number; sNext: Float32Array; terminated: boolean; truncated: boolean }
+
+/** The functions and classes of `learnerTesting` (see native/src/addon/learner_testing_binding.cpp). */
+export interface LearnerTesting {
+  gemmBackend: 'cblas' | 'portable';
+  matmul(op: 'nn' | 'nt' | 'tn', impl: 'auto' | 'portable', m: number, n: number, k: number, a: Float32Array, b: Float32Array): Float32Array;
+  netInit(net: NetSpec, seed: number): { params: Float32Array; layout: Layout };
+  netForward(net: NetSpec, params: Float32Array, states: Float32Array): Float32Array;
+  netBackward(net: NetSpec, params: Float32Array, states: Float32Array, dq: Float32Array): Float32Array;
+  causalSensitivity(net: NetSpec, params: Float32Array, states: Float32Array, features: Int32Array): { mean: number; perFeature: Float64Array };
+  qStats(q: Float32Array, nActions: number): { mean: number; min: number; max: number; var: number; meanMax: number };
+  tdLoss(input: {
+    q: Float32Array; qNextOnline: Float32Array; qNextTarget: Float32Array; actions: Int32Array; rewards: Float32Array;
+    discounts: Float32Array; weights: Float32Array; nActions: number; doubleDqn: boolean; huberDelta: number;
+  }): { loss: number; tdMse: number; td: Float32Array; dq: Float32Array };
+  adamUpdate(input: { t: number; lr: number; beta1: number; beta2: number; eps: number; gradScale: number; g: Float32Array; w: Float32Array; m: Float32Array; v: Float32Array }): void;
+  clipGradients(g: Float32Array, maxNorm: number): { norm: number; coefficient: number };
+  nStep(options: { numEnvs: number; stateDim: number; n: number; gamma: number }, steps: NStepInput[]): Transitions;
+  CartPole: new (numEnvs: number, seed: number, maxEpisodeSteps: number) => TestCartPole;
+  Learner: new (net: NetSpec, options: {
+    lr: number; adamEps: number; gradClip: number; batchSize: number; doubleDqn: boolean; huberDelta: number;
+    target: { kind: 'hard'; interval: number } | { kind: 'polyak'; tau: number };
+    /** Steps between Q-stats / causal probes (default 1: every step). */
+    qStatsInterval?: number; causalInterval?: number;
+  }, seed: number) => TestLearner;
+}
+
+/** The addon's learnerTesting object. @throws Error when the addon is not built. */
+export function learnerTesting(): LearnerTesting {
+  return loadAddon().learnerTesting as LearnerTesting;
+}

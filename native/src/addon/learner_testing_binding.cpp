@@ -1,0 +1,436 @@
+// Binding: `learnerTesting`, the learner's building blocks exposed one by one so tests can
+// check them against independent references (a float64 forward pass, hand-worked batches,
+// Gymnasium's equations) and benchmarks can time them: matrix products, the Q-network's
+// forward/backward, the TD loss, Adam, gradient clipping, n-step accumulation, the probes,
+// a Learner on caller-given batches, and CartPole with settable state. Arguments are checked
+// here; the logic is the same code the Trainer runs.
+#include <napi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "addon/bindings.h"
+#include "addon/check.h"
+#include "cpu/matmul.h"
+#include "cpu/rng.h"
+#include "env/cartpole.h"
+#include "model/q_network.h"
+#include "train/adam.h"
+#include "train/learner.h"
+#include "train/n_step.h"
+#include "train/q_probes.h"
+#include "train/td_loss.h"
+
+namespace dqn::addon {
+namespace {
+
+template <typename T>
+Napi::TypedArrayOf<T> Copy(Napi::Env env, const T* data, size_t n) {
+  auto out = Napi::TypedArrayOf<T>::New(env, n);
+  std::copy(data, data + n, out.Data());
+  return out;
+}
+
+Napi::Object Obj(const Napi::Value& v, const std::string& what) {
+  if (!v.IsObject()) ThrowType(v.Env(), what + " must be an object");
+  return v.As<Napi::Object>();
+}
+
+bool Bool(const Napi::Value& v, const std::string& what) {
+  if (!v.IsBoolean()) ThrowType(v.Env(), what + " must be a boolean");
+  return v.As<Napi::Boolean>().Value();
+}
+
+/// {stateDim, nActions, hidden: number[], dueling}
+NetConfig ToNet(const Napi::Value& v) {
+  const Napi::Object o = Obj(v, "net");
+  NetConfig c;
+  c.state_dim = static_cast<int>(Integer(Prop(o, "stateDim", "net"), "net.stateDim", 1, 65536));
+  c.n_actions = static_cast<int>(Integer(Prop(o, "nActions", "net"), "net.nActions", 1, 65536));
+  const Napi::Value h = Prop(o, "hidden", "net");
+  if (!h.IsArray()) ThrowType(v.Env(), "net.hidden must be an array");
+  c.hidden.clear();
+  for (uint32_t i = 0; i < h.As<Napi::Array>().Length(); ++i)
+    c.hidden.push_back(static_cast<int>(Integer(h.As<Napi::Array>().Get(i), "net.hidden[i]", 1, 4096)));
+  c.dueling = Bool(Prop(o, "dueling", "net"), "net.dueling");
+  return c;
+}
+
+Napi::Object SlotObject(Napi::Env env, const DenseSlot& s) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("w", static_cast<double>(s.w));
+  o.Set("b", static_cast<double>(s.b));
+  o.Set("in", s.in);
+  o.Set("out", s.out);
+  return o;
+}
+
+/// matmul(op: 'nn' | 'nt' | 'tn', impl: 'auto' | 'portable', m, n, k, a, b) -> C [m x n]:
+/// nn: A [m x k]·B [k x n]; nt: A [m x k]·Bᵀ with B [n x k]; tn: Aᵀ·B with A [k x m], B [k x n].
+Napi::Value MatMulFn(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const size_t op = OneOf(info[0], "op", {"nn", "nt", "tn"});
+  const auto impl = OneOf(info[1], "impl", {"auto", "portable"}) == 0 ? cpu::GemmImpl::kAuto : cpu::GemmImpl::kPortable;
+  const int64_t m = Integer(info[2], "m", 1, 1 << 20), n = Integer(info[3], "n", 1, 1 << 20), k = Integer(info[4], "k", 1, 1 << 20);
+  const auto a = Typed<float>(info[5], "a", m * k);
+  const auto b = Typed<float>(info[6], "b", k * n);
+  auto c = Napi::Float32Array::New(env, static_cast<size_t>(m * n));
+  if (op == 0) cpu::MatMul(m, n, k, a.Data(), b.Data(), c.Data(), false, impl);
+  if (op == 1) cpu::MatMulBT(m, n, k, a.Data(), b.Data(), c.Data(), false, impl);
+  if (op == 2) cpu::MatMulAT(m, n, k, a.Data(), b.Data(), c.Data(), false, impl);
+  return c;
+}
+
+/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, value?, advantage}}
+Napi::Value NetInit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const NetConfig net = ToNet(info[0]);
+  const auto seed = static_cast<uint64_t>(Integer(info[1], "seed", 0, 9007199254740992.0));
+  const ParamLayout layout = CallNative(env, [&] { return ParamLayout(net); });
+  std::vector<float> params(static_cast<size_t>(layout.size()));
+  Rng rng(seed, 0);
+  InitParams(layout, params.data(), rng);
+  Napi::Object l = Napi::Object::New(env);
+  l.Set("size", static_cast<double>(layout.size()));
+  Napi::Array trunk = Napi::Array::New(env, layout.trunk().size());
+  for (uint32_t i = 0; i < layout.trunk().size(); ++i) trunk.Set(i, SlotObject(env, layout.trunk()[i]));
+  l.Set("trunk", trunk);
+  if (net.dueling) l.Set("value", SlotObject(env, layout.value()));
+  l.Set("advantage", SlotObject(env, layout.advantage()));
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("params", Copy(env, params.data(), params.size()));
+  o.Set("layout", l);
+  return o;
+}
+
+/// A network with caller-given parameters, for the forward/backward/probe functions.
+struct NetCall {
+  NetCall(const Napi::CallbackInfo& info, int64_t& rows)
+      : layout(CallNative(info.Env(), [&] { return ParamLayout(ToNet(info[0])); })),
+        params(Typed<float>(info[1], "params", layout.size())) {
+    const auto s = Typed<float>(info[2], "states");
+    const int d = layout.config().state_dim;
+    if (s.ElementLength() == 0 || s.ElementLength() % static_cast<size_t>(d) != 0)
+      ThrowRange(info.Env(), "states must hold a positive multiple of stateDim = " + std::to_string(d) + " floats");
+    rows = static_cast<int64_t>(s.ElementLength()) / d;
+    states = s.Data();
+  }
+  ParamLayout layout;
+  Napi::Float32Array params;
+  const float* states = nullptr;
+};
+
+/// netForward(net, params, states) -> Q [rows x nActions]
+Napi::Value NetForward(const Napi::CallbackInfo& info) {
+  int64_t rows = 0;
+  NetCall c(info, rows);
+  ParamView p(c.layout, c.params.Data());
+  Workspace ws(c.layout, rows);
+  Forward(c.layout, p, c.states, rows, ws);
+  return Copy(info.Env(), ws.q(), static_cast<size_t>(rows * c.layout.config().n_actions));
+}
+
+/// netBackward(net, params, states, dq) -> gradients of sum(dq ⊙ Q) [params.length]
+Napi::Value NetBackward(const Napi::CallbackInfo& info) {
+  int64_t rows = 0;
+  NetCall c(info, rows);
+  const auto dq = Typed<float>(info[3], "dq", rows * c.layout.config().n_actions);
+  std::vector<float> grads(static_cast<size_t>(c.layout.size()));
+  ParamView p(c.layout, c.params.Data()), g(c.layout, grads.data());
+  Workspace ws(c.layout, rows);
+  Forward(c.layout, p, c.states, rows, ws);
+  Backward(c.layout, p, c.states, rows, ws, dq.Data(), g);
+  return Copy(info.Env(), grads.data(), grads.size());
+}
+
+/// causalSensitivity(net, params, states, features: Int32Array) -> {mean, perFeature}
+Napi::Value Causal(const Napi::CallbackInfo& info) {
+  int64_t rows = 0;
+  NetCall c(info, rows);
+  const auto f = Typed<int32_t>(info[3], "features");
+  std::vector<int> features(f.Data(), f.Data() + f.ElementLength());
+  for (int x : features)
+    if (x < 0 || x >= c.layout.config().state_dim) ThrowRange(info.Env(), "features must be observation indices");
+  ParamView p(c.layout, c.params.Data());
+  Workspace ws(c.layout, rows), probe(c.layout, rows);
+  Forward(c.layout, p, c.states, rows, ws);
+  std::vector<float> scratch;
+  std::vector<double> per(features.size());
+  const double mean = CausalSensitivity(c.layout, p, c.states, ws.q(), rows, features, probe, scratch, per.data());
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("mean", mean);
+  o.Set("perFeature", Copy(info.Env(), per.data(), per.size()));
+  return o;
+}
+
+/// qStats(q, nActions) -> {mean, min, max, var, meanMax}
+Napi::Value QStatsFn(const Napi::CallbackInfo& info) {
+  const int a = static_cast<int>(Integer(info[1], "nActions", 1, 65536));
+  const auto q = Typed<float>(info[0], "q");
+  if (q.ElementLength() % static_cast<size_t>(a) != 0) ThrowRange(info.Env(), "q length must be a multiple of nActions");
+  const QStats s = ComputeQStats(q.Data(), static_cast<int64_t>(q.ElementLength()) / a, a);
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("mean", s.mean);
+  o.Set("min", s.min);
+  o.Set("max", s.max);
+  o.Set("var", s.var);
+  o.Set("meanMax", s.mean_max);
+  return o;
+}
+
+/// tdLoss({q, qNextOnline, qNextTarget, actions, rewards, discounts, weights, nActions,
+///         doubleDqn, huberDelta}) -> {loss, tdMse, td, dq}
+Napi::Value TdLossFn(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const Napi::Object o = Obj(info[0], "tdLoss input");
+  const int a = static_cast<int>(Integer(Prop(o, "nActions", "input"), "nActions", 1, 65536));
+  const auto actions = Typed<int32_t>(Prop(o, "actions", "input"), "actions");
+  const int64_t b = static_cast<int64_t>(actions.ElementLength());
+  for (size_t i = 0; i < actions.ElementLength(); ++i)
+    if (actions[i] < 0 || actions[i] >= a) ThrowRange(env, "actions must be in [0, nActions)");
+  TdInputs in{Typed<float>(Prop(o, "q", "input"), "q", b * a).Data(),
+              Typed<float>(Prop(o, "qNextOnline", "input"), "qNextOnline", b * a).Data(),
+              Typed<float>(Prop(o, "qNextTarget", "input"), "qNextTarget", b * a).Data(),
+              actions.Data(),
+              Typed<float>(Prop(o, "rewards", "input"), "rewards", b).Data(),
+              Typed<float>(Prop(o, "discounts", "input"), "discounts", b).Data(),
+              Typed<float>(Prop(o, "weights", "input"), "weights", b).Data(),
+              b,
+              a};
+  std::vector<float> td(static_cast<size_t>(b)), dq(static_cast<size_t>(b * a));
+  const TdLoss l = ComputeTdLoss(in, Bool(Prop(o, "doubleDqn", "input"), "doubleDqn"),
+                                 Number(Prop(o, "huberDelta", "input"), "huberDelta", 1e-12, 1e12), td.data(), dq.data());
+  Napi::Object r = Napi::Object::New(env);
+  r.Set("loss", l.loss);
+  r.Set("tdMse", l.td_mse);
+  r.Set("td", Copy(env, td.data(), td.size()));
+  r.Set("dq", Copy(env, dq.data(), dq.size()));
+  return r;
+}
+
+/// adamUpdate({t, lr, beta1, beta2, eps, gradScale, g, w, m, v}): updates w, m, v in place.
+Napi::Value AdamFn(const Napi::CallbackInfo& info) {
+  const Napi::Object o = Obj(info[0], "adamUpdate input");
+  const auto g = Typed<float>(Prop(o, "g", "input"), "g");
+  const int64_t n = static_cast<int64_t>(g.ElementLength());
+  AdamConfig c;
+  c.lr = Number(Prop(o, "lr", "input"), "lr", 0, 1e6);
+  c.beta1 = Number(Prop(o, "beta1", "input"), "beta1", 0, 1);
+  c.beta2 = Number(Prop(o, "beta2", "input"), "beta2", 0, 1);
+  c.eps = Number(Prop(o, "eps", "input"), "eps", 0, 1);
+  AdamUpdate(c, Integer(Prop(o, "t", "input"), "t", 1, INT32_MAX),
+             static_cast<float>(Number(Prop(o, "gradScale", "input"), "gradScale", 0, 1e6)), g.Data(),
+             Typed<float>(Prop(o, "w", "input"), "w", n).Data(), Typed<float>(Prop(o, "m", "input"), "m", n).Data(),
+             Typed<float>(Prop(o, "v", "input"), "v", n).Data(), n);
+  return info.Env().Undefined();
+}
+
+/// clipGradients(g: Float32Array, maxNorm) -> {norm, coefficient}
+Napi::Value ClipFn(const Napi::CallbackInfo& info) {
+  const auto g = Typed<float>(info[0], "g");
+  const double norm = GlobalNorm(g.Data(), static_cast<int64_t>(g.ElementLength()));
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("norm", norm);
+  o.Set("coefficient", ClipCoefficient(norm, Number(info[1], "maxNorm", 0, 1e12)));
+  return o;
+}
+
+/// nStep({numEnvs, stateDim, n, gamma}, steps: {env, s, a, r, sNext, terminated, truncated}[])
+///   -> {states, actions, rewards, nextStates, dones, discounts, pending: number[]}
+Napi::Value NStepFn(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const Napi::Object o = Obj(info[0], "nStep options");
+  const int e = static_cast<int>(Integer(Prop(o, "numEnvs", "options"), "numEnvs", 1, 4096));
+  const int d = static_cast<int>(Integer(Prop(o, "stateDim", "options"), "stateDim", 1, 65536));
+  NStepAccumulator acc(e, d, static_cast<int>(Integer(Prop(o, "n", "options"), "n", 1, 32)),
+                       Number(Prop(o, "gamma", "options"), "gamma", 0, 1));
+  TransitionStaging out(d);
+  if (!info[1].IsArray()) ThrowType(env, "steps must be an array");
+  const auto steps = info[1].As<Napi::Array>();
+  for (uint32_t i = 0; i < steps.Length(); ++i) {
+    const Napi::Object s = Obj(steps.Get(i), "steps[i]");
+    acc.push(static_cast<int>(Integer(Prop(s, "env", "step"), "step.env", 0, e - 1)),
+             Typed<float>(Prop(s, "s", "step"), "step.s", d).Data(),
+             static_cast<int32_t>(Integer(Prop(s, "a", "step"), "step.a", 0, INT32_MAX)),
+             static_cast<float>(Number(Prop(s, "r", "step"), "step.r", -1e30, 1e30)),
+             Typed<float>(Prop(s, "sNext", "step"), "step.sNext", d).Data(),
+             Bool(Prop(s, "terminated", "step"), "step.terminated"), Bool(Prop(s, "truncated", "step"), "step.truncated"),
+             out);
+  }
+  Napi::Object r = Napi::Object::New(env);
+  r.Set("states", Copy(env, out.states().data(), out.states().size()));
+  r.Set("actions", Copy(env, out.actions().data(), out.actions().size()));
+  r.Set("rewards", Copy(env, out.rewards().data(), out.rewards().size()));
+  r.Set("nextStates", Copy(env, out.next_states().data(), out.next_states().size()));
+  r.Set("dones", Copy(env, out.dones().data(), out.dones().size()));
+  r.Set("discounts", Copy(env, out.discounts().data(), out.discounts().size()));
+  Napi::Array pending = Napi::Array::New(env, static_cast<size_t>(e));
+  for (int i = 0; i < e; ++i) pending.Set(static_cast<uint32_t>(i), acc.pending(i));
+  r.Set("pending", pending);
+  return r;
+}
+
+/// new CartPole(numEnvs, seed, maxEpisodeSteps): reset(), step(actions), setState(env, state, elapsed), state(env)
+class CartPoleWrap : public Napi::ObjectWrap<CartPoleWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "CartPole", {InstanceMethod<&CartPoleWrap::Reset>("reset"),
+                                         InstanceMethod<&CartPoleWrap::Step>("step"),
+                                         InstanceMethod<&CartPoleWrap::SetState>("setState"),
+                                         InstanceMethod<&CartPoleWrap::State>("state")});
+  }
+  explicit CartPoleWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<CartPoleWrap>(info) {
+    env_ = std::make_unique<CartPoleVecEnv>(static_cast<int>(Integer(info[0], "numEnvs", 1, 4096)),
+                                            static_cast<uint64_t>(Integer(info[1], "seed", 0, 9007199254740992.0)),
+                                            static_cast<int>(Integer(info[2], "maxEpisodeSteps", 1, 1 << 30)));
+  }
+
+ private:
+  Napi::Value Reset(const Napi::CallbackInfo& info) {
+    auto obs = Napi::Float32Array::New(info.Env(), static_cast<size_t>(env_->num_envs() * 4));
+    env_->reset(obs.Data());
+    return obs;
+  }
+  Napi::Value Step(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const size_t e = static_cast<size_t>(env_->num_envs());
+    const auto actions = Typed<int32_t>(info[0], "actions", static_cast<int64_t>(e));
+    for (size_t i = 0; i < e; ++i)
+      if (actions[i] != 0 && actions[i] != 1) ThrowRange(env, "cartpole actions must be 0 or 1");
+    auto next = Napi::Float32Array::New(env, e * 4), fin = Napi::Float32Array::New(env, e * 4);
+    auto rewards = Napi::Float32Array::New(env, e);
+    auto term = Napi::Uint8Array::New(env, e), trunc = Napi::Uint8Array::New(env, e);
+    env_->step(actions.Data(), next.Data(), rewards.Data(), term.Data(), trunc.Data(), fin.Data());
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("nextObs", next);
+    o.Set("rewards", rewards);
+    o.Set("terminated", term);
+    o.Set("truncated", trunc);
+    o.Set("finalObs", fin);
+    return o;
+  }
+  Napi::Value SetState(const Napi::CallbackInfo& info) {
+    const int e = static_cast<int>(Integer(info[0], "env", 0, env_->num_envs() - 1));
+    const auto s = Typed<double>(info[1], "state", 4);
+    env_->set_state(e, {s[0], s[1], s[2], s[3]}, static_cast<int>(Integer(info[2], "elapsedSteps", 0, 1 << 30)));
+    return info.Env().Undefined();
+  }
+  Napi::Value State(const Napi::CallbackInfo& info) {
+    const auto& s = env_->state(static_cast<int>(Integer(info[0], "env", 0, env_->num_envs() - 1)));
+    return Copy(info.Env(), s.data(), 4);
+  }
+  std::unique_ptr<CartPoleVecEnv> env_;
+};
+
+/// new Learner(net, {lr, adamEps, gradClip, batchSize, doubleDqn, huberDelta, target: {kind,
+/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm, td, flags}, online(), target(),
+/// greedy(states).
+class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Learner", {InstanceMethod<&LearnerWrap::Step>("step"),
+                                        InstanceMethod<&LearnerWrap::Online>("online"),
+                                        InstanceMethod<&LearnerWrap::Target>("target"),
+                                        InstanceMethod<&LearnerWrap::Greedy>("greedy")});
+  }
+  explicit LearnerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<LearnerWrap>(info) {
+    Napi::Env env = info.Env();
+    const NetConfig net = ToNet(info[0]);
+    const Napi::Object o = Obj(info[1], "learner options");
+    LearnerConfig c;
+    c.adam.lr = Number(Prop(o, "lr", "options"), "lr", 1e-12, 1e3);
+    c.adam.eps = Number(Prop(o, "adamEps", "options"), "adamEps", 1e-12, 1);
+    c.grad_clip = Number(Prop(o, "gradClip", "options"), "gradClip", 0, 1e12);
+    c.batch_size = Integer(Prop(o, "batchSize", "options"), "batchSize", 1, 65536);
+    c.double_dqn = Bool(Prop(o, "doubleDqn", "options"), "doubleDqn");
+    c.huber_delta = Number(Prop(o, "huberDelta", "options"), "huberDelta", 1e-12, 1e12);
+    const Napi::Object t = Obj(Prop(o, "target", "options"), "options.target");
+    if (OneOf(Prop(t, "kind", "target"), "target.kind", {"hard", "polyak"}) == 0) {
+      c.target_interval = Integer(Prop(t, "interval", "target"), "target.interval", 1, INT32_MAX);
+    } else {
+      c.target_update = TargetUpdate::kPolyak;
+      c.tau = Number(Prop(t, "tau", "target"), "target.tau", 1e-12, 1);
+    }
+    // Probes run every step unless asked otherwise (tests read them; benchmarks space them out).
+    const auto interval = [&](const char* key) {
+      return o.Has(key) && !o.Get(key).IsUndefined() ? Integer(o.Get(key), key, 1, INT32_MAX) : int64_t{1};
+    };
+    c.q_stats_interval = interval("qStatsInterval");
+    c.causal_interval = interval("causalInterval");
+    c.act_rows = 64;
+    std::vector<int> features(static_cast<size_t>(net.state_dim));
+    for (int i = 0; i < net.state_dim; ++i) features[static_cast<size_t>(i)] = i;
+    learner_ = CallNative(env, [&] {
+      return std::make_unique<Learner>(net, c, static_cast<uint64_t>(Integer(info[2], "seed", 0, 9007199254740992.0)), features);
+    });
+  }
+
+ private:
+  Napi::Value Step(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const Napi::Object o = Obj(info[0], "batch");
+    const int64_t b = learner_->config().batch_size;
+    const int d = learner_->layout().config().state_dim, a = learner_->layout().config().n_actions;
+    auto actions = Typed<int32_t>(Prop(o, "actions", "batch"), "actions", b);
+    for (int64_t i = 0; i < b; ++i)
+      if (actions[static_cast<size_t>(i)] < 0 || actions[static_cast<size_t>(i)] >= a) ThrowRange(env, "actions must be in [0, nActions)");
+    SampleBatch s;
+    s.states = Typed<float>(Prop(o, "states", "batch"), "states", b * d).Data();
+    s.actions = actions.Data();
+    s.rewards = Typed<float>(Prop(o, "rewards", "batch"), "rewards", b).Data();
+    s.next_states = Typed<float>(Prop(o, "nextStates", "batch"), "nextStates", b * d).Data();
+    s.discounts = Typed<float>(Prop(o, "discounts", "batch"), "discounts", b).Data();
+    s.weights = Typed<float>(Prop(o, "weights", "batch"), "weights", b).Data();
+    std::vector<float> td(static_cast<size_t>(b));
+    ScalarBlock scalars;
+    const uint32_t flags = learner_->step(s, td.data(), scalars);
+    Napi::Object r = Napi::Object::New(env);
+    r.Set("loss", scalars.loss);
+    r.Set("tdMse", scalars.td_mse);
+    r.Set("gradNorm", scalars.grad_norm);
+    r.Set("qMean", scalars.q_mean);
+    r.Set("causal", scalars.causal_sensitivity);
+    r.Set("flags", flags);
+    r.Set("td", Copy(env, td.data(), td.size()));
+    return r;
+  }
+  Napi::Value Online(const Napi::CallbackInfo& info) {
+    return Copy(info.Env(), learner_->online().data(), learner_->online().size());
+  }
+  Napi::Value Target(const Napi::CallbackInfo& info) {
+    return Copy(info.Env(), learner_->target().data(), learner_->target().size());
+  }
+  Napi::Value Greedy(const Napi::CallbackInfo& info) {
+    const int d = learner_->layout().config().state_dim;
+    const auto s = Typed<float>(info[0], "states");
+    if (s.ElementLength() % static_cast<size_t>(d) != 0) ThrowRange(info.Env(), "states must hold rows of stateDim floats");
+    const size_t rows = s.ElementLength() / static_cast<size_t>(d);
+    auto out = Napi::Int32Array::New(info.Env(), rows);
+    learner_->greedy(s.Data(), static_cast<int64_t>(rows), out.Data());
+    return out;
+  }
+  std::unique_ptr<Learner> learner_;
+};
+
+}  // namespace
+
+void InitLearnerTesting(Napi::Env env, Napi::Object exports) {
+  Napi::Object t = Napi::Object::New(env);
+  t.Set("gemmBackend", cpu::GemmBackendName());
+  t.Set("matmul", Napi::Function::New(env, MatMulFn, "matmul"));
+  t.Set("netInit", Napi::Function::New(env, NetInit, "netInit"));
+  t.Set("netForward", Napi::Function::New(env, NetForward, "netForward"));
+  t.Set("netBackward", Napi::Function::New(env, NetBackward, "netBackward"));
+  t.Set("causalSensitivity", Napi::Function::New(env, Causal, "causalSensitivity"));
+  t.Set("qStats", Napi::Function::New(env, QStatsFn, "qStats"));
+  t.Set("tdLoss", Napi::Function::New(env, TdLossFn, "tdLoss"));
+  t.Set("adamUpdate", Napi::Function::New(env, AdamFn, "adamUpdate"));
+  t.Set("clipGradients", Napi::Function::New(env, ClipFn, "clipGradients"));
+  t.Set("nStep", Napi::Function::New(env, NStepFn, "nStep"));
+  t.Set("CartPole", CartPoleWrap::Define(env));
+  t.Set("Learner", LearnerWrap::Define(env));
+  exports.Set("learnerTesting", t);
+}
+
+}  // namespace dqn::addon

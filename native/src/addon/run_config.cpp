@@ -1,0 +1,138 @@
+// RunConfig -> TrainerConfig conversion (see run_config.h).
+#include "addon/run_config.h"
+
+#include <cfloat>
+#include <string>
+
+#include "addon/check.h"
+
+namespace dqn::addon {
+namespace {
+
+/// A nested object property, checked, with its path for messages.
+struct Section {
+  Napi::Object o;
+  std::string path;
+  Napi::Value get(const char* key) const { return Prop(o, key, path); }
+  std::string at(const char* key) const { return path + "." + key; }
+  double num(const char* key, double lo, double hi) const { return Number(get(key), at(key), lo, hi); }
+  int64_t integer(const char* key, int64_t lo, int64_t hi) const { return Integer(get(key), at(key), lo, hi); }
+  bool flag(const char* key) const {
+    const Napi::Value v = get(key);
+    if (!v.IsBoolean()) ThrowType(o.Env(), at(key) + " must be a boolean");
+    return v.As<Napi::Boolean>().Value();
+  }
+  size_t choice(const char* key, std::initializer_list<const char*> choices) const {
+    return OneOf(get(key), at(key), choices);
+  }
+  Section sub(const char* key) const {
+    const Napi::Value v = get(key);
+    if (!v.IsObject() || v.IsArray()) ThrowType(o.Env(), at(key) + " must be an object");
+    return {v.As<Napi::Object>(), at(key)};
+  }
+};
+
+std::shared_ptr<const MarketData> ToMarket(const Napi::Value& v) {
+  if (!v.IsObject()) ThrowType(v.Env(), "market must be an object of Float64Arrays {timestamps, open, high, low, close, volume} for env.kind 'trading'");
+  const Napi::Object o = v.As<Napi::Object>();
+  auto m = std::make_shared<MarketData>();
+  const auto ts = Typed<double>(Prop(o, "timestamps", "market"), "market.timestamps");
+  const int64_t n = static_cast<int64_t>(ts.ElementLength());
+  const auto copy = [&](const char* key, std::vector<double>& dst) {
+    const auto a = Typed<double>(Prop(o, key, "market"), std::string("market.") + key, n);
+    dst.assign(a.Data(), a.Data() + a.ElementLength());
+  };
+  m->timestamps.assign(ts.Data(), ts.Data() + n);
+  copy("open", m->open);
+  copy("high", m->high);
+  copy("low", m->low);
+  copy("close", m->close);
+  copy("volume", m->volume);
+  return m;
+}
+
+EnvSpec ToEnvSpec(const Section& env, const Napi::Value& market) {
+  EnvSpec s;
+  s.kind = env.choice("kind", {"cartpole", "trading"}) == 0 ? "cartpole" : "trading";
+  s.num_envs = static_cast<int>(env.integer("num_envs", 1, 4096));
+  if (s.kind == "cartpole") {
+    s.max_episode_steps = static_cast<int>(env.integer("max_episode_steps", 1, 100000));
+    return s;
+  }
+  s.market = ToMarket(market);
+  s.episode_length = static_cast<int>(env.integer("episode_length", 16, 1000000));
+  s.lags = static_cast<int>(env.integer("lags", 1, 16));
+  s.n_actions = static_cast<int>(env.integer("n_actions", 2, 255));
+  s.max_position = env.num("max_position", 0.01, 100);
+  s.cost_bps = env.num("cost_bps", 0, 1000);
+  s.validation_fraction = env.num("validation_fraction", 0.05, 0.9);
+  s.max_gap_bars = env.num("max_gap_bars", 1, 1e6);
+  return s;
+}
+
+}  // namespace
+
+TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market) {
+  if (!config.IsObject()) ThrowType(config.Env(), "config must be a RunConfig object (from parseRunConfig)");
+  const Section root{config.As<Napi::Object>(), "config"};
+  TrainerConfig c;
+  c.seed = static_cast<uint64_t>(root.integer("seed", 0, 2147483647));
+  c.env = ToEnvSpec(root.sub("env"), market);
+  c.env.seed = c.seed;
+
+  const Section net = root.sub("network");
+  const Napi::Value hidden = net.get("hidden");
+  if (!hidden.IsArray()) ThrowType(config.Env(), "config.network.hidden must be an array of layer widths");
+  const auto widths = hidden.As<Napi::Array>();
+  if (widths.Length() < 1 || widths.Length() > 8)
+    ThrowRange(config.Env(), "config.network.hidden must have 1 to 8 layers, got " + std::to_string(widths.Length()));
+  c.net.hidden.clear();
+  for (uint32_t i = 0; i < widths.Length(); ++i)
+    c.net.hidden.push_back(static_cast<int>(Integer(widths.Get(i), "config.network.hidden[" + std::to_string(i) + "]", 1, 4096)));
+  c.net.dueling = net.flag("dueling");
+
+  const Section replay = root.sub("replay");
+  c.replay.capacity = replay.integer("capacity", 64, 100000000);
+  constexpr Sampler kSamplers[] = {Sampler::kProportional, Sampler::kRank, Sampler::kUniform};
+  c.replay.sampler = kSamplers[replay.choice("sampler", {"proportional", "rank", "uniform"})];
+  c.replay.alpha = replay.num("alpha", 0, 1);
+  c.replay.beta0 = replay.num("beta0", 0, 1);
+  c.replay.beta_steps = replay.integer("beta_steps", 1, 1000000000000);
+  c.replay.eps = replay.num("eps", 0, 1);
+  c.replay.p_clip = replay.num("p_clip", 1e-6, 1e12);
+  c.replay.is_normalization =
+      replay.choice("is_normalization", {"buffer", "batch"}) == 0 ? IsNormalization::kBuffer : IsNormalization::kBatch;
+  c.replay.rank_sort_interval = replay.integer("rank_sort_interval", 1, 1000000);
+
+  const Section optim = root.sub("optim");
+  c.learner.adam.lr = optim.num("lr", DBL_MIN, 1);
+  c.learner.adam.eps = optim.num("adam_eps", 1e-12, 1);
+  c.learner.grad_clip = optim.num("grad_clip", 0, 1e6);
+  c.learner.batch_size = optim.integer("batch_size", 1, 65536);
+  c.gamma = optim.num("gamma", 0, 1);
+  c.n_step = static_cast<int>(optim.integer("n_step", 1, 32));
+  c.learner.double_dqn = optim.flag("double_dqn");
+  c.learner.huber_delta = optim.num("huber_delta", 1e-6, 1e6);
+  const Section target = optim.sub("target_update");
+  if (target.choice("kind", {"hard", "polyak"}) == 0) {
+    c.learner.target_update = TargetUpdate::kHard;
+    c.learner.target_interval = target.integer("interval", 1, 10000000);
+  } else {
+    c.learner.target_update = TargetUpdate::kPolyak;
+    c.learner.tau = target.num("tau", 1e-6, 1);
+  }
+
+  const Section explore = root.sub("exploration");
+  c.exploration.eps_start = explore.num("eps_start", 0, 1);
+  c.exploration.eps_end = explore.num("eps_end", 0, 1);
+  c.exploration.eps_decay_steps = explore.integer("eps_decay_steps", 1, 1000000000000);
+
+  const Section schedule = root.sub("schedule");
+  c.learning_starts = schedule.integer("learning_starts", 0, 1000000000);
+  c.train_every = schedule.integer("train_every", 1, 1024);
+  c.learner.q_stats_interval = schedule.integer("q_stats_interval", 1, 1000000000);
+  c.learner.causal_interval = schedule.integer("causal_interval", 1, 1000000000);
+  return c;
+}
+
+}  // namespace dqn::addon

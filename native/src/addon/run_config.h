@@ -1,0 +1,15 @@
+// Conversion of the validated RunConfig (snake_case object from common/config.ts
+// parseRunConfig) and the optional market arrays into the native TrainerConfig. Every field the
+// native trainer uses is type- and range-checked again here (ranges as in common/config.ts);
+// host-only fields (epochs, steps_per_epoch, eval_episodes, checkpoint_every, name) are ignored.
+#pragma once
+#include <napi.h>
+
+#include "train/trainer.h"
+
+namespace dqn::addon {
+
+/// @throws Napi::TypeError / Napi::RangeError naming the field ("config.optim.lr must be ...").
+TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market);
+
+}  // namespace dqn::addon

@@ -1,0 +1,235 @@
+// Binding: the JS class Trainer over dqn::Trainer (train/trainer.h). run() and evaluate() are
+// AsyncWorkers returning promises; one operation at a time per trainer (a second one throws).
+// `scalars` is an ArrayBuffer over the trainer's live ScalarBlock: external memory that keeps
+// the trainer alive, or, where the runtime refuses external buffers (Electron's V8 sandbox),
+// a JS-owned buffer that the trainer writes into instead.
+#include <napi.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "addon/bindings.h"
+#include "addon/check.h"
+#include "addon/run_config.h"
+#include "train/trainer.h"
+
+namespace dqn::addon {
+namespace {
+
+/// Runs one trainer operation on a worker thread and settles a promise with its result.
+template <typename Result>
+class TrainerWorker : public Napi::AsyncWorker {
+ public:
+  using Work = std::function<Result(Trainer&)>;
+  using Convert = std::function<Napi::Value(Napi::Env, const Result&)>;
+  TrainerWorker(const Napi::Object& self, std::shared_ptr<Trainer> trainer, std::atomic<bool>& busy, Work work,
+                Convert convert)
+      : Napi::AsyncWorker(self.Env(), "dqn.Trainer"),
+        self_(Napi::Persistent(self)),
+        deferred_(Napi::Promise::Deferred::New(self.Env())),
+        trainer_(std::move(trainer)),
+        busy_(busy),
+        work_(std::move(work)),
+        convert_(std::move(convert)) {}
+  Napi::Promise promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      result_ = work_(*trainer_);
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override {
+    busy_ = false;
+    deferred_.Resolve(convert_(Env(), result_));
+  }
+  void OnError(const Napi::Error& e) override {
+    busy_ = false;
+    deferred_.Reject(e.Value());
+  }
+
+ private:
+  Napi::ObjectReference self_;  // keeps the JS trainer (and its scalar block) alive meanwhile
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<Trainer> trainer_;
+  std::atomic<bool>& busy_;
+  Work work_;
+  Convert convert_;
+  Result result_{};
+};
+
+uint32_t NanFlagOf(const Napi::Value& v, const std::string& what) {
+  const size_t i = OneOf(v, what, {"q_online", "q_target", "loss", "gradients", "weights"});
+  constexpr uint32_t kFlags[] = {kNanQOnline, kNanQTarget, kNanLoss, kNanGradients, kNanWeights};
+  return kFlags[i];
+}
+
+class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Trainer", {
+      InstanceMethod<&TrainerWrap::Run>("run"),
+      InstanceMethod<&TrainerWrap::Stop>("stop"),
+      InstanceMethod<&TrainerWrap::Evaluate>("evaluate"),
+      InstanceMethod<&TrainerWrap::SaveState>("saveState"),
+      InstanceMethod<&TrainerWrap::LoadState>("loadState"),
+      InstanceAccessor<&TrainerWrap::Info>("info"),
+      InstanceAccessor<&TrainerWrap::Scalars>("scalars"),
+    });
+  }
+
+  /// new Trainer(config: RunConfig, market: MarketArrays | undefined, backend: 'cpu' | 'cuda',
+  ///             testing?: { injectNan?: { tensor, step } })
+  explicit TrainerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TrainerWrap>(info) {
+    Napi::Env env = info.Env();
+    if (OneOf(info[2], "backend", {"cpu", "cuda"}) == 1)
+      throw Napi::Error::New(env, "backend 'cuda': the CUDA learner is not available yet; use backend 'cpu'");
+    const TrainerConfig config = ToTrainerConfig(info[0], info[1]);
+    trainer_ = CallNative(env, [&] { return std::make_shared<Trainer>(config); });
+    if (info.Length() > 3 && !info[3].IsUndefined()) ApplyTesting(info[3]);
+    MakeScalars(env);
+    reported_bytes_ = static_cast<int64_t>(5 * sizeof(float)) * trainer_->learner().layout().size();
+    Napi::MemoryManagement::AdjustExternalMemory(env, reported_bytes_);
+  }
+
+  void Finalize(Napi::Env env) override { Napi::MemoryManagement::AdjustExternalMemory(env, -reported_bytes_); }
+
+ private:
+  void ApplyTesting(const Napi::Value& v) {
+    if (!v.IsObject()) ThrowType(v.Env(), "testing options must be an object");
+    const Napi::Object o = v.As<Napi::Object>();
+    if (!o.Has("injectNan") || o.Get("injectNan").IsUndefined()) return;
+    if (!o.Get("injectNan").IsObject()) ThrowType(v.Env(), "testing.injectNan must be an object {tensor, step}");
+    const Napi::Object n = o.Get("injectNan").As<Napi::Object>();
+    const uint32_t flag = NanFlagOf(Prop(n, "tensor", "testing.injectNan"), "testing.injectNan.tensor");
+    trainer_->learner().inject_nan(flag, Integer(Prop(n, "step", "testing.injectNan"), "testing.injectNan.step", 1, INT32_MAX));
+  }
+
+  void MakeScalars(Napi::Env env) {
+    auto* keep = new std::shared_ptr<Trainer>(trainer_);
+    Napi::ArrayBuffer ab;
+    try {
+      ab = Napi::ArrayBuffer::New(env, &trainer_->scalars(), sizeof(ScalarBlock),
+                                  [](Napi::Env, void*, std::shared_ptr<Trainer>* hint) { delete hint; }, keep);
+    } catch (const Napi::Error&) {
+      delete keep;  // external buffers refused: the trainer writes into a JS-owned block instead
+      ab = Napi::ArrayBuffer::New(env, sizeof(ScalarBlock));
+      trainer_->redirect_scalars(static_cast<ScalarBlock*>(ab.Data()));
+    }
+    scalars_ = Napi::Persistent(ab);
+  }
+
+  void Claim(Napi::Env env, const char* what) {
+    if (busy_.exchange(true))
+      throw Napi::Error::New(env, std::string(what) + ": the trainer is busy (a run() or evaluate() is in progress)");
+  }
+
+  Napi::Value Run(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const int64_t steps = Integer(info[0], "steps", 0, 9007199254740992.0);
+    Claim(env, "run");
+    trainer_->clear_stop();
+    auto* w = new TrainerWorker<RunStats>(
+        Value(), trainer_, busy_, [steps](Trainer& t) { return t.run(steps); },
+        [](Napi::Env e, const RunStats& r) {
+          Napi::Object o = Napi::Object::New(e);
+          o.Set("steps", static_cast<double>(r.steps));
+          o.Set("stopped", r.stopped);
+          Napi::Array returns = Napi::Array::New(e, r.episode_returns.size());
+          for (uint32_t i = 0; i < r.episode_returns.size(); ++i) returns.Set(i, r.episode_returns[i]);
+          o.Set("episodeReturns", returns);
+          return Napi::Value(o);
+        });
+    w->Queue();
+    return w->promise();
+  }
+
+  Napi::Value Stop(const Napi::CallbackInfo& info) {
+    trainer_->request_stop();
+    return info.Env().Undefined();
+  }
+
+  Napi::Value Evaluate(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const int episodes = static_cast<int>(Integer(info[0], "episodes", 1, 100000));
+    Claim(env, "evaluate");
+    auto* w = new TrainerWorker<EvalStats>(
+        Value(), trainer_, busy_, [episodes](Trainer& t) { return t.evaluate(episodes); },
+        [](Napi::Env e, const EvalStats& r) {
+          Napi::Object o = Napi::Object::New(e);
+          o.Set("episodes", r.episodes);
+          o.Set("meanReturn", r.mean_return);
+          Napi::Array returns = Napi::Array::New(e, r.returns.size());
+          for (uint32_t i = 0; i < r.returns.size(); ++i) returns.Set(i, r.returns[i]);
+          o.Set("returns", returns);
+          Napi::Object metrics = Napi::Object::New(e);
+          for (const auto& [k, v] : r.metrics) metrics.Set(k, v);
+          o.Set("metrics", metrics);
+          return Napi::Value(o);
+        });
+    w->Queue();
+    return w->promise();
+  }
+
+  Napi::Value SaveState(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Claim(env, "saveState");
+    std::vector<uint8_t> blob;
+    try {
+      blob = CallNative(env, [&] { return trainer_->save_state(); });
+    } catch (...) {
+      busy_ = false;
+      throw;
+    }
+    busy_ = false;
+    auto out = Napi::Uint8Array::New(env, blob.size());
+    std::copy(blob.begin(), blob.end(), out.Data());
+    return out;
+  }
+
+  Napi::Value LoadState(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const auto blob = Typed<uint8_t>(info[0], "state");
+    Claim(env, "loadState");
+    try {
+      CallNative(env, [&] { trainer_->load_state(blob.Data(), blob.ElementLength()); });
+    } catch (...) {
+      busy_ = false;
+      throw;
+    }
+    busy_ = false;
+    return env.Undefined();
+  }
+
+  Napi::Value Info(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("backend", "cpu");
+    o.Set("replayBackend", trainer_->replay_backend());
+    o.Set("replayFallbackReason", "");
+    o.Set("stateDim", trainer_->state_dim());
+    o.Set("nActions", trainer_->n_actions());
+    const auto names = trainer_->causal_feature_names();
+    Napi::Array a = Napi::Array::New(env, names.size());
+    for (uint32_t i = 0; i < names.size(); ++i) a.Set(i, names[i]);
+    o.Set("causalFeatureNames", a);
+    return o;
+  }
+
+  Napi::Value Scalars(const Napi::CallbackInfo&) { return scalars_.Value(); }
+
+  std::shared_ptr<Trainer> trainer_;
+  std::atomic<bool> busy_{false};
+  Napi::Reference<Napi::ArrayBuffer> scalars_;
+  int64_t reported_bytes_ = 0;
+};
+
+}  // namespace
+
+void InitTrainer(Napi::Env env, Napi::Object exports) { exports.Set("Trainer", TrainerWrap::Define(env)); }
+
+}  // namespace dqn::addon

@@ -1,0 +1,72 @@
+// CartPole-v1 dynamics (see cartpole.h).
+#include "env/cartpole.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace dqn {
+
+using C = CartPoleConstants;
+
+CartPoleVecEnv::CartPoleVecEnv(int num_envs, uint64_t seed, int max_episode_steps)
+    : max_episode_steps_(max_episode_steps) {
+  if (num_envs < 1) throw std::invalid_argument("cartpole num_envs must be >= 1, got " + std::to_string(num_envs));
+  if (max_episode_steps < 1)
+    throw std::invalid_argument("cartpole max_episode_steps must be >= 1, got " + std::to_string(max_episode_steps));
+  states_.resize(static_cast<size_t>(num_envs));
+  elapsed_.assign(static_cast<size_t>(num_envs), 0);
+  for (int i = 0; i < num_envs; ++i) rngs_.emplace_back(seed, 1000 + static_cast<uint64_t>(i));
+}
+
+void CartPoleVecEnv::reset_one(size_t env) {
+  for (double& v : states_[env]) v = rngs_[env].uniform(-0.05, 0.05);
+  elapsed_[env] = 0;
+}
+
+void CartPoleVecEnv::reset(float* obs) {
+  for (size_t e = 0; e < states_.size(); ++e) {
+    reset_one(e);
+    for (int k = 0; k < 4; ++k) obs[e * 4 + k] = static_cast<float>(states_[e][k]);
+  }
+}
+
+void CartPoleVecEnv::step(const int32_t* actions, float* next_obs, float* rewards, uint8_t* terminated,
+                          uint8_t* truncated, float* final_obs) {
+  for (size_t e = 0; e < states_.size(); ++e) {
+    auto& [x, x_dot, theta, theta_dot] = states_[e];
+    const double force = actions[e] == 1 ? C::kForceMag : -C::kForceMag;
+    const double costheta = std::cos(theta), sintheta = std::sin(theta);
+    const double temp = (force + C::kPoleMassLength * theta_dot * theta_dot * sintheta) / C::kTotalMass;
+    const double thetaacc = (C::kGravity * sintheta - costheta * temp) /
+                            (C::kLength * (4.0 / 3.0 - C::kMassPole * costheta * costheta / C::kTotalMass));
+    const double xacc = temp - C::kPoleMassLength * thetaacc * costheta / C::kTotalMass;
+    // Euler: positions advance with the old velocities.
+    x = x + C::kTau * x_dot;
+    x_dot = x_dot + C::kTau * xacc;
+    theta = theta + C::kTau * theta_dot;
+    theta_dot = theta_dot + C::kTau * thetaacc;
+    ++elapsed_[e];
+
+    const bool term = x < -C::kXThreshold || x > C::kXThreshold || theta < -C::kThetaThreshold ||
+                      theta > C::kThetaThreshold;
+    const bool trunc = !term && elapsed_[e] >= max_episode_steps_;
+    rewards[e] = 1.0f;  // also on the terminating step
+    terminated[e] = term ? 1 : 0;
+    truncated[e] = trunc ? 1 : 0;
+    for (int k = 0; k < 4; ++k) final_obs[e * 4 + k] = static_cast<float>(states_[e][k]);
+    if (term || trunc) reset_one(e);
+    for (int k = 0; k < 4; ++k) next_obs[e * 4 + k] = static_cast<float>(states_[e][k]);
+  }
+}
+
+std::string CartPoleVecEnv::feature_name(int i) const {
+  static const char* const kNames[] = {"x", "x_dot", "theta", "theta_dot"};
+  return (i >= 0 && i < 4) ? kNames[i] : VecEnv::feature_name(i);
+}
+
+void CartPoleVecEnv::set_state(int env, const std::array<double, 4>& state, int elapsed_steps) {
+  states_.at(static_cast<size_t>(env)) = state;
+  elapsed_.at(static_cast<size_t>(env)) = elapsed_steps;
+}
+
+}  // namespace dqn

@@ -1,0 +1,231 @@
+// The native Trainer's collection, training and evaluation loops (see trainer.h); its
+// checkpoint format is in trainer_state.cpp.
+#include "train/trainer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace dqn {
+namespace {
+
+constexpr uint64_t kExploreStream = 1;  // Rng stream ids derived from the run seed
+constexpr uint64_t kReplayStream = 2;
+
+bool AllFinite(const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) return false;
+  return true;
+}
+
+const TrainerConfig& Checked(const TrainerConfig& c) {
+  const auto& e = c.exploration;
+  if (!(e.eps_start >= 0 && e.eps_start <= 1 && e.eps_end >= 0 && e.eps_end <= e.eps_start))
+    throw std::invalid_argument("epsilon schedule needs 0 <= eps_end <= eps_start <= 1, got eps_start " +
+                                std::to_string(e.eps_start) + ", eps_end " + std::to_string(e.eps_end));
+  if (e.eps_decay_steps < 1)
+    throw std::invalid_argument("eps_decay_steps must be >= 1, got " + std::to_string(e.eps_decay_steps));
+  if (c.learning_starts < 0)
+    throw std::invalid_argument("learning_starts must be >= 0, got " + std::to_string(c.learning_starts));
+  if (c.train_every < 1) throw std::invalid_argument("train_every must be >= 1, got " + std::to_string(c.train_every));
+  if (c.learner.batch_size > c.replay.capacity)
+    throw std::invalid_argument("batch_size (" + std::to_string(c.learner.batch_size) +
+                                ") must not exceed replay capacity (" + std::to_string(c.replay.capacity) + ")");
+  return c;
+}
+
+}  // namespace
+
+Trainer::Trainer(const TrainerConfig& config)
+    : config_(Checked(config)),
+      env_(MakeEnv(config.env, /*eval=*/false)),
+      eval_env_(MakeEnv(config.env, /*eval=*/true)),
+      n_step_(env_->num_envs(), env_->obs_dim(), config.n_step, config.gamma),
+      staging_(env_->obs_dim()),
+      explore_rng_(config.seed, kExploreStream) {
+  const auto e = static_cast<size_t>(env_->num_envs()), d = static_cast<size_t>(env_->obs_dim());
+  config_.net.state_dim = env_->obs_dim();
+  config_.net.n_actions = env_->num_actions();
+  config_.replay.state_dim = env_->obs_dim();
+  config_.replay.seed = Rng(config.seed, kReplayStream).next();
+  config_.learner.act_rows = std::max(env_->num_envs(), eval_env_->num_envs());
+  replay_ = MakeCpuReplay(config_.replay);
+  learner_ = std::make_unique<Learner>(config_.net, config_.learner, config.seed, env_->causal_features());
+
+  obs_.resize(e * d);
+  next_obs_.resize(e * d);
+  final_obs_.resize(e * d);
+  rewards_.resize(e);
+  actions_.resize(e);
+  greedy_.resize(e);
+  terminated_.resize(e);
+  truncated_.resize(e);
+  ep_return_.assign(e, 0.0);
+  ep_length_.assign(e, 0);
+  env_->reset(obs_.data());
+
+  const auto b = static_cast<size_t>(config_.learner.batch_size);
+  s_indices_.resize(b);
+  s_generations_.resize(b);
+  s_weights_.resize(b);
+  s_states_.resize(b * d);
+  s_actions_.resize(b);
+  s_rewards_.resize(b);
+  s_next_states_.resize(b * d);
+  s_dones_.resize(b);
+  s_discounts_.resize(b);
+  td_.resize(b);
+  sample_ = {s_indices_.data(), s_generations_.data(), s_weights_.data(), s_states_.data(), s_actions_.data(),
+             s_rewards_.data(), s_next_states_.data(), s_dones_.data(), s_discounts_.data()};
+  scalars_->epsilon = config_.exploration.eps_start;
+  scalars_->beta = replay_->beta();
+}
+
+double Trainer::epsilon() const {
+  const auto& x = config_.exploration;
+  const double frac = std::min(1.0, static_cast<double>(scalars_->env_steps) / static_cast<double>(x.eps_decay_steps));
+  return x.eps_start + (x.eps_end - x.eps_start) * frac;
+}
+
+void Trainer::redirect_scalars(ScalarBlock* dst) {
+  *dst = *scalars_;
+  scalars_ = dst;
+}
+
+std::vector<std::string> Trainer::causal_feature_names() const {
+  std::vector<std::string> names;
+  for (int f : env_->causal_features()) names.push_back(env_->feature_name(f));
+  return names;
+}
+
+void Trainer::halt(uint32_t flags, int64_t step) {
+  scalars_->nan_flags |= flags;
+  std::string name = "unknown tensor";
+  for (size_t bit = 0; bit < std::size(kNanFlagNames); ++bit)
+    if (flags & (1u << bit)) {
+      name = kNanFlagNames[bit];
+      break;
+    }
+  halted_ = "NaN in " + name + " at step " + std::to_string(step);
+  throw std::runtime_error(halted_);
+}
+
+// One step of every env copy: epsilon-greedy actions, env step, n-step transitions into replay.
+void Trainer::collect(bool random_actions, RunStats& stats) {
+  const int e = env_->num_envs(), d = env_->obs_dim(), a = env_->num_actions();
+  const double eps = random_actions ? 1.0 : epsilon();
+  bool any_greedy = false;
+  for (int i = 0; i < e; ++i) {
+    const bool explore = explore_rng_.uniform() < eps;
+    actions_[static_cast<size_t>(i)] = explore ? static_cast<int32_t>(explore_rng_.below(a)) : -1;
+    any_greedy = any_greedy || !explore;
+  }
+  if (any_greedy) {
+    learner_->greedy(obs_.data(), e, greedy_.data());
+    for (size_t i = 0; i < static_cast<size_t>(e); ++i)
+      if (actions_[i] < 0) actions_[i] = greedy_[i];
+  }
+  env_->step(actions_.data(), next_obs_.data(), rewards_.data(), terminated_.data(), truncated_.data(),
+             final_obs_.data());
+  if (!AllFinite(rewards_.data(), rewards_.size())) halt(kNanReward, learner_->steps() + 1);
+  if (!AllFinite(next_obs_.data(), next_obs_.size()) || !AllFinite(final_obs_.data(), final_obs_.size()))
+    halt(kNanObservation, learner_->steps() + 1);
+
+  for (int i = 0; i < e; ++i) {
+    const auto u = static_cast<size_t>(i);
+    const bool term = terminated_[u] != 0, trunc = truncated_[u] != 0;
+    // final_obs is the true s' (also at a truncation), never the next episode's reset state.
+    n_step_.push(i, &obs_[u * d], actions_[u], rewards_[u], &final_obs_[u * d], term, trunc, staging_);
+    ep_return_[u] += rewards_[u];
+    ++ep_length_[u];
+    if (term || trunc) {
+      scalars_->episodic_return = ep_return_[u];
+      scalars_->episode_length = static_cast<double>(ep_length_[u]);
+      ++scalars_->episodes;
+      stats.episode_returns.push_back(ep_return_[u]);
+      ep_return_[u] = 0;
+      ep_length_[u] = 0;
+    }
+  }
+  if (staging_.count() > 0) {
+    replay_->insert(staging_.batch());
+    staging_.clear();
+  }
+  obs_.swap(next_obs_);
+  scalars_->env_steps += e;
+  scalars_->epsilon = random_actions ? 1.0 : epsilon();
+}
+
+// One gradient step: sample, learn, write the TD errors back as priorities.
+void Trainer::learn() {
+  const int64_t b = config_.learner.batch_size;
+  scalars_->beta = replay_->beta();
+  replay_->sample(b, sample_);
+  const uint32_t flags = learner_->step(sample_, td_.data(), *scalars_);
+  if (flags) halt(flags, learner_->steps() + 1);
+  const UpdateResult u = replay_->update_priorities(s_indices_.data(), s_generations_.data(), td_.data(), b);
+  scalars_->nan_td_rejected += u.rejected_nonfinite;
+  double w = 0;
+  for (float x : s_weights_) w += x;
+  scalars_->is_weight_mean = w / static_cast<double>(b);
+  scalars_->per_total = replay_->total_priority();
+  scalars_->per_max_priority = replay_->max_priority();
+}
+
+RunStats Trainer::run(int64_t steps) {
+  if (!halted_.empty()) throw std::runtime_error(halted_);
+  if (steps < 0) throw std::invalid_argument("steps must be >= 0, got " + std::to_string(steps));
+  RunStats stats;
+  const auto stopping = [&] { return stop_.load(std::memory_order_relaxed); };
+  while (stats.steps < steps && !stopping()) {
+    // Random actions for the first learning_starts env steps, then train_every env steps
+    // (all copies together) per gradient step.
+    const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
+    while ((scalars_->env_steps < needed || replay_->size() == 0) && !stopping())
+      collect(scalars_->env_steps < config_.learning_starts, stats);
+    if (stopping()) break;
+    learn();
+    ++stats.steps;
+  }
+  stats.stopped = stats.steps < steps;
+  return stats;
+}
+
+EvalStats Trainer::evaluate(int episodes) {
+  if (episodes < 1) throw std::invalid_argument("episodes must be >= 1, got " + std::to_string(episodes));
+  const int e = eval_env_->num_envs();
+  const auto n = static_cast<size_t>(e), d = static_cast<size_t>(eval_env_->obs_dim());
+  std::vector<float> obs(n * d), next(n * d), final_obs(n * d), rewards(n);
+  std::vector<int32_t> actions(n);
+  std::vector<uint8_t> term(n), trunc(n);
+  std::vector<double> ret(n, 0.0);
+  std::vector<bool> counted(n);
+  eval_env_->reset(obs.data());
+  // A copy's episode counts only if it started while fewer than `episodes` had been started.
+  int started = 0;
+  for (size_t i = 0; i < n; ++i) counted[i] = started < episodes && ++started;
+  EvalStats out;
+  while (static_cast<int>(out.returns.size()) < episodes) {
+    learner_->greedy(obs.data(), e, actions.data());
+    eval_env_->step(actions.data(), next.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
+    for (size_t i = 0; i < n; ++i) {
+      if (!counted[i]) continue;
+      ret[i] += rewards[i];
+      if (term[i] || trunc[i]) {
+        out.returns.push_back(ret[i]);
+        ret[i] = 0;
+        counted[i] = started < episodes && ++started;
+      }
+    }
+    obs.swap(next);
+  }
+  out.episodes = episodes;
+  double sum = 0;
+  for (double r : out.returns) sum += r;
+  out.mean_return = sum / episodes;
+  out.metrics = eval_env_->episode_metrics();
+  return out;
+}
+
+}  // namespace dqn

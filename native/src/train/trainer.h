@@ -1,0 +1,136 @@
+// The native Trainer: vectorized env + n-step accumulator + replay buffer + DQN learner, with
+// epsilon-greedy collection, greedy evaluation on a separate env, checkpoints of the learner
+// state, and the live scalar block. Methods are blocking; the addon runs run() and evaluate()
+// on worker threads, one at a time per trainer (stop() may come from any thread).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/rng.h"
+#include "env/make_env.h"
+#include "env/vec_env.h"
+#include "replay/replay.h"
+#include "train/learner.h"
+#include "train/n_step.h"
+#include "train/scalar_block.h"
+
+namespace dqn {
+
+/// Linear epsilon-greedy schedule over env steps (Mnih et al. 2015).
+struct ExplorationConfig {
+  double eps_start = 1.0;
+  double eps_end = 0.05;
+  int64_t eps_decay_steps = 50000;  ///< env steps from eps_start to eps_end
+};
+
+/// Everything a trainer needs (converted from the validated RunConfig by the binding).
+struct TrainerConfig {
+  uint64_t seed = 1;     ///< every random stream derives from it
+  EnvSpec env;
+  NetConfig net;         ///< state_dim and n_actions are taken from the environment
+  LearnerConfig learner;
+  ReplayConfig replay;   ///< state_dim and seed are set by the trainer
+  double gamma = 0.99;
+  int n_step = 1;
+  ExplorationConfig exploration;
+  int64_t learning_starts = 1000;  ///< env steps with random actions before the first gradient step
+  int64_t train_every = 1;         ///< env steps (all copies) per gradient step
+};
+
+/// Outcome of one run() call.
+struct RunStats {
+  int64_t steps = 0;     ///< gradient steps done in this call
+  bool stopped = false;  ///< ended early by stop()
+  std::vector<double> episode_returns;  ///< training episodes finished in this call, in order
+};
+
+/// Outcome of a greedy evaluation.
+struct EvalStats {
+  int episodes = 0;
+  double mean_return = 0;
+  std::vector<double> returns;
+  std::map<std::string, double> metrics;
+};
+
+/// The CPU trainer.
+class Trainer {
+ public:
+  /// Builds the environments (MakeEnv(spec, false) and MakeEnv(spec, true)), the CPU replay
+  /// buffer and the learner. @throws std::invalid_argument for an invalid config.
+  explicit Trainer(const TrainerConfig& config);
+
+  /// Runs `steps` gradient steps: first the learning_starts env steps with random actions, then
+  /// train_every env steps (epsilon-greedy) per gradient step; each step samples a batch,
+  /// learns, and writes the TD errors back as priorities. Returns early after request_stop().
+  /// @throws std::runtime_error "NaN in <tensor> at step S" when a NaN flag is set (the trainer
+  ///         then stays halted: later calls throw the same error).
+  RunStats run(int64_t steps);
+  /// Makes a running run() return after the current step (thread-safe).
+  void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
+  /// Clears a stop request (the binding calls it when it starts run()).
+  void clear_stop() noexcept { stop_.store(false, std::memory_order_relaxed); }
+
+  /// Greedy (epsilon 0) evaluation over `episodes` >= 1 episodes on the evaluation env, which is
+  /// reset first. Episodes are assigned to copies as they start, so short episodes are not
+  /// over-represented.
+  EvalStats evaluate(int episodes);
+
+  /// Versioned binary state: network shapes, online and target weights, Adam m, v and step,
+  /// exploration RNG, counters (step, env_steps, episodes), the replay's sample_steps and the
+  /// last batch's beta.
+  /// The replay contents and the environments are not included.
+  std::vector<uint8_t> save_state();
+  /// Restores save_state() output. @throws std::invalid_argument when the blob is malformed,
+  /// of another version, or its shapes differ from this trainer's.
+  void load_state(const uint8_t* data, size_t size);
+
+  /// The live scalar block. Writes go to `redirect_scalars`' target once set.
+  ScalarBlock& scalars() { return *scalars_; }
+  /// Makes the trainer write its scalars into dst from now on (copying the current values);
+  /// dst must outlive the trainer's use of it (for hosts that cannot map native memory).
+  void redirect_scalars(ScalarBlock* dst);
+
+  int state_dim() const { return env_->obs_dim(); }
+  int n_actions() const { return env_->num_actions(); }
+  std::string replay_backend() const { return replay_->backend(); }
+  std::vector<std::string> causal_feature_names() const;
+  double epsilon() const;  ///< epsilon at the current env step
+  Learner& learner() { return *learner_; }
+
+ private:
+  void collect(bool random_actions, RunStats& stats);
+  void learn();
+  [[noreturn]] void halt(uint32_t flags, int64_t step);
+
+  TrainerConfig config_;
+  std::unique_ptr<VecEnv> env_, eval_env_;
+  std::unique_ptr<Replay> replay_;
+  std::unique_ptr<Learner> learner_;
+  NStepAccumulator n_step_;
+  TransitionStaging staging_;
+  Rng explore_rng_;
+  ScalarBlock own_scalars_;
+  ScalarBlock* scalars_ = &own_scalars_;
+  std::atomic<bool> stop_{false};
+  std::string halted_;
+
+  // Env copies' current observations and step outputs.
+  std::vector<float> obs_, next_obs_, final_obs_, rewards_;
+  std::vector<int32_t> actions_, greedy_;
+  std::vector<uint8_t> terminated_, truncated_;
+  std::vector<double> ep_return_;
+  std::vector<int64_t> ep_length_;
+
+  // Sampled batch and its TD errors.
+  std::vector<int32_t> s_indices_, s_actions_;
+  std::vector<uint32_t> s_generations_;
+  std::vector<float> s_weights_, s_states_, s_rewards_, s_next_states_, s_discounts_, td_;
+  std::vector<uint8_t> s_dones_;
+  SampleBatch sample_;
+};
+
+}  // namespace dqn

@@ -1,0 +1,50 @@
+// Test helpers for the learner: a seeded generator independent of the addon's, and a float64
+// reference of the Q-network forward pass (dense layers W [in x out] row-major then b, ReLU
+// trunk, dueling Q = V + A - mean(A) or a plain Q layer), as DESIGN section 4 specifies.
+import type { Layout, NetSpec, Slot } from '../../learner_testing.ts';
+
+export * from '../../learner_testing.ts';
+
+/** A seeded uniform generator in [lo, hi) (mulberry32), independent of the addon's. */
+export function uniformSource(seed: number): (lo: number, hi: number) => number {
+  let a = seed >>> 0;
+  return (lo, hi) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return lo + (hi - lo) * u;
+  };
+}
+
+/** Float32Array of n values uniform in [lo, hi). */
+export function randomArray(n: number, rand: (lo: number, hi: number) => number, lo = -1, hi = 1): Float32Array {
+  return Float32Array.from({ length: n }, () => rand(lo, hi));
+}
+
+function dense(p: ArrayLike<number>, s: Slot, x: number[], relu: boolean): number[] {
+  const y: number[] = [];
+  for (let j = 0; j < s.out; j++) {
+    let v = p[s.b + j]!;
+    for (let i = 0; i < s.in; i++) v += x[i]! * p[s.w + i * s.out + j]!;
+    y.push(relu ? Math.max(0, v) : v);
+  }
+  return y;
+}
+
+/** Float64 reference forward: Q [rows x nActions] of states [rows x stateDim]. */
+export function referenceForward(net: NetSpec, layout: Layout, params: ArrayLike<number>, states: ArrayLike<number>): number[] {
+  const rows = states.length / net.stateDim;
+  const q: number[] = [];
+  for (let r = 0; r < rows; r++) {
+    let h = Array.from({ length: net.stateDim }, (_, i) => states[r * net.stateDim + i]!);
+    for (const s of layout.trunk) h = dense(params, s, h, true);
+    const a = dense(params, layout.advantage, h, false);
+    if (!net.dueling) { q.push(...a); continue; }
+    const v = dense(params, layout.value!, h, false)[0]!;
+    const mean = a.reduce((x, y) => x + y, 0) / a.length;
+    q.push(...a.map((x) => v + x - mean));
+  }
+  return q;
+}
