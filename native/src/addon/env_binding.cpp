@@ -12,7 +12,7 @@
 #include "addon/bindings.h"
 #include "addon/check.h"
 #include "addon/env_spec.h"
-#include "env/trading_env.h"
+#include "env/make_env.h"
 
 namespace dqn::addon {
 namespace {
@@ -36,9 +36,7 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
     uint64_t seed = 1;
     if (cfg.Has("seed") && !cfg.Get("seed").IsUndefined()) seed = static_cast<uint64_t>(Integer(cfg.Get("seed"), "env.seed", 0, 2147483647));
     const EnvSpec spec = ParseEnvSpec(cfg, info[1], seed);
-    // Until MakeEnv (make_env.cpp, CartPole) is merged, only the trading env is built here.
-    if (spec.kind != "trading") ThrowRange(env, "Env: kind '" + spec.kind + "' is not available in this build, only 'trading'");
-    impl_ = CallNative(env, [&] { return MakeTradingEnv(spec, info[2].As<Napi::Boolean>().Value()); });
+    impl_ = CallNative(env, [&] { return MakeEnv(spec, info[2].As<Napi::Boolean>().Value()); });
   }
 
  private:

@@ -149,9 +149,12 @@ Napi::Value Causal(const Napi::CallbackInfo& info) {
   int64_t rows = 0;
   NetCall c(info, rows);
   const auto f = Typed<int32_t>(info[3], "features");
-  std::vector<int> features(f.Data(), f.Data() + f.ElementLength());
-  for (int x : features)
+  std::vector<FeatureGroup> features;  // one single-column group per index
+  for (size_t i = 0; i < f.ElementLength(); ++i) {
+    const int x = f[i];
     if (x < 0 || x >= c.layout.config().state_dim) ThrowRange(info.Env(), "features must be observation indices");
+    features.push_back({"obs[" + std::to_string(x) + "]", {x}});
+  }
   ParamView p(c.layout, c.params.Data());
   Workspace ws(c.layout, rows), probe(c.layout, rows);
   Forward(c.layout, p, c.states, rows, ws);
@@ -359,8 +362,8 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     c.q_stats_interval = interval("qStatsInterval");
     c.causal_interval = interval("causalInterval");
     c.act_rows = 64;
-    std::vector<int> features(static_cast<size_t>(net.state_dim));
-    for (int i = 0; i < net.state_dim; ++i) features[static_cast<size_t>(i)] = i;
+    std::vector<FeatureGroup> features;  // one group per observation index
+    for (int i = 0; i < net.state_dim; ++i) features.push_back({"obs[" + std::to_string(i) + "]", {i}});
     learner_ = CallNative(env, [&] {
       return std::make_unique<Learner>(net, c, static_cast<uint64_t>(Integer(info[2], "seed", 0, 9007199254740992.0)), features);
     });

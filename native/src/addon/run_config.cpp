@@ -5,6 +5,7 @@
 #include <string>
 
 #include "addon/check.h"
+#include "addon/env_spec.h"
 
 namespace dqn::addon {
 namespace {
@@ -32,44 +33,6 @@ struct Section {
   }
 };
 
-std::shared_ptr<const MarketData> ToMarket(const Napi::Value& v) {
-  if (!v.IsObject()) ThrowType(v.Env(), "market must be an object of Float64Arrays {timestamps, open, high, low, close, volume} for env.kind 'trading'");
-  const Napi::Object o = v.As<Napi::Object>();
-  auto m = std::make_shared<MarketData>();
-  const auto ts = Typed<double>(Prop(o, "timestamps", "market"), "market.timestamps");
-  const int64_t n = static_cast<int64_t>(ts.ElementLength());
-  const auto copy = [&](const char* key, std::vector<double>& dst) {
-    const auto a = Typed<double>(Prop(o, key, "market"), std::string("market.") + key, n);
-    dst.assign(a.Data(), a.Data() + a.ElementLength());
-  };
-  m->timestamps.assign(ts.Data(), ts.Data() + n);
-  copy("open", m->open);
-  copy("high", m->high);
-  copy("low", m->low);
-  copy("close", m->close);
-  copy("volume", m->volume);
-  return m;
-}
-
-EnvSpec ToEnvSpec(const Section& env, const Napi::Value& market) {
-  EnvSpec s;
-  s.kind = env.choice("kind", {"cartpole", "trading"}) == 0 ? "cartpole" : "trading";
-  s.num_envs = static_cast<int>(env.integer("num_envs", 1, 4096));
-  if (s.kind == "cartpole") {
-    s.max_episode_steps = static_cast<int>(env.integer("max_episode_steps", 1, 100000));
-    return s;
-  }
-  s.market = ToMarket(market);
-  s.episode_length = static_cast<int>(env.integer("episode_length", 16, 1000000));
-  s.lags = static_cast<int>(env.integer("lags", 1, 16));
-  s.n_actions = static_cast<int>(env.integer("n_actions", 2, 255));
-  s.max_position = env.num("max_position", 0.01, 100);
-  s.cost_bps = env.num("cost_bps", 0, 1000);
-  s.validation_fraction = env.num("validation_fraction", 0.05, 0.9);
-  s.max_gap_bars = env.num("max_gap_bars", 1, 1e6);
-  return s;
-}
-
 }  // namespace
 
 TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market) {
@@ -77,8 +40,7 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   const Section root{config.As<Napi::Object>(), "config"};
   TrainerConfig c;
   c.seed = static_cast<uint64_t>(root.integer("seed", 0, 2147483647));
-  c.env = ToEnvSpec(root.sub("env"), market);
-  c.env.seed = c.seed;
+  c.env = ParseEnvSpec(root.sub("env").o, market, c.seed);
 
   const Section net = root.sub("network");
   const Napi::Value hidden = net.get("hidden");

@@ -59,9 +59,8 @@ void CartPoleVecEnv::step(const int32_t* actions, float* next_obs, float* reward
   }
 }
 
-std::string CartPoleVecEnv::feature_name(int i) const {
-  static const char* const kNames[] = {"x", "x_dot", "theta", "theta_dot"};
-  return (i >= 0 && i < 4) ? kNames[i] : VecEnv::feature_name(i);
+std::vector<FeatureGroup> CartPoleVecEnv::causal_features() const {
+  return {{"x", {0}}, {"x_dot", {1}}, {"theta", {2}}, {"theta_dot", {3}}};
 }
 
 void CartPoleVecEnv::set_state(int env, const std::array<double, 4>& state, int elapsed_steps) {

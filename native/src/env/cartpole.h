@@ -41,7 +41,8 @@ class CartPoleVecEnv final : public VecEnv {
   void reset(float* obs) override;
   void step(const int32_t* actions, float* next_obs, float* rewards, uint8_t* terminated, uint8_t* truncated,
             float* final_obs) override;
-  std::string feature_name(int i) const override;
+  /// One group per state variable: x, x_dot, theta, theta_dot.
+  std::vector<FeatureGroup> causal_features() const override;
 
   /// Sets copy `env`'s state [x, x_dot, theta, theta_dot] and its elapsed steps (for tests).
   void set_state(int env, const std::array<double, 4>& state, int elapsed_steps);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "env/cartpole.h"
+#include "env/trading_env.h"
 
 namespace dqn {
 
@@ -13,7 +14,7 @@ std::unique_ptr<VecEnv> MakeEnv(const EnvSpec& spec, bool eval) {
     const uint64_t seed = eval ? spec.seed ^ 0x5eed'e7a1'0000'0001ULL : spec.seed;
     return std::make_unique<CartPoleVecEnv>(spec.num_envs, seed, spec.max_episode_steps);
   }
-  if (spec.kind == "trading") throw std::invalid_argument("trading env not built in");
+  if (spec.kind == "trading") return MakeTradingEnv(spec, eval);
   throw std::invalid_argument("unknown env kind '" + spec.kind + "' (expected 'cartpole' or 'trading')");
 }
 

@@ -46,7 +46,6 @@ class VecEnv {
 
   /// Display name of observation index i (shown with the causal-sensitivity chart).
   /// Default: "obs[i]".
-  virtual std::string feature_name(int i) const { return "obs[" + std::to_string(i) + "]"; }
 
   /// Environment-specific metrics of the episodes finished since the last call (trading: return,
   /// sharpe, max_drawdown, buy_and_hold_return, buy_and_hold_sharpe). Default: none.

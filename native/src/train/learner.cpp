@@ -35,7 +35,7 @@ LearnerConfig Checked(const LearnerConfig& c) {
 
 }  // namespace
 
-Learner::Learner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<int> causal_features)
+Learner::Learner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features)
     : layout_(net),
       config_(Checked(config)),
       causal_features_(std::move(causal_features)),
@@ -53,8 +53,10 @@ Learner::Learner(const NetConfig& net, const LearnerConfig& config, uint64_t see
       ws_act_(layout_, config_.act_rows),
       inputs_(static_cast<size_t>(2 * config_.batch_size * net.state_dim)),
       td_dq_(static_cast<size_t>(config_.batch_size * net.n_actions)) {
-  for (int f : causal_features_)
-    if (f < 0 || f >= net.state_dim) throw std::invalid_argument("causal feature index out of range: " + std::to_string(f));
+  for (const FeatureGroup& g : causal_features_)
+    for (const int f : g.indices)
+      if (f < 0 || f >= net.state_dim)
+        throw std::invalid_argument("causal feature '" + g.name + "' index out of range: " + std::to_string(f));
   probe_per_feature_.resize(causal_features_.size());
   Rng init_rng(seed, /*stream=*/0);
   InitParams(layout_, online_.data(), init_rng);

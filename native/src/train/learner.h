@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "env/vec_env.h"
 #include "model/param_layout.h"
 #include "model/q_network.h"
 #include "replay/replay.h"
@@ -39,7 +40,7 @@ class Learner {
   /// target. causal_features: observation indices the causal probe intervenes on (the scalar
   /// block keeps the first kMaxCausalFeatures of them one by one; the mean covers all).
   /// @throws std::invalid_argument for a bad shape or option.
-  Learner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<int> causal_features);
+  Learner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features);
 
   /// One gradient step on a sampled batch of config.batch_size transitions: writes the TD errors
   /// (y - Q(s, a)) into td_errors [B] and the step's scalars into `out`. Returns the NanFlag bits
@@ -73,7 +74,7 @@ class Learner {
 
   ParamLayout layout_;
   LearnerConfig config_;
-  std::vector<int> causal_features_;
+  std::vector<FeatureGroup> causal_features_;
   std::vector<float> online_, target_, grad_, m_, v_;
   ParamView online_view_, target_view_, grad_view_;
   Workspace ws_online_;  // 2B rows: s and s' in one pass

@@ -34,23 +34,25 @@ QStats ComputeQStats(const float* q, int64_t rows, int n_actions) {
 }
 
 double CausalSensitivity(const ParamLayout& layout, const ParamView& p, const float* states, const float* q_ref,
-                         int64_t rows, const std::vector<int>& features, Workspace& ws, std::vector<float>& scratch,
+                         int64_t rows, const std::vector<FeatureGroup>& features, Workspace& ws, std::vector<float>& scratch,
                          double* per_feature) {
   const int d = layout.config().state_dim, a = layout.config().n_actions;
   scratch.assign(states, states + rows * d);
   double total = 0;
   for (size_t k = 0; k < features.size(); ++k) {
-    const int f = features[k];
-    double mean = 0;
-    for (int64_t r = 0; r < rows; ++r) mean += states[r * d + f];
-    mean /= static_cast<double>(rows);
-    for (int64_t r = 0; r < rows; ++r) scratch[static_cast<size_t>(r * d + f)] = static_cast<float>(mean);  // do(f)
+    for (const int f : features[k].indices) {  // do(f): every column of the group to its batch mean
+      double mean = 0;
+      for (int64_t r = 0; r < rows; ++r) mean += states[r * d + f];
+      mean /= static_cast<double>(rows);
+      for (int64_t r = 0; r < rows; ++r) scratch[static_cast<size_t>(r * d + f)] = static_cast<float>(mean);
+    }
     Forward(layout, p, scratch.data(), rows, ws);
     double diff = 0;
     for (int64_t i = 0; i < rows * a; ++i) diff += std::fabs(static_cast<double>(q_ref[i]) - ws.q()[i]);
     per_feature[k] = diff / static_cast<double>(rows * a);
     total += per_feature[k];
-    for (int64_t r = 0; r < rows; ++r) scratch[static_cast<size_t>(r * d + f)] = states[r * d + f];  // undo
+    for (const int f : features[k].indices)  // undo
+      for (int64_t r = 0; r < rows; ++r) scratch[static_cast<size_t>(r * d + f)] = states[r * d + f];
   }
   return features.empty() ? 0.0 : total / static_cast<double>(features.size());
 }

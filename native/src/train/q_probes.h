@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "env/vec_env.h"
 #include "model/q_network.h"
 
 namespace dqn {
@@ -16,13 +17,14 @@ struct QStats {
 /// Q-stats of q [rows x n_actions] (f64 accumulation, two passes for the variance).
 QStats ComputeQStats(const float* q, int64_t rows, int n_actions);
 
-/// Causal sensitivity (DESIGN section 4): for each feature f in `features`, the intervention
-/// do(f) replaces column f of states [rows x D] by its batch mean, and the probe measures
-/// mean over rows x actions of |Q(s) - Q(s_do(f))|. q_ref [rows x A] holds Q(s).
+/// Causal sensitivity (DESIGN section 4): for each feature group in `features` (one market
+/// feature at all its lags), the intervention do(f) replaces each of the group's columns of
+/// states [rows x D] by its batch mean, and the probe measures mean over rows x actions of
+/// |Q(s) - Q(s_do(f))|. q_ref [rows x A] holds Q(s).
 /// Writes per_feature[k] for features[k] and returns their mean (0 for no feature).
 /// `scratch` is resized to rows x D; ws must hold `rows` rows.
 double CausalSensitivity(const ParamLayout& layout, const ParamView& p, const float* states, const float* q_ref,
-                         int64_t rows, const std::vector<int>& features, Workspace& ws, std::vector<float>& scratch,
+                         int64_t rows, const std::vector<FeatureGroup>& features, Workspace& ws, std::vector<float>& scratch,
                          double* per_feature);
 
 }  // namespace dqn

@@ -10,6 +10,17 @@
 namespace dqn {
 namespace {
 
+/// The evaluation env's spec: a trading copy walks the whole (deterministic) validation span, so
+/// one copy does the work of all; CartPole evaluates episodes on all copies in parallel.
+EnvSpec EvalSpec(EnvSpec spec) {
+  if (spec.kind == "trading") spec.num_envs = 1;
+  return spec;
+}
+
+}  // namespace
+
+namespace {
+
 constexpr uint64_t kExploreStream = 1;  // Rng stream ids derived from the run seed
 constexpr uint64_t kReplayStream = 2;
 
@@ -40,7 +51,7 @@ const TrainerConfig& Checked(const TrainerConfig& c) {
 Trainer::Trainer(const TrainerConfig& config)
     : config_(Checked(config)),
       env_(MakeEnv(config.env, /*eval=*/false)),
-      eval_env_(MakeEnv(config.env, /*eval=*/true)),
+      eval_env_(MakeEnv(EvalSpec(config.env), /*eval=*/true)),
       n_step_(env_->num_envs(), env_->obs_dim(), config.n_step, config.gamma),
       staging_(env_->obs_dim()),
       explore_rng_(config.seed, kExploreStream) {
@@ -95,7 +106,7 @@ void Trainer::redirect_scalars(ScalarBlock* dst) {
 
 std::vector<std::string> Trainer::causal_feature_names() const {
   std::vector<std::string> names;
-  for (int f : env_->causal_features()) names.push_back(env_->feature_name(f));
+  for (const FeatureGroup& g : env_->causal_features()) names.push_back(g.name);
   return names;
 }
 
