@@ -57,7 +57,8 @@ export class ProgressLine {
   }
 
   done(o: RunOutcome): void {
-    this.message(`${o.state}${o.haltReason ? `: ${o.haltReason}` : ''} after ${o.steps} steps, ${o.env_steps} env steps, ${formatDuration(o.wall_s)}`);
+    if (this.tty) this.out.write('\r\x1b[2K');
+    this.out.write(`${o.state}${o.haltReason ? `: ${o.haltReason}` : ''} after ${o.steps} steps, ${o.env_steps} env steps, ${formatDuration(o.wall_s)}\n`);
   }
 
   private draw(force: boolean): void {

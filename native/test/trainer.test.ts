@@ -185,3 +185,18 @@ test('argument errors name what was expected', async () => {
   assert.throws(() => t.evaluate(0), { name: 'RangeError', message: /episodes must be in \[1/ });
   assert.throws(() => createTrainer({ config: c, backend: 'cpu' }, { injectNan: { tensor: 'x' as 'loss', step: 1 } }), /testing.injectNan.tensor must be one of/);
 });
+
+test('a resumed trainer refills its replay buffer (learning_starts transitions) before it trains again', async () => {
+  const t = createTrainer({ config: config(), backend: 'cpu' });
+  await t.run(300);
+  const saved = t.saveState();
+  const before = scalars(t);
+  const u = createTrainer({ config: config(), backend: 'cpu' });
+  u.loadState(saved);
+  await u.run(1);
+  const after = scalars(u);
+  assert.equal(after.step, before.step + 1);
+  // 200 transitions (learning_starts) arrive in batches of 4 copies; n-step (n = 1) holds none back.
+  assert.ok(after.env_steps >= before.env_steps + 200, `collected ${after.env_steps - before.env_steps} env steps`);
+  assert.ok(after.env_steps <= before.env_steps + 200 + 4 + 2, `collected ${after.env_steps - before.env_steps} env steps`);
+});

@@ -193,7 +193,7 @@ RunStats Trainer::run(int64_t steps) {
     // Random actions for the first learning_starts env steps, then train_every env steps
     // (all copies together) per gradient step.
     const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
-    while ((scalars_->env_steps < needed || replay_->size() == 0) && !stopping())
+    while ((scalars_->env_steps < needed || replay_->size() == 0 || replay_->size() < refill_) && !stopping())
       collect(scalars_->env_steps < config_.learning_starts, stats);
     if (stopping()) break;
     learn();

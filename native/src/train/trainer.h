@@ -117,6 +117,10 @@ class Trainer {
   ScalarBlock* scalars_ = &own_scalars_;
   std::atomic<bool> stop_{false};
   std::string halted_;
+  /// Transitions to collect (with the current policy) before training goes on after a
+  /// load_state: the replay contents are not part of a checkpoint, so a resumed run refills
+  /// min(learning_starts, capacity) transitions first instead of training on a near-empty buffer.
+  int64_t refill_ = 0;
 
   // Env copies' current observations and step outputs.
   std::vector<float> obs_, next_obs_, final_obs_, rewards_;

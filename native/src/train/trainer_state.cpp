@@ -141,6 +141,7 @@ void Trainer::load_state(const uint8_t* data, size_t size) {
   // Restored weights are healthy again: a NaN halt is lifted.
   scalars_->nan_flags = 0;
   halted_.clear();
+  refill_ = std::min(config_.learning_starts, replay_->capacity());
 }
 
 }  // namespace dqn
