@@ -1,0 +1,158 @@
+// Priority-update kernel of the CUDA replay (DESIGN section 3). One block processes the batch
+// in chunks that it sorts by slot in shared memory (CUB BlockRadixSort, stable, so the last
+// entry of each run of equal slots is the batch's last writer). Chunks run from the batch's end
+// to its start, and a per-slot epoch mark tells an earlier chunk that a later one already wrote
+// the slot, so the last entry in the batch wins across chunks too. Rejected (NaN/Inf) and stale
+// (generation changed, or index outside [0, size)) entries never touch the tree. The ancestors
+// of the written leaves are then recomputed from their children level by level, one thread per
+// distinct node and a block barrier between levels: no atomics on sums, no full rebuild.
+#include <cuda_runtime.h>
+
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "kernels/replay_launch.cuh"
+#include "kernels/replay_tree.cuh"
+
+namespace dqn::cuda::detail {
+namespace {
+
+/// Bits needed to hold values in [0, x].
+int BitsFor(int64_t x) {
+  int b = 1;
+  while ((int64_t{1} << b) <= x) ++b;
+  return b;
+}
+
+template <int K, int kThreads, int kItems>
+__global__ void __launch_bounds__(kThreads, 1)
+UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, const float* td_errors,
+             int64_t n, int key_bits) {
+  constexpr int kChunk = kThreads * kItems;
+  using Sort = cub::BlockRadixSort<uint32_t, kThreads, kItems, int32_t>;
+  using Scan = cub::BlockScan<int32_t, kThreads>;
+  __shared__ union {
+    typename Sort::TempStorage sort;
+    uint32_t leaves[kChunk];  // winners' slots in ascending order
+  } sm;
+  __shared__ typename Scan::TempStorage scan_tmp;
+  __shared__ uint32_t warp_first[kThreads / 32 + 1];
+  __shared__ unsigned long long counts[4];  // applied, rejected, stale, duplicates
+  __shared__ unsigned int max_bits;         // max |td| written, as f32 bits (non-negative)
+  __shared__ int32_t winners;
+
+  const DeviceState& st = *v.state;
+  const int64_t size = st.size;
+  const uint32_t tag = st.update_epoch + 1;
+  const uint32_t sentinel = static_cast<uint32_t>(v.capacity);
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  const double* leaf_base = v.sum + v.tree.offset[v.tree.levels];
+  if (threadIdx.x < 4) counts[threadIdx.x] = 0;
+  if (threadIdx.x == 0) max_bits = 0;
+  unsigned long long applied = 0, rejected = 0, stale = 0, dups = 0;
+  unsigned int local_max = 0;
+
+  for (int64_t c = chunks - 1; c >= 0; --c) {
+    const int64_t chunk_first = c * kChunk;
+    uint32_t key[kItems];
+    int32_t pos[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const int32_t local = threadIdx.x * kItems + k;
+      const int64_t e = chunk_first + local;
+      key[k] = sentinel;
+      pos[k] = local;
+      if (e < n) {
+        const float td = td_errors[e];
+        const int64_t slot = indices[e];
+        if (!isfinite(td)) ++rejected;
+        else if (slot < 0 || slot >= size || v.generations[slot] != generations[e]) ++stale;
+        else key[k] = static_cast<uint32_t>(slot);
+      }
+    }
+    __syncthreads();  // the previous chunk is done with sm.leaves
+    Sort(sm.sort).Sort(key, pos, 0, key_bits);
+    // Each thread now holds sorted keys [threadIdx.x*kItems, +kItems); the next key after its
+    // last one is the first key of the next thread.
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint32_t next_first = __shfl_down_sync(0xffffffffu, key[0], 1);
+    if (lane == 0) warp_first[warp] = key[0];
+    if (threadIdx.x == 0) warp_first[kThreads / 32] = sentinel;
+    __syncthreads();
+    if (lane == 31) next_first = warp_first[warp + 1];
+    int32_t win[kItems];
+    int32_t my_winners = 0;
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const uint32_t next = k + 1 < kItems ? key[k + 1] : next_first;
+      win[k] = 0;
+      if (key[k] == sentinel) continue;
+      if (key[k] == next) { ++dups; continue; }
+      if (chunks > 1) {
+        if (v.marks[key[k]] == tag) { ++dups; continue; }
+        v.marks[key[k]] = tag;
+      }
+      const float td = fabsf(td_errors[chunk_first + pos[k]]);
+      const_cast<double*>(leaf_base)[key[k]] = LeafPriority(td, v);
+      local_max = max(local_max, __float_as_uint(fminf(td, static_cast<float>(v.p_clip))));
+      win[k] = 1;
+      ++applied;
+      ++my_winners;
+    }
+    int32_t first_out = 0, chunk_winners = 0;
+    __syncthreads();  // sort storage is reused as the winners list
+    Scan(scan_tmp).ExclusiveSum(my_winners, first_out, chunk_winners);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k)
+      if (win[k]) sm.leaves[first_out++] = key[k];
+    if (threadIdx.x == 0) winners = chunk_winners;
+    __syncthreads();
+    const int32_t w_count = winners;
+    // Recompute every touched ancestor from its children, bottom level first.
+    for (int l = v.tree.levels - 1; l >= 0; --l) {
+      const int shift = v.tree.fan_log * (v.tree.levels - l);
+      for (int32_t w = threadIdx.x; w < w_count; w += kThreads) {
+        const uint32_t node = sm.leaves[w] >> shift;
+        if (w == 0 || (sm.leaves[w - 1] >> shift) != node) RecomputeNode<K>(v, l, node);
+      }
+      __syncthreads();
+    }
+  }
+
+  atomicAdd(&counts[0], applied);
+  atomicAdd(&counts[1], rejected);
+  atomicAdd(&counts[2], stale);
+  atomicAdd(&counts[3], dups);
+  atomicMax(&max_bits, local_max);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    DeviceState& ws = *v.state;
+    UpdateCounts last;
+    last.applied = static_cast<int64_t>(counts[0]);
+    last.rejected_nonfinite = static_cast<int64_t>(counts[1]);
+    last.stale = static_cast<int64_t>(counts[2]);
+    last.duplicates = static_cast<int64_t>(counts[3]);
+    ws.last_update = last;
+    ws.total_update.applied += last.applied;
+    ws.total_update.rejected_nonfinite += last.rejected_nonfinite;
+    ws.total_update.stale += last.stale;
+    ws.total_update.duplicates += last.duplicates;
+    ws.max_priority = fmax(ws.max_priority, static_cast<double>(__uint_as_float(max_bits)));
+    ws.update_epoch = tag;
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint32_t* generations,
+                         const float* td_errors, int64_t n, cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  const int key_bits = BitsFor(v.capacity);
+  DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
+    if (n <= 512) UpdateKernel<K, 256, 2><<<1, 256, 0, stream>>>(v, indices, generations, td_errors, n, key_bits);
+    else UpdateKernel<K, 1024, 4><<<1, 1024, 0, stream>>>(v, indices, generations, td_errors, n, key_bits);
+  })
+  return cudaGetLastError();
+}
+
+}  // namespace dqn::cuda::detail
