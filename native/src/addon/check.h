@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 namespace dqn::addon {
@@ -58,6 +61,38 @@ inline Napi::TypedArrayOf<T> Typed(const Napi::Value& v, const std::string& what
 inline Napi::Value Prop(const Napi::Object& o, const char* key, const std::string& where) {
   if (!o.Has(key)) ThrowType(o.Env(), where + "." + key + " is required");
   return o.Get(key);
+}
+
+/// A string property equal to one of `choices`; returns its position in `choices`.
+/// Throws TypeError for a non-string, RangeError naming the choices for another string.
+inline size_t OneOf(const Napi::Value& v, const std::string& what, std::initializer_list<const char*> choices) {
+  if (!v.IsString()) ThrowType(v.Env(), what + " must be a string");
+  const std::string s = v.As<Napi::String>().Utf8Value();
+  std::string listed;
+  size_t i = 0;
+  for (const char* c : choices) {
+    if (s == c) return i;
+    listed += (i++ ? ", '" : "'") + std::string(c) + "'";
+  }
+  ThrowRange(v.Env(), what + " must be one of " + listed + ", got '" + s + "'");
+}
+
+/// Runs a call into the C++ core and maps its exceptions to JS ones: std::invalid_argument ->
+/// RangeError, std::bad_alloc -> Error("out of memory ..."), any other std::exception -> Error,
+/// all with the C++ message. JS exceptions thrown by the call pass through unchanged.
+template <typename F>
+inline auto CallNative(Napi::Env env, F&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw Napi::RangeError::New(env, e.what());
+  } catch (const std::bad_alloc&) {
+    throw Napi::Error::New(env, "out of memory in the native addon");
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
 }
 
 }  // namespace dqn::addon
