@@ -41,10 +41,9 @@ struct UpdateCounts {
 struct DeviceState {
   int64_t size = 0;          ///< stored transitions
   int64_t cursor = 0;        ///< next slot to write
-  int64_t sample_steps = 0;  ///< sample() calls so far: drives beta
-  uint64_t rng_calls = 0;    ///< sample() calls so far: the Philox counter's high words
+  int64_t sample_steps = 0;  ///< sample() calls so far: drives beta and the Philox counter
   double max_priority = 1;   ///< running max priority, |td| domain, before alpha
-  int64_t sorted_size = 0;   ///< rank-based: entries in the last sort
+  int64_t sorted_size = 0;   ///< rank-based: size at the last sort
   UpdateCounts last_update;  ///< counts of the last priority update
   UpdateCounts total_update; ///< cumulative counts
   double weight_mean = 0;    ///< mean IS weight of the last batch
@@ -67,8 +66,8 @@ struct ReplayView {
   double* sum = nullptr;        ///< [tree.nodes]
   double* min = nullptr;        ///< [tree.offset[L]]
   uint32_t* marks = nullptr;    ///< [N] update epoch that last wrote the slot (multi-chunk updates)
-  int32_t* rank_slots = nullptr; ///< [N] slot of each rank (rank-based), from the last sort
-  double* rank_cdf = nullptr;   ///< [N] sum_{k<=r+1} k^-alpha (rank-based)
+  int32_t* rank_slots = nullptr; ///< [N] slots by rank at the last sort (rank-based)
+  double* rank_cdf = nullptr;   ///< [N + 1] C(r) = sum_{k<=r} k^-alpha, C(0) = 0 (rank-based)
   DeviceState* state = nullptr;
   TreeLayout tree;
   int64_t capacity = 0;
@@ -92,6 +91,7 @@ struct SampleView {
   float* next_states = nullptr; ///< [B x D] f32
   uint8_t* dones = nullptr;
   float* discounts = nullptr;
+  double* probabilities = nullptr; ///< [B] P(i) of each draw (also the batch-max scratch)
 };
 
 /// Device transitions to insert (row-major f32 states). `discounts` may be null (1 - done).
@@ -115,17 +115,19 @@ cudaError_t LaunchInsert(const ReplayView& v, const InsertView& in, int64_t coun
 /// Draws `batch` transitions, gathers them and their IS weights into `out`, advances the
 /// Philox counter and the beta schedule.
 cudaError_t LaunchSample(const ReplayView& v, const SampleView& out, int64_t batch, cudaStream_t stream);
+/// Test switch of the runtime fallback: launches a kernel with an invalid configuration and
+/// returns its (non-sticky) launch error.
+cudaError_t LaunchInvalidConfiguration(cudaStream_t stream);
 /// Priority update from device arrays of `n` (index, generation, TD error) entries.
 cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint32_t* generations,
                          const float* td_errors, int64_t n, cudaStream_t stream);
-/// Rank-based: fills rank_cdf for ranks 1..capacity (once, at construction).
-/// `iota` ([capacity]) is filled with 0, 1, 2, ... for the sorts.
-cudaError_t LaunchRankCdf(const ReplayView& v, int32_t* iota, void* temp, size_t temp_bytes, cudaStream_t stream);
+/// Rank-based: fills `iota` ([capacity]) with 0, 1, 2, ... for the sorts (once).
+cudaError_t LaunchIota(int32_t* iota, int64_t n, cudaStream_t stream);
 /// Rank-based: sorts the stored slots by priority (descending) into rank_slots. `size` is the
 /// host's count of stored slots (inserts are host-driven, so the host knows it exactly).
 cudaError_t LaunchRankSort(const ReplayView& v, int64_t size, double* keys_out, const int32_t* iota,
                            void* temp, size_t temp_bytes, cudaStream_t stream);
-/// Temp bytes the two rank launchers need for `capacity` entries.
+/// Temp bytes the rank sort needs for `capacity` entries.
 cudaError_t RankTempBytes(int64_t capacity, size_t* bytes);
 
 }  // namespace dqn::cuda::detail

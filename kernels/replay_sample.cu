@@ -1,89 +1,94 @@
 // Sampling kernel of the CUDA replay: draws B slots (proportional: stratified sum-tree descent;
-// rank-based: stratified inverse power-law CDF; uniform), gathers the transitions, computes the
-// IS weights, and in its last block normalises them (batch-max option), takes their mean and
-// advances the Philox counter and the beta schedule. One launch, no host sync: capturable.
+// rank-based: stratified inversion of the power-law CDF; uniform), gathers the transitions and
+// computes the IS weights; its last block normalises by the batch (option), takes the weights'
+// mean and advances the beta schedule. One launch, no host sync: capturable in a CUDA graph.
+// Random numbers, masses, probabilities and weights follow the CPU reference
+// (replay/cpu_replay.cpp) expression by expression, so both backends draw the same numbers.
 #include <cuda_runtime.h>
 
-#include "kernels/philox.cuh"
 #include "kernels/replay_launch.cuh"
 #include "kernels/replay_tree.cuh"
+#include "replay/philox.h"
 
 namespace dqn::cuda::detail {
 namespace {
 
 constexpr int kSampleThreads = 128;
 
-/// Rank r in [0, n) with cdf[r-1] <= target < cdf[r] (binary search), the last rank if none.
-__device__ int64_t RankOf(const double* cdf, int64_t n, double target) {
-  int64_t lo = 0, hi = n - 1;
+/// Rank r in [1, n] with C(r - 1) <= m < C(r) (the CPU's upper_bound over C(1..n)).
+__device__ int64_t RankOf(const double* cdf, int64_t n, double m) {
+  int64_t lo = 1, hi = n + 1;  // first r in [1, n] with C(r) > m, n + 1 if none
   while (lo < hi) {
     const int64_t mid = (lo + hi) >> 1;
-    if (target < cdf[mid]) hi = mid; else lo = mid + 1;
+    if (m < cdf[mid]) hi = mid; else lo = mid + 1;
   }
-  return lo;
+  return lo <= n ? lo : n;
 }
 
 template <int K, bool kBf16>
 __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, SampleView out, int64_t batch) {
   const DeviceState& st = *v.state;
   const int64_t size = st.size;
-  const uint64_t call = st.rng_calls;
-  const double beta = BetaAt(v, st.sample_steps);
+  const int64_t step = st.sample_steps;
+  const double beta = BetaAt(v, step);
   const int lane = threadIdx.x & 31;
-  const int64_t i = (static_cast<int64_t>(blockIdx.x) * kSampleThreads + threadIdx.x) / K;  // sample of this group
-  const bool active = i < batch;
+  const int64_t k = (static_cast<int64_t>(blockIdx.x) * kSampleThreads + threadIdx.x) / K;  // draw of this group
+  const bool active = k < batch;
 
-  // One Philox block per sample: counter (i, call, 0), key = seed.
-  const Philox4x32 r = Philox4x32_10(
-      Philox4x32{{static_cast<uint32_t>(i), static_cast<uint32_t>(call), static_cast<uint32_t>(call >> 32), 0u}}, v.seed);
-  const double u = UniformDouble(r.v[0], r.v[1]);
-  const double stratum = (static_cast<double>(i) + u) / static_cast<double>(batch);
+  // Draw k of call `step`: counter {k, 0, low32(step), high32(step)}, key = seed (as on the CPU).
+  const PhiloxCounter bits = Philox4x32_10(
+      {static_cast<uint32_t>(k), 0u, static_cast<uint32_t>(step), static_cast<uint32_t>(step >> 32)},
+      {v.seed[0], v.seed[1]});
+  const double u = UniformFromBits(bits[0], bits[1]);
 
-  int64_t slot = 0;
-  double weight = 1.0;
+  int64_t slot;
+  double p, p_min;  // P(slot) and the smallest P over the stored slots
   if (v.sampler == SamplerKind::kProportional) {
     const double total = v.sum[0];
-    const double m = fmin(stratum * total, Below(total));
+    const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
     slot = Descend<K>(v, m);
-    const double p = v.sum[v.tree.offset[v.tree.levels] + slot];
-    weight = v.batch_max_weights ? pow(static_cast<double>(size) * p / total, -beta) : pow(p / v.min[0], -beta);
+    p = v.sum[v.tree.offset[v.tree.levels] + slot] / total;
+    p_min = v.min[0] / total;
   } else if (v.sampler == SamplerKind::kRank) {
-    const int64_t n = st.sorted_size;
-    const int64_t rank = RankOf(v.rank_cdf, n, stratum * v.rank_cdf[n - 1]);
-    slot = v.rank_slots[rank];
-    // P(rank) = (rank+1)^-alpha / H_n; the smallest is P(n). w = (P/P_min)^-beta = ((rank+1)/n)^(alpha beta);
-    // batch-max: (n P)^-beta, normalised below.
-    weight = v.batch_max_weights ? pow(static_cast<double>(n) * pow(static_cast<double>(rank + 1), -v.alpha) / v.rank_cdf[n - 1], -beta)
-                                 : pow(static_cast<double>(rank + 1) / static_cast<double>(n), v.alpha * beta);
+    const double total = v.rank_cdf[size];
+    const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
+    const int64_t r = RankOf(v.rank_cdf, size, m);
+    // Slots added since the last sort hold the max priority: they rank first, newest first.
+    const int64_t added = size - st.sorted_size;
+    slot = r <= added ? size - r : v.rank_slots[r - added - 1];
+    p = pow(static_cast<double>(r), -v.alpha) / total;
+    p_min = pow(static_cast<double>(size), -v.alpha) / total;
   } else {
-    slot = static_cast<int64_t>(u * static_cast<double>(size));
+    slot = static_cast<int64_t>(floor(u * static_cast<double>(size)));
+    p = p_min = 1.0 / static_cast<double>(size);
   }
   slot = slot < size ? slot : size - 1;
 
   if (active && (threadIdx.x & (K - 1)) == 0) {
-    out.indices[i] = static_cast<int32_t>(slot);
-    out.generations[i] = v.generations[slot];
-    out.weights[i] = static_cast<float>(weight);
-    out.actions[i] = v.actions[slot];
-    out.rewards[i] = v.rewards[slot];
-    out.dones[i] = v.dones[slot];
-    out.discounts[i] = v.discounts[slot];
+    out.indices[k] = static_cast<int32_t>(slot);
+    out.generations[k] = v.generations[slot];
+    out.probabilities[k] = p;
+    if (!v.batch_max_weights) out.weights[k] = static_cast<float>(pow(p_min / p, beta));
+    out.actions[k] = v.actions[slot];
+    out.rewards[k] = v.rewards[slot];
+    out.dones[k] = v.dones[slot];
+    out.discounts[k] = v.discounts[slot];
   }
-  // Gather the state rows: the whole warp copies each of its 32/K samples in turn.
+  // Gather the state rows: the whole warp copies each of its 32/K draws in turn.
   const int d = v.state_dim;
-  const int64_t warp_first = i - (lane / K);
+  const int64_t warp_first = k - lane / K;
 #pragma unroll 1
   for (int s = 0; s < 32 / K; ++s) {
     const int64_t row = __shfl_sync(0xffffffffu, slot, s * K);
     const int64_t b = warp_first + s;
     if (b >= batch) break;
-    for (int k = lane; k < d; k += 32) {
-      out.states[b * d + k] = LoadState<kBf16>(v.states, row * d + k);
-      out.next_states[b * d + k] = LoadState<kBf16>(v.next_states, row * d + k);
+    for (int e = lane; e < d; e += 32) {
+      out.states[b * d + e] = LoadState<kBf16>(v.states, row * d + e);
+      out.next_states[b * d + e] = LoadState<kBf16>(v.next_states, row * d + e);
     }
   }
 
-  // The last block to finish normalises (batch max), averages, and advances the counters.
+  // The last block to finish: batch-max weights, the weights' mean, the next step.
   __shared__ bool is_last;
   __shared__ double red[kSampleThreads / 32];
   __syncthreads();
@@ -94,25 +99,21 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   __syncthreads();
   if (!is_last) return;
   __threadfence();
-  double wmax = 0;
   if (v.batch_max_weights) {
-    for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) wmax = fmax(wmax, static_cast<double>(__ldcg(out.weights + b)));
-    for (int off = 16; off > 0; off >>= 1) wmax = fmax(wmax, __shfl_xor_sync(0xffffffffu, wmax, off));
-    if (lane == 0) red[threadIdx.x / 32] = wmax;
+    double pmin = INFINITY;
+    for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) pmin = fmin(pmin, __ldcg(out.probabilities + b));
+    for (int off = 16; off > 0; off >>= 1) pmin = fmin(pmin, __shfl_xor_sync(0xffffffffu, pmin, off));
+    if (lane == 0) red[threadIdx.x / 32] = pmin;
     __syncthreads();
-    wmax = red[0];
-    for (int w = 1; w < kSampleThreads / 32; ++w) wmax = fmax(wmax, red[w]);
+    pmin = red[0];
+    for (int w = 1; w < kSampleThreads / 32; ++w) pmin = fmin(pmin, red[w]);
+    __syncthreads();
+    for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads)
+      out.weights[b] = static_cast<float>(pow(pmin / __ldcg(out.probabilities + b), beta));
     __syncthreads();
   }
   double sum = 0;
-  for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) {
-    float w = __ldcg(out.weights + b);
-    if (v.batch_max_weights) {
-      w = static_cast<float>(static_cast<double>(w) / wmax);
-      out.weights[b] = w;
-    }
-    sum += w;
-  }
+  for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) sum += __ldcg(out.weights + b);
   for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
   if (lane == 0) red[threadIdx.x / 32] = sum;
   __syncthreads();
@@ -122,13 +123,19 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
     DeviceState& ws = *v.state;
     ws.weight_mean = total / static_cast<double>(batch);
     ws.beta_used = beta;
-    ws.sample_steps += 1;
-    ws.rng_calls += 1;
+    ws.sample_steps = step + 1;
     ws.blocks_done = 0;
   }
 }
 
+__global__ void NeverRunsKernel() {}
+
 }  // namespace
+
+cudaError_t LaunchInvalidConfiguration(cudaStream_t stream) {
+  NeverRunsKernel<<<1, 4096, 0, stream>>>();  // 4096 threads per block: more than any GPU allows
+  return cudaGetLastError();
+}
 
 cudaError_t LaunchSample(const ReplayView& v, const SampleView& out, int64_t batch, cudaStream_t stream) {
   if (batch <= 0) return cudaErrorInvalidValue;

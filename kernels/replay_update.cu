@@ -1,9 +1,13 @@
-// Priority-update kernel of the CUDA replay (DESIGN section 3). One block processes the batch
-// in chunks that it sorts by slot in shared memory (CUB BlockRadixSort, stable, so the last
-// entry of each run of equal slots is the batch's last writer). Chunks run from the batch's end
-// to its start, and a per-slot epoch mark tells an earlier chunk that a later one already wrote
-// the slot, so the last entry in the batch wins across chunks too. Rejected (NaN/Inf) and stale
-// (generation changed, or index outside [0, size)) entries never touch the tree. The ancestors
+// Priority-update kernel of the CUDA replay (DESIGN section 3), with the CPU reference's rules:
+// per distinct slot only the batch's last entry counts (the others are duplicates); that entry
+// is rejected when its TD error is NaN/Inf, dropped as stale when its generation differs from
+// the slot's, else applied; max_priority becomes the max of itself and the applied |td|.
+// (The host path rejects indices outside [0, size) before launching, as the CPU does; on the
+// device path such an entry is counted as stale and ignored.)
+// One block processes the batch in chunks that it sorts by slot in shared memory (CUB
+// BlockRadixSort, stable, so the last entry of each run of equal slots is the last writer).
+// Chunks run from the batch's end to its start, and a per-slot epoch mark tells an earlier chunk
+// that a later one already decided the slot, so the last entry wins across chunks too. The ancestors
 // of the written leaves are then recomputed from their children level by level, one thread per
 // distinct node and a block barrier between levels: no atomics on sums, no full rebuild.
 #include <cuda_runtime.h>
@@ -38,7 +42,7 @@ UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, 
   __shared__ typename Scan::TempStorage scan_tmp;
   __shared__ uint32_t warp_first[kThreads / 32 + 1];
   __shared__ unsigned long long counts[4];  // applied, rejected, stale, duplicates
-  __shared__ unsigned int max_bits;         // max |td| written, as f32 bits (non-negative)
+  __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
   __shared__ int32_t winners;
 
   const DeviceState& st = *v.state;
@@ -46,7 +50,7 @@ UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, 
   const uint32_t tag = st.update_epoch + 1;
   const uint32_t sentinel = static_cast<uint32_t>(v.capacity);
   const int64_t chunks = (n + kChunk - 1) / kChunk;
-  const double* leaf_base = v.sum + v.tree.offset[v.tree.levels];
+  double* leaf_base = v.sum + v.tree.offset[v.tree.levels];
   if (threadIdx.x < 4) counts[threadIdx.x] = 0;
   if (threadIdx.x == 0) max_bits = 0;
   unsigned long long applied = 0, rejected = 0, stale = 0, dups = 0;
@@ -63,10 +67,8 @@ UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, 
       key[k] = sentinel;
       pos[k] = local;
       if (e < n) {
-        const float td = td_errors[e];
         const int64_t slot = indices[e];
-        if (!isfinite(td)) ++rejected;
-        else if (slot < 0 || slot >= size || v.generations[slot] != generations[e]) ++stale;
+        if (slot < 0 || slot >= size) ++stale;
         else key[k] = static_cast<uint32_t>(slot);
       }
     }
@@ -92,9 +94,12 @@ UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, 
         if (v.marks[key[k]] == tag) { ++dups; continue; }
         v.marks[key[k]] = tag;
       }
-      const float td = fabsf(td_errors[chunk_first + pos[k]]);
-      const_cast<double*>(leaf_base)[key[k]] = LeafPriority(td, v);
-      local_max = max(local_max, __float_as_uint(fminf(td, static_cast<float>(v.p_clip))));
+      const int64_t e = chunk_first + pos[k];
+      const float td = td_errors[e];
+      if (!isfinite(td)) { ++rejected; continue; }
+      if (v.generations[key[k]] != generations[e]) { ++stale; continue; }
+      leaf_base[key[k]] = LeafPriority(fabsf(td), v);
+      local_max = max(local_max, __float_as_uint(fabsf(td)));
       win[k] = 1;
       ++applied;
       ++my_winners;

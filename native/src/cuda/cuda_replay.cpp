@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "replay/rank_sampler.h"
+#include "replay/replay_config.h"
+#include "replay/transition_store.h"
+
 namespace dqn::cuda {
 namespace {
 
@@ -43,23 +47,11 @@ std::string GiB(size_t bytes) {
   return buf;
 }
 
-void Validate(const ReplayConfig& c) {
-  auto bad = [](const std::string& m) { throw std::invalid_argument(m); };
-  if (c.capacity < 1 || c.capacity > (int64_t{1} << 30)) bad("capacity must be in [1, 2^30], got " + std::to_string(c.capacity));
-  if (c.state_dim < 1) bad("state_dim must be >= 1, got " + std::to_string(c.state_dim));
-  if (!(c.alpha >= 0 && c.alpha <= 1)) bad("alpha must be in [0, 1]");
-  if (!(c.beta0 >= 0 && c.beta0 <= 1)) bad("beta0 must be in [0, 1]");
-  if (c.beta_steps < 1) bad("beta_steps must be >= 1");
-  if (!(c.eps >= 0) || !std::isfinite(c.eps)) bad("eps must be a finite number >= 0");
-  if (!(c.p_clip > 0) || !std::isfinite(c.p_clip)) bad("p_clip must be a finite number > 0");
-  if (c.rank_sort_interval < 1) bad("rank_sort_interval must be >= 1");
-}
-
 }  // namespace
 
 CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& options)
     : config_(config), options_(options) {
-  Validate(config);
+  ValidateReplayConfig(config);
   detail::ReplayView& v = view_;
   v.tree = detail::MakeTreeLayout(config.capacity, options.fan_log);
   v.capacity = config.capacity;
@@ -96,7 +88,7 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
     v.state = c.take<detail::DeviceState>(1);
     if (rank) {
       v.rank_slots = c.take<int32_t>(n);
-      v.rank_cdf = c.take<double>(n);
+      v.rank_cdf = c.take<double>(n + 1);
       rank_iota_ = c.take<int32_t>(n);
       rank_keys_ = c.take<double>(n);
       rank_temp_ = c.take<char>(static_cast<int64_t>(rank_temp_bytes_));
@@ -126,7 +118,14 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
     const detail::DeviceState init{};
     Check(cudaMemcpyAsync(v.state, &init, sizeof init, cudaMemcpyHostToDevice, stream_), "initialising the replay state");
     Check(detail::LaunchResetTree(v, stream_), "clearing the sum tree");
-    if (rank) Check(detail::LaunchRankCdf(v, rank_iota_, rank_temp_, rank_temp_bytes_, stream_), "building the rank CDF");
+    if (rank) {
+      std::vector<double> cdf(static_cast<size_t>(n + 1));
+      dqn::detail::CumulativePowerLaw(n, config.alpha, cdf.data());
+      Check(cudaMemcpyAsync(v.rank_cdf, cdf.data(), cdf.size() * sizeof(double), cudaMemcpyHostToDevice, stream_),
+            "uploading the rank CDF");
+      Check(detail::LaunchIota(rank_iota_, n, stream_), "filling the rank sort's slot list");
+      synchronize();  // before `cdf` goes away
+    }
     ensure_stage(kStageRows, 4096);
     synchronize();
   } catch (...) {
@@ -197,9 +196,7 @@ CudaReplay::Stage CudaReplay::stage() const {
 }
 
 void CudaReplay::insert(const TransitionBatch& b) {
-  if (b.count < 0) throw std::invalid_argument("insert count must be >= 0");
-  if (b.count > 0 && (!b.states || !b.actions || !b.rewards || !b.next_states || !b.dones))
-    throw std::invalid_argument("insert needs states, actions, rewards, next_states and dones");
+  dqn::detail::ValidateTransitionBatch(b, config_.state_dim);
   const int64_t d = config_.state_dim;
   // Rows that a later row of the same batch overwrites are skipped, except for the generation
   // bump, which insert_device counts from the batch length: so send whole chunks in order.
@@ -245,6 +242,10 @@ void CudaReplay::rank_resort_if_due() {
 void CudaReplay::sample_device(int64_t batch, const detail::SampleView& out) {
   if (size_ == 0) throw std::runtime_error("cannot sample from an empty replay buffer");
   if (batch < 1) throw std::invalid_argument("batch size must be >= 1, got " + std::to_string(batch));
+  if (options_.simulate_kernel_error && !simulated_error_done_) {
+    simulated_error_done_ = true;
+    Check(detail::LaunchInvalidConfiguration(stream_), "launching the sample kernel (simulated failure)");
+  }
   rank_resort_if_due();
   Check(detail::LaunchSample(view_, out, batch, stream_), "launching the sample kernel");
   if (view_.sampler == detail::SamplerKind::kRank) ++samples_since_sort_;
@@ -268,6 +269,7 @@ void CudaReplay::reserve_batch(int64_t batch) {
     batch_.next_states = c.take<float>(batch * d);
     batch_.dones = c.take<uint8_t>(batch);
     batch_.discounts = c.take<float>(batch);
+    batch_.probabilities = c.take<double>(batch);
     batch_td_ = c.take<float>(batch);
   };
   Carver measure(nullptr);
@@ -302,6 +304,14 @@ void CudaReplay::read_batch(int64_t batch, SampleBatch& out) const {
 }
 
 void CudaReplay::sample(int64_t batch_size, SampleBatch& out) {
+  if (batch_size < 1 || batch_size > INT32_MAX)
+    throw std::invalid_argument("batch size must be in [1, 2147483647], got " + std::to_string(batch_size));
+  if (!out.indices || !out.generations || !out.weights || !out.states || !out.actions || !out.rewards ||
+      !out.next_states || !out.dones || !out.discounts)
+    throw std::invalid_argument("every SampleBatch array is required");
+  if (size_ == 0) throw std::runtime_error("cannot sample from an empty replay buffer");
+  if (view_.sampler == detail::SamplerKind::kProportional && !(total_priority() > 0.0))
+    throw std::runtime_error("every stored priority is zero, so nothing can be sampled (use eps > 0)");
   reserve_batch(batch_size);
   sample_device(batch_size, batch_);
   read_batch(batch_size, out);
@@ -314,8 +324,10 @@ void CudaReplay::set_batch_td(const float* td, int64_t n) {
 
 UpdateResult CudaReplay::update_priorities(const int32_t* indices, const uint32_t* generations, const float* td_errors,
                                            int64_t n) {
-  if (n < 0) throw std::invalid_argument("update size must be >= 0");
+  if (n < 0) throw std::invalid_argument("update count must be >= 0, got " + std::to_string(n));
   if (n == 0) return {};
+  if (!indices || !generations || !td_errors) throw std::invalid_argument("indices, generations and td_errors are required");
+  ValidateUpdateIndices(indices, n, size_);
   ensure_stage(stage_rows_, n);
   const Stage st = stage();
   int32_t* d_idx = st.indices;
@@ -371,15 +383,56 @@ double CudaReplay::total_priority() const {
 double CudaReplay::max_priority() const { return read_state().max_priority; }
 
 double CudaReplay::beta() const {
-  const double b = config_.beta0 + (1.0 - config_.beta0) * static_cast<double>(sample_steps()) / static_cast<double>(config_.beta_steps);
-  return b < 1.0 ? b : 1.0;
+  const double progress = std::min(1.0, static_cast<double>(sample_steps()) / static_cast<double>(config_.beta_steps));
+  return std::min(1.0, config_.beta0 + (1.0 - config_.beta0) * progress);
 }
 
 int64_t CudaReplay::sample_steps() const { return read_state().sample_steps; }
 
 void CudaReplay::set_sample_steps(int64_t steps) {
-  if (steps < 0) throw std::invalid_argument("sample steps must be >= 0");
+  if (steps < 0) throw std::invalid_argument("sample_steps must be >= 0, got " + std::to_string(steps));
   Check(cudaMemcpyAsync(&view_.state->sample_steps, &steps, sizeof steps, cudaMemcpyHostToDevice, stream_), "setting the sample step");
+  synchronize();
+}
+
+void CudaReplay::download(Contents& c) const {
+  const detail::DeviceState st = read_state();
+  const int64_t n = st.size, d = config_.state_dim;
+  c.size = n;
+  c.cursor = st.cursor;
+  c.sample_steps = st.sample_steps;
+  c.max_priority = st.max_priority;
+  c.states.resize(n * d);
+  c.next_states.resize(n * d);
+  c.actions.resize(n);
+  c.rewards.resize(n);
+  c.dones.resize(n);
+  c.discounts.resize(n);
+  c.leaves.resize(n);
+  const auto d2h = [&](void* dst, const void* src, size_t bytes) {
+    Check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "copying the buffer to the host");
+  };
+  std::vector<uint16_t> raw;
+  for (int which = 0; which < 2; ++which) {
+    std::vector<float>& dst = which == 0 ? c.states : c.next_states;
+    const void* src = which == 0 ? view_.states : view_.next_states;
+    if (!options_.state_bf16) {
+      d2h(dst.data(), src, n * d * 4);
+      continue;
+    }
+    raw.resize(n * d);
+    d2h(raw.data(), src, n * d * 2);
+    synchronize();
+    for (int64_t i = 0; i < n * d; ++i) {
+      const uint32_t bits = static_cast<uint32_t>(raw[i]) << 16;  // bf16 is the high half of an f32
+      std::memcpy(&dst[i], &bits, 4);
+    }
+  }
+  d2h(c.actions.data(), view_.actions, n * 4);
+  d2h(c.rewards.data(), view_.rewards, n * 4);
+  d2h(c.dones.data(), view_.dones, n);
+  d2h(c.discounts.data(), view_.discounts, n * 4);
+  d2h(c.leaves.data(), view_.sum + view_.tree.offset[view_.tree.levels], n * 8);
   synchronize();
 }
 

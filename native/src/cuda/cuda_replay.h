@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cuda/status.h"
 #include "kernels/replay_launch.cuh"
@@ -31,6 +32,9 @@ struct CudaReplayOptions {
   int fan_log = 5;            ///< sum-tree fan-out 2^fan_log: 1 (binary), 4 (16-ary) or 5 (32-ary)
   bool state_bf16 = false;    ///< store states as bf16 (gathered back as f32)
   bool simulate_oom = false;  ///< test switch: fail as if the allocation ran out of memory
+  /// Test switch: the first sample launches a kernel with an invalid configuration, a real
+  /// non-sticky CUDA launch error (exercises the runtime fallback).
+  bool simulate_kernel_error = false;
 };
 
 class CudaReplay final : public Replay {
@@ -57,6 +61,8 @@ class CudaReplay final : public Replay {
   void set_sample_steps(int64_t steps) override;
   void leaf_priorities(double* out) const override;
   std::string backend() const override { return "cuda"; }
+  /// Host memory held: none beyond the object (the buffer lives on the GPU; see device_bytes()).
+  int64_t host_memory_bytes() const override { return 0; }
 
   // ---- Device entry points: enqueue on stream(), never synchronize. ----
   /// Inserts `count` transitions from device arrays (device-to-device).
@@ -86,6 +92,18 @@ class CudaReplay final : public Replay {
   void read_batch(int64_t batch, SampleBatch& out) const;
   /// Cumulative update counts (synchronizes).
   UpdateResult total_update_counts() const;
+
+  /// Host copy of the whole buffer (states as f32), for moving it to another backend.
+  struct Contents {
+    std::vector<float> states, next_states, rewards, discounts;
+    std::vector<int32_t> actions;
+    std::vector<uint8_t> dones;
+    std::vector<double> leaves;  ///< p^alpha of slots [0, size)
+    int64_t size = 0, cursor = 0, sample_steps = 0;
+    double max_priority = 1;
+  };
+  /// Copies slots [0, size) and the ring state to the host (synchronizes).
+  void download(Contents& out) const;
 
   /// Device bytes held by the buffer itself (storage and trees, no staging), and per transition.
   size_t device_bytes() const { return storage_bytes_; }
@@ -117,6 +135,7 @@ class CudaReplay final : public Replay {
   void* rank_temp_ = nullptr;
   size_t rank_temp_bytes_ = 0;
   int64_t samples_since_sort_ = -1;  // -1: never sorted
+  bool simulated_error_done_ = false;
   // Host mirror of the ring (inserts are host-driven, so the host knows these exactly).
   int64_t size_ = 0;
   // Staging for the host paths and the internal batch (grown on demand).
