@@ -14,8 +14,7 @@ import torch
 
 
 def make_step(capacity, batch, dim, alpha=0.6, beta=0.4, eps=1e-6, dev="cuda"):
-    g = torch.Generator(device=dev)
-    g.manual_seed(1)
+    torch.manual_seed(1)
     states = torch.randn(capacity, dim, device=dev)
     next_states = torch.randn(capacity, dim, device=dev)
     actions = torch.randint(0, 45, (capacity,), device=dev, dtype=torch.int32)
@@ -29,7 +28,7 @@ def make_step(capacity, batch, dim, alpha=0.6, beta=0.4, eps=1e-6, dev="cuda"):
     def step():
         cdf = torch.cumsum(prio, 0)
         total = cdf[-1]
-        u = (offsets + torch.rand(batch, device=dev, dtype=torch.float64, generator=g)) * (total / batch)
+        u = (offsets + torch.rand(batch, device=dev, dtype=torch.float64)) * (total / batch)
         idx = torch.searchsorted(cdf, u, right=True).clamp_(max=capacity - 1)
         p = prio[idx] / total
         p_min = prio.min() / total

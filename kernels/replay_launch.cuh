@@ -17,8 +17,6 @@ namespace dqn::cuda::detail {
 
 /// Most tree levels below the root (K = 2 and N = 1e8 needs 27).
 inline constexpr int kMaxTreeLevels = 32;
-/// Entries that one pass of the priority-update kernel sorts in shared memory.
-inline constexpr int kUpdateChunk = 4096;
 
 /// Shape of the K-ary tree, computed once on the host (MakeTreeLayout) and passed by value.
 struct TreeLayout {

@@ -56,8 +56,8 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
     // Slots added since the last sort hold the max priority: they rank first, newest first.
     const int64_t added = size - st.sorted_size;
     slot = r <= added ? size - r : v.rank_slots[r - added - 1];
-    p = pow(static_cast<double>(r), -v.alpha) / total;
-    p_min = pow(static_cast<double>(size), -v.alpha) / total;
+    p = PowLikeHost(static_cast<double>(r), -v.alpha) / total;
+    p_min = PowLikeHost(static_cast<double>(size), -v.alpha) / total;
   } else {
     slot = static_cast<int64_t>(floor(u * static_cast<double>(size)));
     p = p_min = 1.0 / static_cast<double>(size);
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
     out.indices[k] = static_cast<int32_t>(slot);
     out.generations[k] = v.generations[slot];
     out.probabilities[k] = p;
-    if (!v.batch_max_weights) out.weights[k] = static_cast<float>(pow(p_min / p, beta));
+    if (!v.batch_max_weights) out.weights[k] = static_cast<float>(PowLikeHost(p_min / p, beta));
     out.actions[k] = v.actions[slot];
     out.rewards[k] = v.rewards[slot];
     out.dones[k] = v.dones[slot];
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
     for (int w = 1; w < kSampleThreads / 32; ++w) pmin = fmin(pmin, red[w]);
     __syncthreads();
     for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads)
-      out.weights[b] = static_cast<float>(pow(pmin / __ldcg(out.probabilities + b), beta));
+      out.weights[b] = static_cast<float>(PowLikeHost(pmin / __ldcg(out.probabilities + b), beta));
     __syncthreads();
   }
   double sum = 0;

@@ -20,9 +20,20 @@ namespace dqn::cuda::detail {
     default: return cudaErrorInvalidValue;                          \
   }
 
+/// x^y with the exponents that the config uses most computed exactly as the host's correctly
+/// rounded std::pow does (y = 1, 0, -1, 0.5: identity, one, IEEE division, IEEE sqrt); CUDA's
+/// pow is within 2 ulp otherwise (e.g. it does not return x exactly for y = 1).
+__device__ __forceinline__ double PowLikeHost(double x, double y) {
+  if (y == 1.0) return x;
+  if (y == 0.0) return 1.0;
+  if (y == -1.0) return 1.0 / x;
+  if (y == 0.5) return sqrt(x);
+  return pow(x, y);
+}
+
 /// p = (min(|td|, p_clip) + eps)^alpha, in f64 (DESIGN section 3, Schaul et al. 2016 eq. 1).
 __device__ __forceinline__ double LeafPriority(double td_abs, const ReplayView& v) {
-  return pow(fmin(td_abs, v.p_clip) + v.eps, v.alpha);
+  return PowLikeHost(fmin(td_abs, v.p_clip) + v.eps, v.alpha);
 }
 
 /// Largest double below x (x > 0): the clamp that keeps a mass strictly inside a range.

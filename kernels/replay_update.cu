@@ -53,7 +53,7 @@ UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, 
   double* leaf_base = v.sum + v.tree.offset[v.tree.levels];
   if (threadIdx.x < 4) counts[threadIdx.x] = 0;
   if (threadIdx.x == 0) max_bits = 0;
-  unsigned long long applied = 0, rejected = 0, stale = 0, dups = 0;
+  unsigned applied = 0, rejected = 0, stale = 0, dups = 0;  // per thread: at most n <= 2^20
   unsigned int local_max = 0;
 
   for (int64_t c = chunks - 1; c >= 0; --c) {
@@ -124,11 +124,18 @@ UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, 
     }
   }
 
-  atomicAdd(&counts[0], applied);
-  atomicAdd(&counts[1], rejected);
-  atomicAdd(&counts[2], stale);
-  atomicAdd(&counts[3], dups);
-  atomicMax(&max_bits, local_max);
+  // Warp sums first, one shared atomic per warp and counter (contended shared atomics from every
+  // thread serialize: they cost more than the rest of the kernel).
+  const unsigned c_applied = __reduce_add_sync(0xffffffffu, applied), c_rejected = __reduce_add_sync(0xffffffffu, rejected);
+  const unsigned c_stale = __reduce_add_sync(0xffffffffu, stale), c_dups = __reduce_add_sync(0xffffffffu, dups);
+  const unsigned c_max = __reduce_max_sync(0xffffffffu, local_max);
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&counts[0], static_cast<unsigned long long>(c_applied));
+    atomicAdd(&counts[1], static_cast<unsigned long long>(c_rejected));
+    atomicAdd(&counts[2], static_cast<unsigned long long>(c_stale));
+    atomicAdd(&counts[3], static_cast<unsigned long long>(c_dups));
+    atomicMax(&max_bits, c_max);
+  }
   __syncthreads();
   if (threadIdx.x == 0) {
     DeviceState& ws = *v.state;
@@ -155,7 +162,7 @@ cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint
   const int key_bits = BitsFor(v.capacity);
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
     if (n <= 512) UpdateKernel<K, 256, 2><<<1, 256, 0, stream>>>(v, indices, generations, td_errors, n, key_bits);
-    else UpdateKernel<K, 1024, 4><<<1, 1024, 0, stream>>>(v, indices, generations, td_errors, n, key_bits);
+    else UpdateKernel<K, 512, 8><<<1, 512, 0, stream>>>(v, indices, generations, td_errors, n, key_bits);
   })
   return cudaGetLastError();
 }

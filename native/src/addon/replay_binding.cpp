@@ -265,6 +265,9 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
       auto generations = Napi::Uint32Array::New(env, n);
       auto weights = Napi::Float32Array::New(env, n);
       auto states = Napi::Float32Array::New(env, nd);
+      if (graph && b != g->graph_batch())
+        ThrowRange(env, "tdErrors must have the captured batch size " + std::to_string(g->graph_batch()) + ", got " +
+                            std::to_string(b) + " (call captureStep first)");
       SampleBatch out{indices.Data(), generations.Data(), weights.Data(), states.Data()};
       CallNative(env, [&] {
         g->reserve_batch(b);

@@ -364,6 +364,7 @@ void CudaReplay::capture_step_graph(int64_t batch) {
   Check(launch, "capturing the replay step");
   Check(end, "ending the graph capture");
   Check(cudaGraphInstantiate(&graph_exec_, graph_, 0), "instantiating the replay step graph");
+  graph_batch_ = batch;
 }
 
 void CudaReplay::launch_step_graph() {

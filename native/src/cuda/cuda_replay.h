@@ -88,6 +88,8 @@ class CudaReplay final : public Replay {
   void run_step(int64_t batch);
   void capture_step_graph(int64_t batch);
   void launch_step_graph();
+  /// Batch size of the captured step graph (0 before capture_step_graph).
+  int64_t graph_batch() const { return graph_batch_; }
   /// Copies the internal batch buffers to host arrays (synchronizes).
   void read_batch(int64_t batch, SampleBatch& out) const;
   /// Cumulative update counts (synchronizes).
@@ -147,6 +149,7 @@ class CudaReplay final : public Replay {
   float* batch_td_ = nullptr;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
+  int64_t graph_batch_ = 0;
 };
 
 }  // namespace dqn::cuda
