@@ -32,11 +32,17 @@ for s in "$@"; do
     sanitize)
       step sanitize
       for tool in memcheck racecheck; do
-        DQN_CHECK_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 3 ./build/native/replay_cuda_tool check \
+        DQN_SANITIZE=1 DQN_CHECK_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 3 ./build/native/replay_cuda_tool check \
           > "$OUT/sanitize-$tool.log" 2>&1; rc=$?
         echo "$tool: exit $rc"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CHECK|Error" "$OUT/sanitize-$tool.log" | tail -4
         [ $rc = 0 ] || status=$rc
       done ;;
+    sanitize-bench)
+      step sanitize-bench
+      DQN_BENCH_CAPACITIES=${SAN_CAPACITY:-10000000} DQN_BENCH_FANLOGS=5 DQN_BENCH_BATCHES=256,4096 DQN_BENCH_ITERS=2 \
+        compute-sanitizer --tool memcheck --error-exitcode 3 ./build/native/replay_cuda_tool bench > "$OUT/sanitize-bench.log" 2>&1; rc=$?
+      echo "memcheck on the bench: exit $rc"; grep -E "ERROR SUMMARY|Invalid|ERROR:" "$OUT/sanitize-bench.log" | head -8
+      [ $rc = 0 ] || status=$rc ;;
     bench)
       step bench
       nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw --format=csv -lms 200 > "$OUT/clocks.log" 2>&1 &

@@ -14,6 +14,18 @@ namespace dqn::cuda::detail {
 namespace {
 
 constexpr int kSampleThreads = 128;
+/// Shared-memory copy of the tree's first levels below the root: at most 32 + 32 * 32 nodes
+/// (levels 1 and 2 of a 32-ary tree), read by every descent of the block.
+constexpr int kTopNodes = 32 + 32 * 32;
+
+/// How many levels below the root (at most 2) fit in kTopNodes; they are contiguous in `sum`.
+__device__ __forceinline__ int TopLevels(const ReplayView& v) {
+  int levels = 0;
+  while (levels < 2 && levels < v.tree.levels &&
+         v.tree.offset[levels + 1] + v.tree.count[levels + 1] - v.tree.offset[1] <= kTopNodes)
+    ++levels;
+  return levels;
+}
 
 /// Rank r in [1, n] with C(r - 1) <= m < C(r) (the CPU's upper_bound over C(1..n)).
 __device__ int64_t RankOf(const double* cdf, int64_t n, double m) {
@@ -27,6 +39,11 @@ __device__ int64_t RankOf(const double* cdf, int64_t n, double m) {
 
 template <int K, bool kBf16>
 __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, SampleView out, int64_t batch) {
+  // Start the loads of the top levels first: they overlap with the state loads below.
+  __shared__ double top[kTopNodes];
+  const int top_levels = v.sampler == SamplerKind::kProportional ? TopLevels(v) : 0;
+  const int64_t top_count = top_levels ? v.tree.offset[top_levels] + v.tree.count[top_levels] - v.tree.offset[1] : 0;
+  for (int64_t i = threadIdx.x; i < top_count; i += kSampleThreads) top[i] = v.sum[v.tree.offset[1] + i];
   const DeviceState& st = *v.state;
   const int64_t size = st.size;
   const int64_t step = st.sample_steps;
@@ -46,8 +63,10 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   if (v.sampler == SamplerKind::kProportional) {
     const double total = v.sum[0];
     const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
-    slot = Descend<K>(v, m);
-    p = v.sum[v.tree.offset[v.tree.levels] + slot] / total;
+    __syncthreads();  // `top` is loaded
+    double leaf;
+    slot = Descend<K>(v, m, top, top_levels, leaf);
+    p = leaf / total;
     p_min = v.min[0] / total;
   } else if (v.sampler == SamplerKind::kRank) {
     const double total = v.rank_cdf[size];

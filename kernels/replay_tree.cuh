@@ -77,16 +77,20 @@ __device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_
 /// Rule at each level: go to the first child c with m < (sum of children 0..c), i.e. go left
 /// iff m < left; m is then made relative to child c and clamped into [0, value_c), so a child
 /// of value 0 (an empty slot) is never entered. If rounding leaves m past the children's sum,
-/// the last non-empty child is taken. Returns the leaf (slot) index, the same in every lane.
+/// the last non-empty child is taken. Levels 1 .. top_levels are read from `top` (a shared-memory
+/// copy of sum[offset[1] .. offset[top_levels + 1])), the rest from global memory. Returns the
+/// leaf (slot) index and sets `leaf` to its value, the same in every lane.
 template <int K>
-__device__ __forceinline__ int64_t Descend(const ReplayView& v, double m) {
+__device__ __forceinline__ int64_t Descend(const ReplayView& v, double m, const double* top, int top_levels, double& leaf) {
   const int lane = threadIdx.x & 31;
   const int g = lane & (K - 1);
   const unsigned group_bits = K == 32 ? 0xffffffffu : ((1u << K) - 1u) << (lane & ~(K - 1));
   const int base = lane & ~(K - 1);
   int64_t node = 0;
+  double xc = 0;
   for (int l = 0; l < v.tree.levels; ++l) {
-    const double x = v.sum[v.tree.offset[l + 1] + static_cast<int64_t>(K) * node + g];
+    const int64_t at = v.tree.offset[l + 1] + static_cast<int64_t>(K) * node + g;
+    const double x = l < top_levels ? top[at - v.tree.offset[1]] : v.sum[at];
     double incl = x;
 #pragma unroll
     for (int off = 1; off < K; off <<= 1) {
@@ -96,12 +100,13 @@ __device__ __forceinline__ int64_t Descend(const ReplayView& v, double m) {
     const unsigned go = (__ballot_sync(0xffffffffu, m < incl) & group_bits) >> base;
     const unsigned nonempty = (__ballot_sync(0xffffffffu, x > 0) & group_bits) >> base;
     const int c = go ? __ffs(go) - 1 : (nonempty ? 31 - __clz(nonempty) : 0);
-    const double xc = __shfl_sync(0xffffffffu, x, c, K);
+    xc = __shfl_sync(0xffffffffu, x, c, K);
     const double excl = __shfl_sync(0xffffffffu, incl - x, c, K);
     const double rel = go ? m - excl : xc;
     m = xc > 0 ? fmin(fmax(rel, 0.0), Below(xc)) : 0.0;
     node = static_cast<int64_t>(K) * node + c;
   }
+  leaf = xc;
   return node;
 }
 

@@ -28,6 +28,8 @@ int BitsFor(int64_t x) {
   return b;
 }
 
+constexpr int32_t kPositionMask = 0xffff, kFinite = 1 << 16, kCurrent = 1 << 17;
+
 template <int K, int kThreads, int kItems>
 __global__ void __launch_bounds__(kThreads, 1)
 UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, const float* td_errors,
@@ -67,9 +69,15 @@ UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, 
       key[k] = sentinel;
       pos[k] = local;
       if (e < n) {
+        // Classify before the sort, so the generation load overlaps with it: the value carries
+        // the entry's position and whether its TD error is finite and its generation current.
         const int64_t slot = indices[e];
-        if (slot < 0 || slot >= size) ++stale;
-        else key[k] = static_cast<uint32_t>(slot);
+        if (slot < 0 || slot >= size) {
+          ++stale;
+        } else {
+          key[k] = static_cast<uint32_t>(slot);
+          pos[k] |= (isfinite(td_errors[e]) ? kFinite : 0) | (v.generations[slot] == generations[e] ? kCurrent : 0);
+        }
       }
     }
     __syncthreads();  // the previous chunk is done with sm.leaves
@@ -94,10 +102,9 @@ UpdateKernel(ReplayView v, const int32_t* indices, const uint32_t* generations, 
         if (v.marks[key[k]] == tag) { ++dups; continue; }
         v.marks[key[k]] = tag;
       }
-      const int64_t e = chunk_first + pos[k];
-      const float td = td_errors[e];
-      if (!isfinite(td)) { ++rejected; continue; }
-      if (v.generations[key[k]] != generations[e]) { ++stale; continue; }
+      if (!(pos[k] & kFinite)) { ++rejected; continue; }
+      if (!(pos[k] & kCurrent)) { ++stale; continue; }
+      const float td = td_errors[chunk_first + (pos[k] & kPositionMask)];
       leaf_base[key[k]] = LeafPriority(fabsf(td), v);
       local_max = max(local_max, __float_as_uint(fabsf(td)));
       win[k] = 1;
