@@ -29,7 +29,7 @@ class Carver;
 
 /// GPU-specific construction options.
 struct CudaReplayOptions {
-  int fan_log = 5;            ///< sum-tree fan-out 2^fan_log: 1 (binary), 4 (16-ary) or 5 (32-ary)
+  int fan_log = 4;            ///< sum-tree fan-out 2^fan_log: 1 (binary), 4 (16-ary, measured fastest) or 5 (32-ary)
   bool state_bf16 = false;    ///< store states as bf16 (gathered back as f32)
   bool simulate_oom = false;  ///< test switch: fail as if the allocation ran out of memory
   /// Test switch: the first sample launches a kernel with an invalid configuration, a real
