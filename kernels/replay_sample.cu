@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
     // Slots added since the last sort hold the max priority: they rank first, newest first.
     const int64_t added = size - st.sorted_size;
     slot = r <= added ? size - r : v.rank_slots[r - added - 1];
-    p = PowLikeHost(static_cast<double>(r), -v.alpha) / total;
-    p_min = PowLikeHost(static_cast<double>(size), -v.alpha) / total;
+    p = (v.rank_cdf[r] - v.rank_cdf[r - 1]) / total;  // the width of rank r's interval, as on the CPU
+    p_min = (v.rank_cdf[size] - v.rank_cdf[size - 1]) / total;
   } else {
     slot = static_cast<int64_t>(floor(u * static_cast<double>(size)));
     p = p_min = 1.0 / static_cast<double>(size);

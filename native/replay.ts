@@ -89,7 +89,7 @@ export interface TransitionBatch {
   discounts?: Float32Array;
 }
 
-/** What sample(B) returns; all arrays freshly allocated. */
+/** What sample(B) returns: fresh arrays on every call, views into one new ArrayBuffer. */
 export interface SampledBatch {
   /** [B] int32 slot indices in [0, size). */
   indices: Int32Array;

@@ -145,16 +145,25 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
   Napi::Value Sample(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const int64_t b = Integer(info[0], "batchSize", 1, INT32_MAX);
+    // One ArrayBuffer holds all nine arrays (one backing store per call instead of nine):
+    // the 4-byte fields first, the bytes of dones last, so every view is aligned.
     const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(replay_->state_dim());
-    auto indices = Napi::Int32Array::New(env, n);
-    auto generations = Napi::Uint32Array::New(env, n);
-    auto weights = Napi::Float32Array::New(env, n);
-    auto states = Napi::Float32Array::New(env, nd);
-    auto actions = Napi::Int32Array::New(env, n);
-    auto rewards = Napi::Float32Array::New(env, n);
-    auto next_states = Napi::Float32Array::New(env, nd);
-    auto dones = Napi::Uint8Array::New(env, n);
-    auto discounts = Napi::Float32Array::New(env, n);
+    auto buffer = Napi::ArrayBuffer::New(env, (6 * n + 2 * nd) * 4 + n);
+    size_t offset = 0;
+    const auto view = [&]<typename T>(size_t count, T) {
+      auto a = Napi::TypedArrayOf<T>::New(env, count, buffer, offset);
+      offset += count * sizeof(T);
+      return a;
+    };
+    auto indices = view(n, int32_t{});
+    auto generations = view(n, uint32_t{});
+    auto weights = view(n, float{});
+    auto actions = view(n, int32_t{});
+    auto rewards = view(n, float{});
+    auto discounts = view(n, float{});
+    auto states = view(nd, float{});
+    auto next_states = view(nd, float{});
+    auto dones = view(n, uint8_t{});
     SampleBatch out{indices.Data(), generations.Data(), weights.Data(), states.Data(), actions.Data(),
                     rewards.Data(), next_states.Data(), dones.Data(), discounts.Data()};
     CallNative(env, [&] { replay_->sample(b, out); });

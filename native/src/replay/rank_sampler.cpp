@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace dqn::detail {
 
@@ -13,18 +12,20 @@ void CumulativePowerLaw(int64_t n, double alpha, double* out) {
 }
 
 RankSampler::RankSampler(const PriorityTrees& trees, int64_t capacity, double alpha, int64_t sort_interval)
-    : trees_(trees), alpha_(alpha), sort_interval_(sort_interval), cumulative_(static_cast<size_t>(capacity + 1)) {
+    : trees_(trees), sort_interval_(sort_interval), cumulative_(static_cast<size_t>(capacity + 1)) {
   CumulativePowerLaw(capacity, alpha, cumulative_.data());
   order_.reserve(static_cast<size_t>(capacity));
+  keyed_.reserve(static_cast<size_t>(capacity));
 }
 
 void RankSampler::sort(int64_t size) {
+  // Sorting (priority, slot) pairs reads the leaves once, in order; a comparator that looked
+  // the leaves up would miss the cache on almost every comparison at large N.
+  keyed_.resize(static_cast<size_t>(size));
+  for (int64_t i = 0; i < size; ++i) keyed_[static_cast<size_t>(i)] = {-trees_.leaf(i), static_cast<int32_t>(i)};
+  std::sort(keyed_.begin(), keyed_.end());
   order_.resize(static_cast<size_t>(size));
-  std::iota(order_.begin(), order_.end(), 0);
-  std::sort(order_.begin(), order_.end(), [this](int32_t a, int32_t b) {
-    const double pa = trees_.leaf(a), pb = trees_.leaf(b);
-    return pa > pb || (pa == pb && a < b);
-  });
+  for (int64_t r = 0; r < size; ++r) order_[static_cast<size_t>(r)] = keyed_[static_cast<size_t>(r)].second;
   sorted_size_ = size;
   draws_since_sort_ = 0;
   sorted_ = true;
@@ -48,16 +49,21 @@ void RankSampler::draw(int64_t size, double* u, int64_t n, int32_t* slots, doubl
     // The rank r with C(r - 1) <= m < C(r).
     const int64_t r = (std::upper_bound(first, last, m) - first) + 1;
     slots[k] = slot_at_rank(r, size);
-    probabilities[k] = std::pow(static_cast<double>(r), -alpha_) / total;
+    probabilities[k] = rank_mass(r) / total;
   }
 }
 
 double RankSampler::min_probability(int64_t size) const {
-  return std::pow(static_cast<double>(size), -alpha_) / cumulative_[static_cast<size_t>(size)];
+  return rank_mass(size) / cumulative_[static_cast<size_t>(size)];
+}
+
+double RankSampler::rank_mass(int64_t r) const {
+  return cumulative_[static_cast<size_t>(r)] - cumulative_[static_cast<size_t>(r - 1)];
 }
 
 int64_t RankSampler::memory_bytes() const {
-  return static_cast<int64_t>(cumulative_.capacity() * sizeof(double) + order_.capacity() * sizeof(int32_t));
+  return static_cast<int64_t>(cumulative_.capacity() * sizeof(double) + order_.capacity() * sizeof(int32_t) +
+                              keyed_.capacity() * sizeof(keyed_[0]));
 }
 
 }  // namespace dqn::detail

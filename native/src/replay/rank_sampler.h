@@ -12,6 +12,7 @@
 // next sort.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "replay/index_sampler.h"
@@ -36,14 +37,17 @@ class RankSampler final : public IndexSampler {
  private:
   /// Orders slots [0, size) by leaf priority descending (ties: lower slot first).
   void sort(int64_t size);
+  /// C(r) - C(r - 1): the width of rank r's interval, r^-alpha up to rounding. P(r) is this over
+  /// C(size), so the probabilities are exactly those of the intervals the draws fall in.
+  double rank_mass(int64_t r) const;
   /// The slot at rank r (1-based) in the current ranking of `size` stored slots.
   int32_t slot_at_rank(int64_t r, int64_t size) const;
 
   const PriorityTrees& trees_;
-  double alpha_;
   int64_t sort_interval_;
   std::vector<double> cumulative_;  ///< C(r) for r in [0, N], C(0) = 0
   std::vector<int32_t> order_;      ///< slots by rank at the last sort
+  std::vector<std::pair<double, int32_t>> keyed_;  ///< sort keys (-priority, slot), reused
   int64_t sorted_size_ = 0;         ///< size at the last sort
   int64_t draws_since_sort_ = 0;
   bool sorted_ = false;

@@ -13,7 +13,6 @@ namespace {
 template <typename T>
 [[noreturn]] void Invalid(const char* field, T value, const char* expected) {
   std::ostringstream msg;
-  msg.precision(17);
   msg << "replay config: " << field << " must be " << expected << ", got " << value;
   throw std::invalid_argument(msg.str());
 }

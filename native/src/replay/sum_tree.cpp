@@ -16,6 +16,7 @@ void FindByMass(const SumTree& tree, double* masses, int64_t n, int32_t* slots) 
     slots[k] = 1;
   }
   for (int32_t width = leaves; width > 1; width >>= 1) {
+    const bool inner = width > 2;  // the nodes chosen at this level have children
     for (int64_t k = 0; k < n; ++k) {
       const int32_t left = 2 * slots[k];
       const double left_sum = nodes[left];
@@ -25,6 +26,9 @@ void FindByMass(const SumTree& tree, double* masses, int64_t n, int32_t* slots) 
         next = left + 1;
       }
       slots[k] = next;
+      // Start loading the next level's children now: the n loads of a level then overlap
+      // with the rest of this level instead of waiting for the next pass.
+      if (inner) __builtin_prefetch(&nodes[2 * static_cast<int64_t>(next)]);
     }
   }
   for (int64_t k = 0; k < n; ++k) slots[k] -= leaves;
