@@ -8,7 +8,11 @@
 //   replay.updatePriorities(batch.indices, batch.generations, tdErrors);
 import { loadAddon } from './addon.ts';
 
-/** Where the replay buffer lives. 'auto' means the CPU for now ('cuda' is not built yet). */
+/**
+ * Where the replay buffer lives: 'cpu', or 'cuda' / 'auto' for the GPU when the addon has the
+ * CUDA backend and a device is usable. When the GPU was wanted but is not used (no device, out
+ * of memory, a failed replay kernel) the buffer is on the CPU and `fallbackReason` says why.
+ */
 export type ReplayDevice = 'cpu' | 'auto' | 'cuda';
 
 /**
@@ -38,8 +42,35 @@ export interface ReplayOptions {
   rankSortInterval?: number;
   /** Seed of the Philox4x32-10 stream; integer in [0, 2^53]. Default 1. */
   seed?: number;
-  /** 'cpu' or 'auto' (= cpu); 'cuda' throws an Error until the CUDA backend exists. */
+  /** 'auto' (default) and 'cuda': the GPU when usable, else the CPU with `fallbackReason`; 'cpu'. */
   device?: ReplayDevice;
+  /** GPU state storage: 'f32' (default) or 'bf16' (half the state bytes; gathered back as f32). */
+  stateDtype?: 'f32' | 'bf16';
+  /** Test switch: act as if the GPU allocation ran out of memory (also env DQN_SIMULATE_REPLAY_OOM=1). */
+  simulateOom?: boolean;
+  /** Test switch: the first GPU sample hits a real non-sticky launch error, so the buffer moves to
+   * the CPU at run time (also env DQN_SIMULATE_REPLAY_KERNEL_ERROR=1). */
+  simulateKernelError?: boolean;
+  /** GPU sum-tree fan-out (a tuning choice, DESIGN section 3): '16' (default, measured fastest), '32' or '2'. */
+  treeFanout?: '2' | '16' | '32';
+}
+
+/** What the GPU buffer holds (null on the CPU backend). */
+export interface ReplayGpuInfo {
+  /** Device bytes of the buffer: storage, sum and min trees (no staging). */
+  deviceBytes: number;
+  /** deviceBytes / capacity. */
+  bytesPerTransition: number;
+  stateDtype: 'f32' | 'bf16';
+  treeFanout: number;
+}
+
+/** What one GPU step returns (see ReplayBuffer.step). */
+export interface StepBatch {
+  indices: Int32Array;
+  generations: Uint32Array;
+  weights: Float32Array;
+  states: Float32Array;
 }
 
 /** B transitions, row-major. Every value is checked (RangeError names the bad element). */
@@ -106,12 +137,17 @@ interface NativeReplayBuffer {
   readonly beta: number;
   sampleSteps: number;
   readonly backend: 'cpu' | 'cuda';
+  readonly fallbackReason: string;
+  readonly gpuInfo: ReplayGpuInfo | null;
+  captureStep(batchSize: number): void;
+  step(tdErrors: Float32Array, useGraph: boolean): StepBatch;
 }
 
 type NativeReplayConstructor = new (options: ReplayOptions) => NativeReplayBuffer;
 
 /**
- * A replay buffer with Prioritized Experience Replay on the CPU reference backend.
+ * A replay buffer with Prioritized Experience Replay, on the GPU (CUDA backend) or the CPU
+ * reference backend; both give the same draws, weights and priorities for the same inputs.
  * All methods throw TypeError for a wrong argument type, RangeError for a wrong length or value.
  */
 export class ReplayBuffer {
@@ -174,6 +210,30 @@ export class ReplayBuffer {
   set sampleSteps(steps: number) { this.#native.sampleSteps = steps; }
   /** Where the buffer lives. */
   get backend(): 'cpu' | 'cuda' { return this.#native.backend; }
+  /** Why the buffer is on the CPU although the GPU was wanted ('' otherwise), e.g. "no CUDA device"
+   * or "out of memory, 3.80 GiB asked, 1.20 GiB free". */
+  get fallbackReason(): string { return this.#native.fallbackReason; }
+  /** Device memory held and layout, or null on the CPU backend. */
+  get gpuInfo(): ReplayGpuInfo | null { return this.#native.gpuInfo; }
+
+  /**
+   * GPU only (TypeError on the CPU): captures one step -- sample(batchSize), then a priority
+   * update of the sampled (index, generation) pairs from the TD errors passed to step() -- as a
+   * CUDA graph, for step(td, true) to replay.
+   * @param batchSize integer in [1, 65536].
+   */
+  captureStep(batchSize: number): void {
+    this.#native.captureStep(batchSize);
+  }
+
+  /**
+   * GPU only (TypeError on the CPU): one step as captureStep describes, eagerly or by replaying
+   * the captured graph; tdErrors[k] updates draw k. Returns the step's draws.
+   * @param tdErrors [B] f32; B must equal the captured batch size when useGraph.
+   */
+  step(tdErrors: Float32Array, useGraph: boolean): StepBatch {
+    return this.#native.step(tdErrors, useGraph);
+  }
 }
 
 /**

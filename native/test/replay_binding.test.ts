@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { loadAddon } from '../addon.ts';
 import { ReplayBuffer, type ReplayOptions, type TransitionBatch } from '../replay.ts';
 import { makeBatch } from './replay_reference.ts';
 
@@ -25,16 +26,19 @@ test('the constructor checks every option and names it', () => {
     [{ capacity: 8, stateDim: 4, sampler: 'prioritized' }, err('RangeError', "options.sampler must be one of 'proportional', 'rank', 'uniform', got 'prioritized'")],
     [{ capacity: 8, stateDim: 4, isNormalization: 'max' }, err('RangeError', "options.isNormalization must be one of 'buffer', 'batch', got 'max'")],
     [{ capacity: 8, stateDim: 4, seed: -1 }, err('RangeError', 'options.seed must be in [0, 9007199254740992], got -1')],
-    [{ capacity: 8, stateDim: 4, device: 'cuda' }, err('Error', "options.device 'cuda': the CUDA replay backend is not available in this build; use 'cpu' or 'auto'")],
+    [{ capacity: 8, stateDim: 4, stateDtype: 'f16' }, err('RangeError', "options.stateDtype must be one of 'f32', 'bf16', got 'f16'")],
+    [{ capacity: 8, stateDim: 4, treeFanout: '8' }, err('RangeError', "options.treeFanout must be one of '2', '16', '32', got '8'")],
+    [{ capacity: 8, stateDim: 4, simulateOom: 1 }, err('TypeError', 'options.simulateOom must be a boolean')],
     [{ capacity: 8, stateDim: 4, device: 'tpu' }, err('RangeError', "options.device must be one of 'cpu', 'auto', 'cuda', got 'tpu'")],
   ];
   for (const [options, expected] of cases) assert.throws(() => new ReplayBuffer(options as ReplayOptions), expected, JSON.stringify(options));
 });
 
-test('device auto and cpu give the cpu backend with the given shape', () => {
+test('device auto gives the GPU when one is usable, cpu the CPU, both with the given shape', () => {
+  const gpu = loadAddon().backendInfo().cudaAvailable;
   for (const device of ['auto', 'cpu'] as const) {
     const replay = fresh({ device });
-    assert.equal(replay.backend, 'cpu');
+    assert.equal(replay.backend, device === 'auto' && gpu ? 'cuda' : 'cpu');
     assert.equal(replay.capacity, 16);
     assert.equal(replay.stateDim, D);
     assert.equal(replay.size, 0);

@@ -1,4 +1,5 @@
-// Binding: the JS class ReplayBuffer over a Replay backend (replay/replay.h), plus two
+// Binding: the JS class ReplayBuffer over a Replay backend (replay/replay.h) placed by
+// MakeReplay (replay/make_replay.h: CPU, or CUDA with the fallback reason), plus two
 // functions that expose the reference algorithms for cross-checks (tests, the CUDA backend's
 // tests): philox4x32_10 and sumTreeFind.
 // Only argument checks and conversions live here; value checks (NaN states, negative actions,
@@ -8,16 +9,21 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "addon/bindings.h"
 #include "addon/check.h"
+#include "replay/make_replay.h"
 #include "replay/philox.h"
 #include "replay/replay.h"
 #include "replay/replay_config.h"
 #include "replay/sum_tree.h"
+#ifdef DQN_WITH_CUDA
+#include "cuda/fallback_replay.h"
+#endif
 
 namespace dqn::addon {
 namespace {
@@ -56,6 +62,27 @@ ReplayConfig ParseConfig(const Napi::Object& o) {
   return c;
 }
 
+ReplayPlacement ParsePlacement(const Napi::Object& o) {
+  ReplayPlacement p;
+  if (Has(o, "device")) {
+    constexpr ReplayDevice kDevices[] = {ReplayDevice::kCpu, ReplayDevice::kAuto, ReplayDevice::kCuda};
+    p.device = kDevices[OneOf(o.Get("device"), "options.device", {"cpu", "auto", "cuda"})];
+  }
+  if (Has(o, "stateDtype")) p.state_bf16 = OneOf(o.Get("stateDtype"), "options.stateDtype", {"f32", "bf16"}) == 1;
+  const auto flag = [&o](const char* key, bool& field) {
+    if (!Has(o, key)) return;
+    if (!o.Get(key).IsBoolean()) ThrowType(o.Env(), std::string("options.") + key + " must be a boolean");
+    field = o.Get(key).As<Napi::Boolean>().Value();
+  };
+  flag("simulateOom", p.simulate_oom);
+  flag("simulateKernelError", p.simulate_kernel_error);
+  if (Has(o, "treeFanout")) {
+    constexpr int kFanLogs[] = {1, 4, 5};
+    p.fan_log = kFanLogs[OneOf(o.Get("treeFanout"), "options.treeFanout", {"2", "16", "32"})];
+  }
+  return p;
+}
+
 class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
@@ -72,6 +99,10 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
       InstanceAccessor<&ReplayBufferWrap::Beta>("beta"),
       InstanceAccessor<&ReplayBufferWrap::SampleSteps, &ReplayBufferWrap::SetSampleSteps>("sampleSteps"),
       InstanceAccessor<&ReplayBufferWrap::Backend>("backend"),
+      InstanceAccessor<&ReplayBufferWrap::FallbackReason>("fallbackReason"),
+      InstanceAccessor<&ReplayBufferWrap::GpuInfo>("gpuInfo"),
+      InstanceMethod<&ReplayBufferWrap::CaptureStep>("captureStep"),
+      InstanceMethod<&ReplayBufferWrap::Step>("step"),
     });
   }
 
@@ -80,9 +111,11 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     if (!info[0].IsObject()) ThrowType(env, "ReplayBuffer options must be an object");
     const Napi::Object o = info[0].As<Napi::Object>();
     const ReplayConfig config = ParseConfig(o);
-    if (Has(o, "device") && OneOf(o.Get("device"), "options.device", {"cpu", "auto", "cuda"}) == 2)
-      throw Napi::Error::New(env, "options.device 'cuda': the CUDA replay backend is not available in this build; use 'cpu' or 'auto'");
-    replay_ = CallNative(env, [&] { return MakeCpuReplay(config); });
+    const ReplayPlacement placement = ParsePlacement(o);
+    ReplayChoice choice = CallNative(env, [&] { return MakeReplay(config, placement); });
+    replay_ = std::move(choice.replay);
+    fallback_reason_ = std::move(choice.fallback_reason);
+    runtime_fallback_reason_ = std::move(choice.runtime_fallback_reason);
     reported_bytes_ = replay_->host_memory_bytes();
     Napi::MemoryManagement::AdjustExternalMemory(env, reported_bytes_);
   }
@@ -181,8 +214,91 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     (void)info;
   }
   Napi::Value Backend(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), replay_->backend()); }
+  Napi::Value FallbackReason(const Napi::CallbackInfo& info) {
+    const std::string runtime = runtime_fallback_reason_();
+    return Napi::String::New(info.Env(), runtime.empty() ? fallback_reason_ : runtime);
+  }
+
+  // GPU-only surface (tests and benches): null / TypeError on the CPU backend.
+#ifdef DQN_WITH_CUDA
+  cuda::CudaReplay* Gpu() const {
+    const auto* f = dynamic_cast<const cuda::FallbackReplay*>(replay_.get());
+    return f ? f->gpu() : nullptr;
+  }
+#else
+  void* Gpu() const { return nullptr; }
+#endif
+
+  Napi::Value GpuInfo(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+#ifdef DQN_WITH_CUDA
+    if (cuda::CudaReplay* g = Gpu()) {
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("deviceBytes", static_cast<double>(g->device_bytes()));
+      o.Set("bytesPerTransition", g->bytes_per_transition());
+      o.Set("stateDtype", g->state_bf16() ? "bf16" : "f32");
+      o.Set("treeFanout", 1 << g->fan_log());
+      return o;
+    }
+#endif
+    return env.Null();
+  }
+
+  /// captureStep(batchSize): captures sample(batchSize) + updatePriorities(its indices and
+  /// generations, the TD errors given to step()) as one CUDA graph.
+  Napi::Value CaptureStep(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const int64_t b = Integer(info[0], "batchSize", 1, 65536);
+#ifdef DQN_WITH_CUDA
+    if (cuda::CudaReplay* g = Gpu()) {
+      CallNative(env, [&] { g->capture_step_graph(b); });
+      return env.Undefined();
+    }
+#endif
+    (void)b;
+    throw Napi::TypeError::New(env, "captureStep needs the CUDA backend, this buffer is on the " + replay_->backend());
+  }
+
+  /// step(tdErrors: Float32Array(B), useGraph: boolean) -> the batch sampled by this step, whose
+  /// priorities were then updated from tdErrors (entry k for draw k), on the GPU in one go.
+  Napi::Value Step(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const auto td = Typed<float>(info[0], "tdErrors");
+    if (!info[1].IsBoolean()) ThrowType(env, "useGraph must be a boolean");
+    const bool graph = info[1].As<Napi::Boolean>().Value();
+    const int64_t b = static_cast<int64_t>(td.ElementLength());
+#ifdef DQN_WITH_CUDA
+    if (cuda::CudaReplay* g = Gpu()) {
+      const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(replay_->state_dim());
+      auto indices = Napi::Int32Array::New(env, n);
+      auto generations = Napi::Uint32Array::New(env, n);
+      auto weights = Napi::Float32Array::New(env, n);
+      auto states = Napi::Float32Array::New(env, nd);
+      if (graph && b != g->graph_batch())
+        ThrowRange(env, "tdErrors must have the captured batch size " + std::to_string(g->graph_batch()) + ", got " +
+                            std::to_string(b) + " (call captureStep first)");
+      SampleBatch out{indices.Data(), generations.Data(), weights.Data(), states.Data()};
+      CallNative(env, [&] {
+        g->reserve_batch(b);
+        g->set_batch_td(td.Data(), b);
+        if (graph) g->launch_step_graph(); else g->run_step(b);
+        g->read_batch(b, out);
+      });
+      Napi::Object r = Napi::Object::New(env);
+      r.Set("indices", indices);
+      r.Set("generations", generations);
+      r.Set("weights", weights);
+      r.Set("states", states);
+      return r;
+    }
+#endif
+    (void)graph;
+    throw Napi::TypeError::New(env, "step needs the CUDA backend, this buffer is on the " + replay_->backend());
+  }
 
   std::unique_ptr<Replay> replay_;
+  std::string fallback_reason_;
+  std::function<std::string()> runtime_fallback_reason_;
   int64_t reported_bytes_ = 0;
 };
 

@@ -88,15 +88,9 @@ UpdateResult CpuReplay::update_priorities(const int32_t* indices, const uint32_t
   if (!indices || !generations || !td_errors)
     throw std::invalid_argument("indices, generations and td_errors are required");
   const int64_t size = store_.size();
+  ValidateUpdateIndices(indices, n, size);
   entries_.resize(static_cast<size_t>(n));
-  for (int64_t k = 0; k < n; ++k) {
-    if (indices[k] < 0 || indices[k] >= size) {
-      std::ostringstream msg;
-      msg << "indices[" << k << "] must be in [0, " << size << "), got " << indices[k];
-      throw std::invalid_argument(msg.str());
-    }
-    entries_[static_cast<size_t>(k)] = {indices[k], k};
-  }
+  for (int64_t k = 0; k < n; ++k) entries_[static_cast<size_t>(k)] = {indices[k], k};
   // Sorted by (slot, position): the last entry of each run of one slot is the one that wins.
   std::sort(entries_.begin(), entries_.end());
   slots_.clear();

@@ -6,11 +6,14 @@
 
 namespace dqn::detail {
 
+void CumulativePowerLaw(int64_t n, double alpha, double* out) {
+  out[0] = 0.0;
+  for (int64_t r = 1; r <= n; ++r) out[r] = out[r - 1] + std::pow(static_cast<double>(r), -alpha);
+}
+
 RankSampler::RankSampler(const PriorityTrees& trees, int64_t capacity, double alpha, int64_t sort_interval)
     : trees_(trees), sort_interval_(sort_interval), cumulative_(static_cast<size_t>(capacity + 1)) {
-  cumulative_[0] = 0.0;
-  for (int64_t r = 1; r <= capacity; ++r)
-    cumulative_[static_cast<size_t>(r)] = cumulative_[static_cast<size_t>(r - 1)] + std::pow(static_cast<double>(r), -alpha);
+  CumulativePowerLaw(capacity, alpha, cumulative_.data());
   order_.reserve(static_cast<size_t>(capacity));
   keyed_.reserve(static_cast<size_t>(capacity));
 }

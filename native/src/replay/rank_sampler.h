@@ -20,6 +20,10 @@
 
 namespace dqn::detail {
 
+/// The cumulative power law C(r) = sum_{k<=r} k^-alpha for r in [0, n] (C(0) = 0), summed in
+/// rank order in f64; out has n + 1 entries. Shared with the CUDA backend, which uploads it.
+void CumulativePowerLaw(int64_t n, double alpha, double* out);
+
 class RankSampler final : public IndexSampler {
  public:
   /// Ranks by the leaf priorities of `trees`; capacity N bounds the precomputed power law.

@@ -38,6 +38,16 @@ void ValidateReplayConfig(const ReplayConfig& c) {
   if (c.rank_sort_interval < 1) Invalid("rank_sort_interval", c.rank_sort_interval, ">= 1");
 }
 
+void ValidateUpdateIndices(const int32_t* indices, int64_t n, int64_t size) {
+  for (int64_t k = 0; k < n; ++k) {
+    if (indices[k] < 0 || indices[k] >= size) {
+      std::ostringstream msg;
+      msg << "indices[" << k << "] must be in [0, " << size << "), got " << indices[k];
+      throw std::invalid_argument(msg.str());
+    }
+  }
+}
+
 double LeafPriority(double abs_td, const ReplayConfig& c) {
   return std::pow(std::min(abs_td, c.p_clip) + c.eps, c.alpha);
 }

@@ -16,6 +16,10 @@ constexpr int64_t kMaxReplayCapacity = int64_t{1} << 30;
 /// eps >= 0 and finite, p_clip > 0 and finite, rank_sort_interval >= 1.
 void ValidateReplayConfig(const ReplayConfig& config);
 
+/// Throws std::invalid_argument naming the first index outside [0, size), e.g.
+/// "indices[3] must be in [0, 100), got 100". Shared by every Replay backend's update.
+void ValidateUpdateIndices(const int32_t* indices, int64_t n, int64_t size);
+
 /// PER leaf priority of a TD error magnitude: (min(|td|, p_clip) + eps)^alpha
 /// (Schaul et al. 2016, sec. 3.3, proportional variant p_i = |delta_i| + eps, with a clip).
 double LeafPriority(double abs_td, const ReplayConfig& config);

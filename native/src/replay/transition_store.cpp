@@ -36,12 +36,12 @@ TransitionStore::TransitionStore(int64_t capacity, int state_dim)
       dones_(static_cast<size_t>(capacity)),
       generations_(static_cast<size_t>(capacity), 0u) {}
 
-void TransitionStore::validate(const TransitionBatch& b) const {
+void ValidateTransitionBatch(const TransitionBatch& b, int state_dim) {
   if (b.count < 0) throw std::invalid_argument("transition count must be >= 0, got " + std::to_string(b.count));
   if (b.count == 0) return;
   if (!b.states || !b.actions || !b.rewards || !b.next_states || !b.dones)
     throw std::invalid_argument("states, actions, rewards, next_states and dones are required");
-  const int64_t d = state_dim_;
+  const int64_t d = state_dim;
   CheckFinite("states", b.states, b.count * d);
   CheckFinite("next_states", b.next_states, b.count * d);
   CheckFinite("rewards", b.rewards, b.count);

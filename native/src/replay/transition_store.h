@@ -11,15 +11,19 @@
 
 namespace dqn::detail {
 
+/// Throws std::invalid_argument naming the first bad element of a batch of `state_dim`-float
+/// states, e.g. "states[130] must be finite, got nan": non-finite state, next-state or reward
+/// values, actions < 0, dones other than 0 or 1, discounts outside [0, 1]; or null arrays / a
+/// negative count. Shared by every Replay backend.
+void ValidateTransitionBatch(const TransitionBatch& batch, int state_dim);
+
 class TransitionStore {
  public:
   /// Allocates capacity N x state_dim D (throws std::bad_alloc when memory runs out).
   TransitionStore(int64_t capacity, int state_dim);
 
-  /// Throws std::invalid_argument naming the first bad element, e.g. "states[130] must be
-  /// finite, got nan": non-finite state, next-state or reward values, actions < 0, dones other
-  /// than 0 or 1, discounts outside [0, 1]; or null arrays / a negative count.
-  void validate(const TransitionBatch& batch) const;
+  /// ValidateTransitionBatch with this store's state_dim.
+  void validate(const TransitionBatch& batch) const { ValidateTransitionBatch(batch, state_dim_); }
 
   /// Writes the batch at the cursor in order (later transitions overwrite earlier ones when the
   /// batch is longer than the capacity), discount = 1 - done when batch.discounts is null.

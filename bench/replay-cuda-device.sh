@@ -1,0 +1,57 @@
+#!/bin/bash
+# Builds and runs the CUDA replay's checks, tests and benchmarks on a GPU machine that has nvcc,
+# cmake and python3+torch but no Node and no network: the caller ships the source tree, a
+# tarball of the few node_modules needed (nm.tgz) and the Node binary (node.xz) in one folder.
+#   usage: bash bench/replay-cuda-device.sh STEP...   (run from that source tree's root)
+#   steps: build check tests sanitize bench torch
+# Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
+set -o pipefail
+OUT=${OUT:-/tmp/replay-cuda-out}
+mkdir -p "$OUT"
+HERE=$PWD
+SHIP=${SHIP:-$HERE/..}
+status=0
+step() { echo "=== $1 ($(date -u +%H:%M:%S))"; }
+for s in "$@"; do
+  case $s in
+    build)
+      step build
+      tar xzf "$SHIP/nm.tgz" && xz -dc "$SHIP/node.xz" > /tmp/node && chmod +x /tmp/node
+      cmake -S native -B build/native -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DCMAKE_JS_INC="$HERE/node_modules/node-api-headers/include;$HERE/node_modules/node-addon-api" \
+        -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$HERE/build/native/Release" -DNODE_RUNTIME=node > "$OUT/build.log" 2>&1 &&
+        make -C build/native -j16 dqn_native replay_cuda_tool >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+      grep -E "warning|error" "$OUT/build.log" | head -20 ;;
+    check)
+      step check
+      ./build/native/replay_cuda_tool check 2>&1 | tee "$OUT/check.log" || status=1 ;;
+    tests)
+      step tests
+      PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/replay > "$OUT/tests.log" 2>&1; rc=$?
+      grep -E "^# (tests|pass|fail|skipped)|^not ok|skip" "$OUT/tests.log" | head -40; [ $rc = 0 ] || status=$rc ;;
+    sanitize)
+      step sanitize
+      for tool in memcheck racecheck; do
+        DQN_SANITIZE=1 DQN_CHECK_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 3 ./build/native/replay_cuda_tool check \
+          > "$OUT/sanitize-$tool.log" 2>&1; rc=$?
+        echo "$tool: exit $rc"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CHECK|Error" "$OUT/sanitize-$tool.log" | tail -4
+        [ $rc = 0 ] || status=$rc
+      done ;;
+    sanitize-bench)
+      step sanitize-bench
+      DQN_BENCH_CAPACITIES=${SAN_CAPACITY:-10000000} DQN_BENCH_FANLOGS=5 DQN_BENCH_BATCHES=256,4096 DQN_BENCH_ITERS=2 \
+        compute-sanitizer --tool memcheck --error-exitcode 3 ./build/native/replay_cuda_tool bench > "$OUT/sanitize-bench.log" 2>&1; rc=$?
+      echo "memcheck on the bench: exit $rc"; grep -E "ERROR SUMMARY|Invalid|ERROR:" "$OUT/sanitize-bench.log" | head -8
+      [ $rc = 0 ] || status=$rc ;;
+    bench)
+      step bench
+      nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw --format=csv -lms 200 > "$OUT/clocks.log" 2>&1 &
+      smi=$!
+      ./build/native/replay_cuda_tool bench 2>&1 | tee "$OUT/bench.log" | grep -v '^JSON'
+      kill $smi ;;
+    torch)
+      step torch
+      python3 bench/torch_per.py 2>&1 | tee "$OUT/torch.log" | grep -v '^JSON' ;;
+  esac
+done
+exit $status

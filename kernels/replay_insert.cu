@@ -1,0 +1,113 @@
+// Insert and reset kernels of the CUDA replay. An insert of `count` rows writes the last
+// min(count, N) of them at the device write cursor (a row that a later row of the same batch
+// overwrites is skipped, but its generation bump is kept), gives each the leaf priority of the
+// running max priority, and recomputes the touched ancestors with one launch per level over the
+// node range that covers the written leaves (two ranges when the write wraps). The root-level
+// launch then advances cursor and size. Cursor and size are read on the device: capturable.
+#include <cuda_runtime.h>
+
+#include "kernels/replay_launch.cuh"
+#include "kernels/replay_tree.cuh"
+
+namespace dqn::cuda::detail {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <bool kBf16>
+__global__ void InsertRowsKernel(ReplayView v, InsertView in, int64_t count) {
+  const int64_t n = count < v.capacity ? count : v.capacity;
+  const int64_t first_row = count - n;
+  const int64_t cursor = v.state->cursor;
+  const int d = v.state_dim;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t t0 = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t e = t0; e < n * d; e += stride) {
+    const int64_t row = first_row + e / d, k = e % d;
+    const int64_t slot = (cursor + row) % v.capacity;
+    StoreState<kBf16>(v.states, slot * d + k, in.states[row * d + k]);
+    StoreState<kBf16>(v.next_states, slot * d + k, in.next_states[row * d + k]);
+  }
+  const double leaf = LeafPriority(v.state->max_priority, v);
+  double* leaves = v.sum + v.tree.offset[v.tree.levels];
+  for (int64_t e = t0; e < n; e += stride) {
+    const int64_t row = first_row + e;
+    const int64_t slot = (cursor + row) % v.capacity;
+    v.actions[slot] = in.actions[row];
+    v.rewards[slot] = in.rewards[row];
+    v.dones[slot] = in.dones[row];
+    v.discounts[slot] = in.discounts ? in.discounts[row] : (in.dones[row] ? 0.0f : 1.0f);
+    v.generations[slot] += static_cast<uint32_t>(row / v.capacity + 1);  // rows row, row-N, ... wrote it
+    leaves[slot] = leaf;
+  }
+}
+
+/// Recomputes the nodes of level l that cover the leaves just written; at the root level it
+/// also advances cursor and size.
+template <int K>
+__global__ void PropagateRangeKernel(ReplayView v, int64_t count, int l) {
+  const int64_t n = count < v.capacity ? count : v.capacity;
+  const int64_t cursor = v.state->cursor;
+  const int64_t start = (cursor + (count - n)) % v.capacity;
+  const int shift = v.tree.fan_log * (v.tree.levels - l);
+  const int64_t end = start + n;  // exclusive, may pass capacity (wrap)
+  int64_t lo1 = start >> shift, hi1, lo2 = 1, hi2 = 0;  // second range empty unless wrapped
+  if (end <= v.capacity) {
+    hi1 = (end - 1) >> shift;
+  } else {
+    hi1 = (v.capacity - 1) >> shift;
+    lo2 = 0;
+    hi2 = (end - v.capacity - 1) >> shift;
+    if (hi2 + 1 >= lo1) { lo1 = 0; lo2 = 1; hi2 = 0; }  // the ranges meet: one range
+  }
+  const int64_t n1 = hi1 - lo1 + 1, n2 = hi2 - lo2 + 1;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n1 + n2; t += stride)
+    RecomputeNode<K>(v, l, t < n1 ? lo1 + t : lo2 + (t - n1));
+  if (l == 0 && blockIdx.x == 0 && threadIdx.x == 0) {
+    DeviceState& ws = *v.state;
+    ws.cursor = (cursor + count) % v.capacity;
+    ws.size = ws.size + n < v.capacity ? ws.size + n : v.capacity;
+  }
+}
+
+__global__ void ResetKernel(ReplayView v) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t t0 = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t i = t0; i < v.tree.nodes; i += stride) v.sum[i] = 0.0;
+  for (int64_t i = t0; i < v.tree.offset[v.tree.levels]; i += stride) v.min[i] = INFINITY;
+  for (int64_t i = t0; i < v.capacity; i += stride) {
+    v.generations[i] = 0;
+    v.marks[i] = 0;
+  }
+}
+
+unsigned GridFor(int64_t work) {
+  const int64_t blocks = (work + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 4096 ? 4096 : blocks));
+}
+
+}  // namespace
+
+cudaError_t LaunchResetTree(const ReplayView& v, cudaStream_t stream) {
+  ResetKernel<<<GridFor(v.tree.nodes), kThreads, 0, stream>>>(v);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchInsert(const ReplayView& v, const InsertView& in, int64_t count, cudaStream_t stream) {
+  if (count <= 0) return cudaSuccess;
+  const int64_t n = count < v.capacity ? count : v.capacity;
+  if (v.state_bf16) InsertRowsKernel<true><<<GridFor(n * v.state_dim), kThreads, 0, stream>>>(v, in, count);
+  else InsertRowsKernel<false><<<GridFor(n * v.state_dim), kThreads, 0, stream>>>(v, in, count);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
+    for (int l = v.tree.levels - 1; l >= 0; --l) {
+      const int shift = v.tree.fan_log * (v.tree.levels - l);
+      PropagateRangeKernel<K><<<GridFor((n >> shift) + 2), kThreads, 0, stream>>>(v, count, l);
+      if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+    }
+  })
+  return cudaSuccess;
+}
+
+}  // namespace dqn::cuda::detail

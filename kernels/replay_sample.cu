@@ -1,0 +1,170 @@
+// Sampling kernel of the CUDA replay: draws B slots (proportional: stratified sum-tree descent;
+// rank-based: stratified inversion of the power-law CDF; uniform), gathers the transitions and
+// computes the IS weights; its last block normalises by the batch (option), takes the weights'
+// mean and advances the beta schedule. One launch, no host sync: capturable in a CUDA graph.
+// Random numbers, masses, probabilities and weights follow the CPU reference
+// (replay/cpu_replay.cpp) expression by expression, so both backends draw the same numbers.
+#include <cuda_runtime.h>
+
+#include "kernels/replay_launch.cuh"
+#include "kernels/replay_tree.cuh"
+#include "replay/philox.h"
+
+namespace dqn::cuda::detail {
+namespace {
+
+constexpr int kSampleThreads = 128;
+/// Shared-memory copy of the tree's first levels below the root: at most 32 + 32 * 32 nodes
+/// (levels 1 and 2 of a 32-ary tree), read by every descent of the block.
+constexpr int kTopNodes = 32 + 32 * 32;
+
+/// How many levels below the root (at most 2) fit in kTopNodes; they are contiguous in `sum`.
+__device__ __forceinline__ int TopLevels(const ReplayView& v) {
+  int levels = 0;
+  while (levels < 2 && levels < v.tree.levels &&
+         v.tree.offset[levels + 1] + v.tree.count[levels + 1] - v.tree.offset[1] <= kTopNodes)
+    ++levels;
+  return levels;
+}
+
+/// Rank r in [1, n] with C(r - 1) <= m < C(r) (the CPU's upper_bound over C(1..n)).
+__device__ int64_t RankOf(const double* cdf, int64_t n, double m) {
+  int64_t lo = 1, hi = n + 1;  // first r in [1, n] with C(r) > m, n + 1 if none
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) >> 1;
+    if (m < cdf[mid]) hi = mid; else lo = mid + 1;
+  }
+  return lo <= n ? lo : n;
+}
+
+template <int K, bool kBf16>
+__global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, SampleView out, int64_t batch) {
+  // Start the loads of the top levels first: they overlap with the state loads below.
+  __shared__ double top[kTopNodes];
+  const int top_levels = v.sampler == SamplerKind::kProportional ? TopLevels(v) : 0;
+  const int64_t top_count = top_levels ? v.tree.offset[top_levels] + v.tree.count[top_levels] - v.tree.offset[1] : 0;
+  for (int64_t i = threadIdx.x; i < top_count; i += kSampleThreads) top[i] = v.sum[v.tree.offset[1] + i];
+  const DeviceState& st = *v.state;
+  const int64_t size = st.size;
+  const int64_t step = st.sample_steps;
+  const double beta = BetaAt(v, step);
+  const int lane = threadIdx.x & 31;
+  const int64_t k = (static_cast<int64_t>(blockIdx.x) * kSampleThreads + threadIdx.x) / K;  // draw of this group
+  const bool active = k < batch;
+
+  // Draw k of call `step`: counter {k, 0, low32(step), high32(step)}, key = seed (as on the CPU).
+  const PhiloxCounter bits = Philox4x32_10(
+      {static_cast<uint32_t>(k), 0u, static_cast<uint32_t>(step), static_cast<uint32_t>(step >> 32)},
+      {v.seed[0], v.seed[1]});
+  const double u = UniformFromBits(bits[0], bits[1]);
+
+  int64_t slot;
+  double p, p_min;  // P(slot) and the smallest P over the stored slots
+  if (v.sampler == SamplerKind::kProportional) {
+    const double total = v.sum[0];
+    const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
+    __syncthreads();  // `top` is loaded
+    double leaf;
+    slot = Descend<K>(v, m, top, top_levels, leaf);
+    p = leaf / total;
+    p_min = v.min[0] / total;
+  } else if (v.sampler == SamplerKind::kRank) {
+    const double total = v.rank_cdf[size];
+    const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
+    const int64_t r = RankOf(v.rank_cdf, size, m);
+    // Slots added since the last sort hold the max priority: they rank first, newest first.
+    const int64_t added = size - st.sorted_size;
+    slot = r <= added ? size - r : v.rank_slots[r - added - 1];
+    p = (v.rank_cdf[r] - v.rank_cdf[r - 1]) / total;  // the width of rank r's interval, as on the CPU
+    p_min = (v.rank_cdf[size] - v.rank_cdf[size - 1]) / total;
+  } else {
+    slot = static_cast<int64_t>(floor(u * static_cast<double>(size)));
+    p = p_min = 1.0 / static_cast<double>(size);
+  }
+  slot = slot < size ? slot : size - 1;
+
+  if (active && (threadIdx.x & (K - 1)) == 0) {
+    out.indices[k] = static_cast<int32_t>(slot);
+    out.generations[k] = v.generations[slot];
+    out.probabilities[k] = p;
+    if (!v.batch_max_weights) out.weights[k] = static_cast<float>(PowLikeHost(p_min / p, beta));
+    out.actions[k] = v.actions[slot];
+    out.rewards[k] = v.rewards[slot];
+    out.dones[k] = v.dones[slot];
+    out.discounts[k] = v.discounts[slot];
+  }
+  // Gather the state rows: the whole warp copies each of its 32/K draws in turn.
+  const int d = v.state_dim;
+  const int64_t warp_first = k - lane / K;
+#pragma unroll 1
+  for (int s = 0; s < 32 / K; ++s) {
+    const int64_t row = __shfl_sync(0xffffffffu, slot, s * K);
+    const int64_t b = warp_first + s;
+    if (b >= batch) break;
+    for (int e = lane; e < d; e += 32) {
+      out.states[b * d + e] = LoadState<kBf16>(v.states, row * d + e);
+      out.next_states[b * d + e] = LoadState<kBf16>(v.next_states, row * d + e);
+    }
+  }
+
+  // The last block to finish: batch-max weights, the weights' mean, the next step.
+  __shared__ bool is_last;
+  __shared__ double red[kSampleThreads / 32];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    is_last = atomicAdd(&v.state->blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  if (v.batch_max_weights) {
+    double pmin = INFINITY;
+    for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) pmin = fmin(pmin, __ldcg(out.probabilities + b));
+    for (int off = 16; off > 0; off >>= 1) pmin = fmin(pmin, __shfl_xor_sync(0xffffffffu, pmin, off));
+    if (lane == 0) red[threadIdx.x / 32] = pmin;
+    __syncthreads();
+    pmin = red[0];
+    for (int w = 1; w < kSampleThreads / 32; ++w) pmin = fmin(pmin, red[w]);
+    __syncthreads();
+    for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads)
+      out.weights[b] = static_cast<float>(PowLikeHost(pmin / __ldcg(out.probabilities + b), beta));
+    __syncthreads();
+  }
+  double sum = 0;
+  for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) sum += __ldcg(out.weights + b);
+  for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  if (lane == 0) red[threadIdx.x / 32] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double total = 0;
+    for (int w = 0; w < kSampleThreads / 32; ++w) total += red[w];
+    DeviceState& ws = *v.state;
+    ws.weight_mean = total / static_cast<double>(batch);
+    ws.beta_used = beta;
+    ws.sample_steps = step + 1;
+    ws.blocks_done = 0;
+  }
+}
+
+__global__ void NeverRunsKernel() {}
+
+}  // namespace
+
+cudaError_t LaunchInvalidConfiguration(cudaStream_t stream) {
+  NeverRunsKernel<<<1, 4096, 0, stream>>>();  // 4096 threads per block: more than any GPU allows
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSample(const ReplayView& v, const SampleView& out, int64_t batch, cudaStream_t stream) {
+  if (batch <= 0) return cudaErrorInvalidValue;
+  DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
+    const int64_t threads = batch * K;
+    const unsigned grid = static_cast<unsigned>((threads + kSampleThreads - 1) / kSampleThreads);
+    if (v.state_bf16) SampleKernel<K, true><<<grid, kSampleThreads, 0, stream>>>(v, out, batch);
+    else SampleKernel<K, false><<<grid, kSampleThreads, 0, stream>>>(v, out, batch);
+  })
+  return cudaGetLastError();
+}
+
+}  // namespace dqn::cuda::detail

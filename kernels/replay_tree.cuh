@@ -1,0 +1,134 @@
+// Device helpers of the CUDA replay's K-ary sum tree and min tree (layout in replay_launch.cuh):
+// the priority transform, recomputing an internal node from its children, and the stratified
+// descent by a group of K lanes (one coalesced load and a register prefix scan per level).
+#pragma once
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "kernels/replay_launch.cuh"
+
+namespace dqn::cuda::detail {
+
+/// Compile-time fan-out switch (CUTLASS/FlashAttention BOOL_SWITCH style): binds constexpr K
+/// from a runtime log2 fan-out; unsupported fan-outs return cudaErrorInvalidValue.
+#define DQN_FANOUT_SWITCH(FAN_LOG, K, ...)                          \
+  switch (FAN_LOG) {                                                \
+    case 1: { constexpr int K = 2; __VA_ARGS__ } break;             \
+    case 4: { constexpr int K = 16; __VA_ARGS__ } break;            \
+    case 5: { constexpr int K = 32; __VA_ARGS__ } break;            \
+    default: return cudaErrorInvalidValue;                          \
+  }
+
+/// x^y with the exponents that the config uses most computed exactly as the host's correctly
+/// rounded std::pow does (y = 1, 0, -1, 0.5: identity, one, IEEE division, IEEE sqrt); CUDA's
+/// pow is within 2 ulp otherwise (e.g. it does not return x exactly for y = 1).
+__device__ __forceinline__ double PowLikeHost(double x, double y) {
+  if (y == 1.0) return x;
+  if (y == 0.0) return 1.0;
+  if (y == -1.0) return 1.0 / x;
+  if (y == 0.5) return sqrt(x);
+  return pow(x, y);
+}
+
+/// p = (min(|td|, p_clip) + eps)^alpha, in f64 (DESIGN section 3, Schaul et al. 2016 eq. 1).
+__device__ __forceinline__ double LeafPriority(double td_abs, const ReplayView& v) {
+  return PowLikeHost(fmin(td_abs, v.p_clip) + v.eps, v.alpha);
+}
+
+/// Largest double below x (x > 0): the clamp that keeps a mass strictly inside a range.
+__device__ __forceinline__ double Below(double x) { return nextafter(x, 0.0); }
+
+/// Recomputes internal node j of level l (< L) from its K children: the sum in child order and
+/// the minimum over non-empty children. Children are K-aligned, so loads are 16 bytes wide.
+template <int K>
+__device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_t j) {
+  const int64_t first = v.tree.offset[l + 1] + static_cast<int64_t>(K) * j;
+  const double2* child = reinterpret_cast<const double2*>(v.sum + first);
+  double2 c[K / 2];
+#pragma unroll
+  for (int k = 0; k < K / 2; ++k) c[k] = child[k];
+  double s = 0, m = INFINITY;
+  if (l + 1 == v.tree.levels) {
+#pragma unroll
+    for (int k = 0; k < K / 2; ++k) {
+      s += c[k].x;
+      s += c[k].y;
+      if (c[k].x > 0) m = fmin(m, c[k].x);
+      if (c[k].y > 0) m = fmin(m, c[k].y);
+    }
+  } else {
+    const double2* cmin = reinterpret_cast<const double2*>(v.min + first);
+    double2 n[K / 2];
+#pragma unroll
+    for (int k = 0; k < K / 2; ++k) n[k] = cmin[k];
+#pragma unroll
+    for (int k = 0; k < K / 2; ++k) {
+      s += c[k].x;
+      s += c[k].y;
+      m = fmin(m, fmin(n[k].x, n[k].y));
+    }
+  }
+  v.sum[v.tree.offset[l] + j] = s;
+  v.min[v.tree.offset[l] + j] = m;
+}
+
+/// Stratified descent by a group of K consecutive lanes (all lanes of the warp must call it).
+/// Rule at each level: go to the first child c with m < (sum of children 0..c), i.e. go left
+/// iff m < left; m is then made relative to child c and clamped into [0, value_c), so a child
+/// of value 0 (an empty slot) is never entered. If rounding leaves m past the children's sum,
+/// the last non-empty child is taken. Levels 1 .. top_levels are read from `top` (a shared-memory
+/// copy of sum[offset[1] .. offset[top_levels + 1])), the rest from global memory. Returns the
+/// leaf (slot) index and sets `leaf` to its value, the same in every lane.
+template <int K>
+__device__ __forceinline__ int64_t Descend(const ReplayView& v, double m, const double* top, int top_levels, double& leaf) {
+  const int lane = threadIdx.x & 31;
+  const int g = lane & (K - 1);
+  const unsigned group_bits = K == 32 ? 0xffffffffu : ((1u << K) - 1u) << (lane & ~(K - 1));
+  const int base = lane & ~(K - 1);
+  int64_t node = 0;
+  double xc = 0;
+  for (int l = 0; l < v.tree.levels; ++l) {
+    const int64_t at = v.tree.offset[l + 1] + static_cast<int64_t>(K) * node + g;
+    const double x = l < top_levels ? top[at - v.tree.offset[1]] : v.sum[at];
+    double incl = x;
+#pragma unroll
+    for (int off = 1; off < K; off <<= 1) {
+      const double y = __shfl_up_sync(0xffffffffu, incl, off, K);
+      if (g >= off) incl += y;
+    }
+    const unsigned go = (__ballot_sync(0xffffffffu, m < incl) & group_bits) >> base;
+    const unsigned nonempty = (__ballot_sync(0xffffffffu, x > 0) & group_bits) >> base;
+    const int c = go ? __ffs(go) - 1 : (nonempty ? 31 - __clz(nonempty) : 0);
+    xc = __shfl_sync(0xffffffffu, x, c, K);
+    const double excl = __shfl_sync(0xffffffffu, incl - x, c, K);
+    const double rel = go ? m - excl : xc;
+    m = xc > 0 ? fmin(fmax(rel, 0.0), Below(xc)) : 0.0;
+    node = static_cast<int64_t>(K) * node + c;
+  }
+  leaf = xc;
+  return node;
+}
+
+/// Loads element k of a stored state row as f32.
+template <bool kBf16>
+__device__ __forceinline__ float LoadState(const void* base, int64_t k) {
+  if constexpr (kBf16) return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[k]);
+  else return static_cast<const float*>(base)[k];
+}
+
+/// Stores x as element k of a stored state row.
+template <bool kBf16>
+__device__ __forceinline__ void StoreState(void* base, int64_t k, float x) {
+  if constexpr (kBf16) static_cast<__nv_bfloat16*>(base)[k] = __float2bfloat16_rn(x);
+  else static_cast<float*>(base)[k] = x;
+}
+
+/// Beta for sample call `step`: min(1, beta0 + (1 - beta0) min(1, step / beta_steps)), the
+/// CPU reference's expression term by term.
+__device__ __forceinline__ double BetaAt(const ReplayView& v, int64_t step) {
+  const double progress = fmin(1.0, static_cast<double>(step) / static_cast<double>(v.beta_steps));
+  return fmin(1.0, v.beta0 + (1.0 - v.beta0) * progress);
+}
+
+}  // namespace dqn::cuda::detail
