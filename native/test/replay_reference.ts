@@ -29,17 +29,7 @@ export function leafPriority(td: number, alpha: number, eps: number, pClip = 1e6
   return Math.pow(Math.min(Math.abs(Math.fround(td)), pClip) + eps, alpha);
 }
 
-/** mulberry32: a seeded uniform [0, 1) generator for test inputs. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from './helpers/random.ts';
 
 /**
  * B transitions of state dim D whose reward is `firstId + i` (so a slot's content tells which

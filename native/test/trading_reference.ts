@@ -1,6 +1,7 @@
 // A slow, obvious float64 reference of the trading environment (native/src/env/trading_env.h),
 // written from the documented rules, for the tests to check the native env against.
 import type { MarketArrays } from '../trainer.ts';
+import { seededRandom } from './helpers/random.ts';
 
 export const FEATURES = 7;
 export const LOOKBACK = 20;
@@ -137,16 +138,7 @@ export function summarize(rewards: number[], barsPerYear: number): { total: numb
 }
 
 /** Deterministic uniform [0, 1) stream (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = seededRandom;
 
 /**
  * Random 1-minute bars from 09:30 UTC on 2024-01-02; `gapsAfter` lists bar indices followed by a

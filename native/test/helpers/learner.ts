@@ -2,20 +2,14 @@
 // reference of the Q-network forward pass (dense layers W [in x out] row-major then b, ReLU
 // trunk, dueling Q = V + A - mean(A) or a plain Q layer), as DESIGN section 4 specifies.
 import type { Layout, NetSpec, Slot } from '../../learner_testing.ts';
+import { seededRandom } from './random.ts';
 
 export * from '../../learner_testing.ts';
 
 /** A seeded uniform generator in [lo, hi) (mulberry32), independent of the addon's. */
 export function uniformSource(seed: number): (lo: number, hi: number) => number {
-  let a = seed >>> 0;
-  return (lo, hi) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    return lo + (hi - lo) * u;
-  };
+  const u = seededRandom(seed);
+  return (lo, hi) => lo + (hi - lo) * u();
 }
 
 /** Float32Array of n values uniform in [lo, hi). */
