@@ -7,6 +7,7 @@
 //                           [--iters 2000] [--rank-sort-interval 1000] [--json]
 import { performance } from 'node:perf_hooks';
 import { ReplayBuffer } from '../native/replay.ts';
+import { learnerStepsPerSecond } from './train.ts';
 
 export const summary = 'replay buffer: µs per sample (gather + IS weights) and per priority update';
 
@@ -136,4 +137,8 @@ export function run(args: string[]): void {
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of table) console.log(line(row));
+  if (rows.some((r) => r.backend === 'cpu')) {
+    const rate = learnerStepsPerSecond(300);
+    console.log(`\ntraining steps/s, CPU learner, reference network (state_dim 51, 45 actions, 256 x 256 dueling, batch 256): ${rate.toFixed(1)}`);
+  }
 }
