@@ -45,7 +45,7 @@ export class SeriesBook {
   addEpochs(epochs: readonly EpochSummary[]): void {
     for (const e of epochs) {
       this.push(EPOCH_TIME_SERIES, e.epoch, e.epoch_time_s);
-      this.push(EVAL_RETURN_SERIES, e.step, e.eval_mean_return);
+      this.push(EVAL_RETURN_SERIES, e.env_steps, e.eval_mean_return);
     }
   }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bucketSizeFor, downsample } from './downsample.ts';
+import { bucketSizeFor, downsample, downsampleBand } from './downsample.ts';
 
 /** Deterministic pseudo-random numbers (mulberry32) so a failure can be replayed. */
 function rng(seed: number) {
@@ -84,4 +84,14 @@ test('NaN and Inf become markers and stay out of the y-values; a short series is
   assert.deepEqual(d.markers, [{ x: 1, kind: 'NaN' }, { x: 3, kind: '+Inf' }, { x: 4, kind: '-Inf' }]);
   assert.equal(bucketSizeFor(0, 10), 1);
   assert.equal(downsample(xs, ys, 3, 3, 10).length, 0);
+});
+
+test('a Q band keeps the lowest min and the highest max of each bucket', () => {
+  const xs = Float64Array.from({ length: 8 }, (_, i) => i);
+  const lo = Float64Array.from([0, -5, 1, 1, 2, NaN, 2, 2]);
+  const hi = Float64Array.from([3, 3, 9, 3, 4, 4, 4, 7]);
+  const band = downsampleBand(xs, lo, hi, 0, 8, 2); // B = 4
+  assert.equal(band.length, 2);
+  assert.deepEqual([band.x[0], band.lo[0], band.hi[0]], [3, -5, 9]);
+  assert.deepEqual([band.x[1], band.lo[1], band.hi[1]], [7, 2, 7]);
 });

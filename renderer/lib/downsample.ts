@@ -104,3 +104,41 @@ export function downsample(xs: ArrayLike<number>, ys: ArrayLike<number>, i0: num
   }
   return { x: ox, y: oy, length: len, markers, bucketSize: B };
 }
+
+/** A min/max band downsampled on the same buckets: per bucket, the lowest `lo` and the highest `hi`, at the bucket's last x. */
+export interface Band {
+  x: Float64Array;
+  lo: Float64Array;
+  hi: Float64Array;
+  length: number;
+}
+
+/**
+ * Downsamples a band given by two series recorded at the same x (e.g. Q min and Q max) over the
+ * indices [i0, i1); non-finite values are left out. Same buckets as `downsample`.
+ */
+export function downsampleBand(xs: ArrayLike<number>, los: ArrayLike<number>, his: ArrayLike<number>, i0: number, i1: number, buckets: number): Band {
+  const count = Math.max(0, i1 - i0);
+  const B = bucketSizeFor(count, buckets);
+  const nb = Math.ceil(count / B) + 1;
+  const out = { x: new Float64Array(nb), lo: new Float64Array(nb), hi: new Float64Array(nb), length: 0 };
+  for (let b = Math.floor(i0 / B) * B; b < i1; b += B) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    let last = -1;
+    for (let i = Math.max(b, i0); i < Math.min(b + B, i1); i++) {
+      const l = los[i]!;
+      const h = his[i]!;
+      if (!Number.isFinite(l) || !Number.isFinite(h)) continue;
+      if (l < lo) lo = l;
+      if (h > hi) hi = h;
+      last = i;
+    }
+    if (last < 0) continue;
+    out.x[out.length] = xs[last]!;
+    out.lo[out.length] = lo;
+    out.hi[out.length] = hi;
+    out.length++;
+  }
+  return out;
+}
