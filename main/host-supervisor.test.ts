@@ -74,6 +74,7 @@ test('a host that dies is restarted, the reason reaches the dashboard and the ru
   const { dir, sup, spawned, notes, cleanup } = setup();
   try {
     sup.start();
+    await wait(5);
     const first = spawned[0]!;
     const runDir = join(dir, 'run-a');
     first.emit({ type: 'runDir', runDir });

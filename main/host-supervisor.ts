@@ -11,7 +11,10 @@ import type { RunEvent } from '../common/run.ts';
 
 /** A running trainer host process, as the supervisor sees it. */
 export interface HostProcess {
+  /** Process id (-1 until the process has started; see `ready`). */
   readonly pid: number;
+  /** Resolves once the process runs (Electron reports the pid only after its spawn event). */
+  readonly ready?: Promise<void>;
   /** Sends a control message; `transfer` carries a MessagePort in Electron. */
   postMessage(message: ParentToHost, transfer?: unknown[]): void;
   onMessage(listener: (data: unknown) => void): void;
@@ -77,8 +80,12 @@ export class HostSupervisor {
     child.stderr?.on('data', log);
     child.onMessage((data) => this.fromHost(data));
     child.onExit((reason) => this.exited(child, reason));
-    this.options.onSpawn?.(child);
-    this.options.notify({ type: 'hostReady', pid: child.pid, restarts: this.restarts });
+    const restarts = this.restarts;
+    void (child.ready ?? Promise.resolve()).then(() => {
+      if (this.child !== child) return;
+      this.options.onSpawn?.(child);
+      this.options.notify({ type: 'hostReady', pid: child.pid, restarts });
+    });
   }
 
   /**

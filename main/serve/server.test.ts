@@ -53,7 +53,7 @@ function inProcessHost(session: SessionApi, pid: number): HostProcess & { die(re
     setImmediate(() => l?.(reason));
   };
   host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 10, notifyParent: send });
-  serveOverFork(host, { on: (ev: string, l: (...a: never[]) => void) => toHost.on(ev, l), send }, () => die('exited normally (code 0)'));
+  serveOverFork(host, { on: (ev: string, l: (m: unknown) => void) => toHost.on(ev, l), send }, () => die('exited normally (code 0)'));
   return {
     pid,
     stdout: null,

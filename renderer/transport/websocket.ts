@@ -2,7 +2,7 @@
 // reconnecting with a growing delay when it drops. Every incoming frame is parsed with
 // BridgeServerMessageSchema; outgoing commands are checked with BridgeClientMessageSchema.
 import type { RunConfigInput } from '../../common/config.ts';
-import { BridgeClientMessageSchema, BridgeServerMessageSchema, type HostCommandInput, type HostMessage, type Preset, type PresetRequestInput } from '../../common/protocol.ts';
+import { BridgeClientMessageSchema, BridgeServerMessageSchema, type HostMessage, type Preset, type PresetRequestInput } from '../../common/protocol.ts';
 import type { ConnectionState, Transport } from './transport.ts';
 
 /** The subset of the WebSocket API used here (the browser's, or the ws package's in tests). */
