@@ -8,7 +8,7 @@ const NODE_BUILTINS = ['fs', 'path', 'os', 'child_process', 'worker_threads', 'n
 const nodeImports = NODE_BUILTINS.flatMap((m) => [m, `node:${m}`, `node:${m}/*`, `${m}/*`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'build/**', 'dist/**', 'runs/**', 'test-results/**'] },
+  { ignores: ['.device/**', '.gl/**', '.whl/**', 'node_modules/**', 'out/**', 'build/**', 'dist/**', 'runs/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -8,6 +8,8 @@ namespace {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   dqn::addon::InitScalars(env, exports);
   dqn::addon::InitBackend(env, exports);
+  dqn::addon::InitEnv(env, exports);
+  dqn::addon::InitReplay(env, exports);
   return exports;
 }
 }  // namespace

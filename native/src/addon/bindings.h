@@ -5,4 +5,6 @@
 namespace dqn::addon {
 void InitScalars(Napi::Env env, Napi::Object exports);
 void InitBackend(Napi::Env env, Napi::Object exports);
+void InitEnv(Napi::Env env, Napi::Object exports);
+void InitReplay(Napi::Env env, Napi::Object exports);
 }  // namespace dqn::addon

@@ -4,8 +4,13 @@
 #pragma once
 #include <napi.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
+#include <initializer_list>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 namespace dqn::addon {
@@ -17,20 +22,35 @@ namespace dqn::addon {
   throw Napi::RangeError::New(env, msg);
 }
 
+/// Shortest text that reads back as x ("1", "0.25", "9007199254740992", "NaN").
+inline std::string Show(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, res.ptr);
+}
+
+/// "a" or "an" for a type name.
+inline std::string Article(const char* name) {
+  return std::string(std::strchr("AEIOaeio", name[0]) ? "an " : "a ") + name;
+}
+
 /// A finite number in [lo, hi]; `what` names the argument in the message.
 inline double Number(const Napi::Value& v, const std::string& what, double lo, double hi) {
-  if (!v.IsNumber()) ThrowType(v.Env(), what + " must be a number, got " + v.ToString().Utf8Value());
+  if (!v.IsNumber())
+    ThrowType(v.Env(), what + " must be a number, got " +
+                           (v.IsString() ? "'" + v.ToString().Utf8Value() + "'" : v.ToString().Utf8Value()));
   double x = v.As<Napi::Number>().DoubleValue();
-  if (!std::isfinite(x)) ThrowRange(v.Env(), what + " must be a finite number, got " + std::to_string(x));
-  if (x < lo || x > hi)
-    ThrowRange(v.Env(), what + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(x));
+  if (!std::isfinite(x)) ThrowRange(v.Env(), what + " must be a finite number, got " + Show(x));
+  if (x < lo || x > hi) ThrowRange(v.Env(), what + " must be in [" + Show(lo) + ", " + Show(hi) + "], got " + Show(x));
   return x;
 }
 
 /// An integer in [lo, hi].
 inline int64_t Integer(const Napi::Value& v, const std::string& what, int64_t lo, int64_t hi) {
   double x = Number(v, what, static_cast<double>(lo), static_cast<double>(hi));
-  if (x != std::floor(x)) ThrowRange(v.Env(), what + " must be an integer, got " + std::to_string(x));
+  if (x != std::floor(x)) ThrowRange(v.Env(), what + " must be an integer, got " + Show(x));
   return static_cast<int64_t>(x);
 }
 
@@ -46,10 +66,10 @@ template <> struct TypedArrayKind<uint8_t> { static constexpr napi_typedarray_ty
 template <typename T>
 inline Napi::TypedArrayOf<T> Typed(const Napi::Value& v, const std::string& what, int64_t length = -1) {
   if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != TypedArrayKind<T>::value)
-    ThrowType(v.Env(), what + " must be a " + TypedArrayKind<T>::name);
+    ThrowType(v.Env(), what + " must be " + Article(TypedArrayKind<T>::name));
   auto arr = v.As<Napi::TypedArrayOf<T>>();
   if (length >= 0 && static_cast<int64_t>(arr.ElementLength()) != length)
-    ThrowRange(v.Env(), what + " must be a " + TypedArrayKind<T>::name + " of length " + std::to_string(length) +
+    ThrowRange(v.Env(), what + " must be " + Article(TypedArrayKind<T>::name) + " of length " + std::to_string(length) +
                             ", got length " + std::to_string(arr.ElementLength()));
   return arr;
 }
@@ -58,6 +78,40 @@ inline Napi::TypedArrayOf<T> Typed(const Napi::Value& v, const std::string& what
 inline Napi::Value Prop(const Napi::Object& o, const char* key, const std::string& where) {
   if (!o.Has(key)) ThrowType(o.Env(), where + "." + key + " is required");
   return o.Get(key);
+}
+
+/// A string property equal to one of `choices`; returns its position in `choices`.
+/// Throws TypeError for a non-string, RangeError naming the choices for another string.
+inline size_t OneOf(const Napi::Value& v, const std::string& what, std::initializer_list<const char*> choices) {
+  if (!v.IsString()) ThrowType(v.Env(), what + " must be a string");
+  const std::string s = v.As<Napi::String>().Utf8Value();
+  std::string listed;
+  size_t i = 0;
+  for (const char* c : choices) {
+    if (s == c) return i;
+    listed += (i++ ? ", '" : "'") + std::string(c) + "'";
+  }
+  ThrowRange(v.Env(), what + " must be one of " + listed + ", got '" + s + "'");
+}
+
+/// Runs a call into the C++ core and maps its exceptions to JS ones: std::invalid_argument and
+/// std::out_of_range -> RangeError, std::bad_alloc -> Error("out of memory ..."), any other std::exception -> Error,
+/// all with the C++ message. JS exceptions thrown by the call pass through unchanged.
+template <typename F>
+inline auto CallNative(Napi::Env env, F&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw Napi::RangeError::New(env, e.what());
+  } catch (const std::out_of_range& e) {
+    throw Napi::RangeError::New(env, e.what());
+  } catch (const std::bad_alloc&) {
+    throw Napi::Error::New(env, "out of memory in the native addon");
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
 }
 
 }  // namespace dqn::addon

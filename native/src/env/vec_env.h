@@ -9,6 +9,12 @@
 
 namespace dqn {
 
+/// A named set of observation indices (one market feature at every lag).
+struct FeatureGroup {
+  std::string name;
+  std::vector<int> indices;
+};
+
 /// A batch of `num_envs()` environment copies stepped in lockstep.
 /// Buffers are row-major: observations are [num_envs x obs_dim] f32.
 class VecEnv {
@@ -29,12 +35,13 @@ class VecEnv {
   virtual void step(const int32_t* actions, float* next_obs, float* rewards, uint8_t* terminated,
                     uint8_t* truncated, float* final_obs) = 0;
 
-  /// Observation indices that are market (exogenous) features, intervened on by the causal
-  /// sensitivity probe (DESIGN section 4). Default: every index.
-  virtual std::vector<int> causal_features() const {
-    std::vector<int> all(static_cast<size_t>(obs_dim()));
-    for (int i = 0; i < obs_dim(); ++i) all[static_cast<size_t>(i)] = i;
-    return all;
+  /// Groups of observation indices that the causal sensitivity probe intervenes on together
+  /// (DESIGN section 4): one group per market (exogenous) feature, covering all its lags.
+  /// Default: one group per observation index, named "obs[i]".
+  virtual std::vector<FeatureGroup> causal_features() const {
+    std::vector<FeatureGroup> groups(static_cast<size_t>(obs_dim()));
+    for (int i = 0; i < obs_dim(); ++i) groups[static_cast<size_t>(i)] = {"obs[" + std::to_string(i) + "]", {i}};
+    return groups;
   }
 
   /// Environment-specific metrics of the episodes finished since the last call (trading: return,

@@ -84,6 +84,8 @@ class Replay {
   /// Copies the leaf priorities p^alpha of slots [0, size) into out (for tests and tools).
   virtual void leaf_priorities(double* out) const = 0;
   virtual std::string backend() const = 0;    ///< "cpu" or "cuda"
+  /// Host memory held, in bytes (reported to V8 as external memory by the binding).
+  virtual int64_t host_memory_bytes() const = 0;
 };
 
 /// The CPU reference implementation (binary sum tree and min tree, f64 sums).

@@ -1,0 +1,72 @@
+// Terminal progress display for headless training: one status line (steps/s, loss, episodic
+// return, ETA) redrawn in place on a TTY, printed every few seconds otherwise.
+import type { EpochSummary, ScalarPoint } from '../../common/run.ts';
+import { SCALAR_NAMES } from '../../common/run.ts';
+import type { RunOutcome } from '../trainer/session-api.ts';
+
+/** `1h02m`, `3m05s`, `42s`. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '?';
+  const s = Math.round(seconds);
+  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${s}s`;
+}
+
+export class ProgressLine {
+  private step = 0;
+  private loss = NaN;
+  private lastReturn = NaN;
+  private rate = 0;
+  private rateFrom?: { step: number; wall: number };
+  private lastPrint = 0;
+  private readonly tty: boolean;
+
+  constructor(private readonly out: NodeJS.WriteStream, private readonly totalSteps: number) {
+    this.tty = Boolean(out.isTTY);
+  }
+
+  scalars(points: ScalarPoint[]): void {
+    const p = points.at(-1);
+    if (!p) return;
+    if (!this.rateFrom) this.rateFrom = { step: p.step, wall: p.wall_s };
+    else if (p.wall_s - this.rateFrom.wall >= 1) {
+      this.rate = (p.step - this.rateFrom.step) / (p.wall_s - this.rateFrom.wall);
+      this.rateFrom = { step: p.step, wall: p.wall_s };
+    }
+    this.step = p.step;
+    const loss = p.values[SCALAR_NAMES.loss];
+    this.loss = typeof loss === 'number' ? loss : NaN;
+    this.draw(false);
+  }
+
+  episodes(eps: { value: number }[]): void {
+    const last = eps.at(-1);
+    if (last) this.lastReturn = last.value;
+  }
+
+  epoch(e: EpochSummary, epochs: number): void {
+    const extra = Object.entries(e.eval_metrics).map(([k, v]) => `${k} ${v.toFixed(4)}`).join(', ');
+    this.message(`epoch ${e.epoch}/${epochs}: step ${e.step}, ${e.steps_per_s.toFixed(0)} steps/s, epoch time ${e.epoch_time_s.toFixed(1)}s, eval return ${e.eval_mean_return.toFixed(2)} over ${e.eval_episodes} episodes${extra ? ` (${extra})` : ''}`);
+  }
+
+  message(text: string): void {
+    if (this.tty) this.out.write('\r\x1b[2K');
+    this.out.write(`${text}\n`);
+    this.draw(true);
+  }
+
+  done(o: RunOutcome): void {
+    this.message(`${o.state}${o.haltReason ? `: ${o.haltReason}` : ''} after ${o.steps} steps, ${o.env_steps} env steps, ${formatDuration(o.wall_s)}`);
+  }
+
+  private draw(force: boolean): void {
+    const now = Date.now();
+    if (!force && !this.tty && now - this.lastPrint < 5000) return;
+    if (!this.step) return;
+    this.lastPrint = now;
+    const eta = this.rate > 0 ? formatDuration((this.totalSteps - this.step) / this.rate) : '?';
+    const line = `step ${this.step}/${this.totalSteps} | ${this.rate.toFixed(0)} steps/s | loss ${this.loss.toPrecision(4)} | return ${Number.isNaN(this.lastReturn) ? '-' : this.lastReturn.toFixed(1)} | ETA ${eta}`;
+    this.out.write(this.tty ? `\r\x1b[2K${line}` : `${line}\n`);
+  }
+}

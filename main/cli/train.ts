@@ -1,0 +1,110 @@
+// `npm run train -- (--preset NAME | --config FILE) [--backend auto|cpu|cuda] [--epochs N]
+//   [--steps-per-epoch N] [--seed N] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
+// Headless training with a terminal progress display (stderr). With --json the last line on
+// stdout is one JSON object summarising the run.
+import { Command, InvalidArgumentError } from 'commander';
+import { resolve } from 'node:path';
+import { ConfigError, type RunConfigInput } from '../../common/config.ts';
+import { loadPreset, readJsonFile } from '../trainer/presets.ts';
+import { defaultRunsDir } from '../trainer/paths.ts';
+import { resolveConfig, startRun } from '../trainer/session.ts';
+import type { StartOptions } from '../trainer/session-api.ts';
+import { summaryJson } from './summary.ts';
+import { ProgressLine } from './progress.ts';
+
+const positiveInt = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got '${v}'`);
+  return n;
+};
+const nonNegativeInt = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${what} must be a non-negative integer, got '${v}'`);
+  return n;
+};
+
+interface CliOptions {
+  preset?: string;
+  config?: string;
+  backend?: 'auto' | 'cpu' | 'cuda';
+  epochs?: number;
+  stepsPerEpoch?: number;
+  seed?: number;
+  resume?: string;
+  runsDir?: string;
+  json?: boolean;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = new Command()
+    .name('npm run train --')
+    .description('Train a DQN agent headless (CPU or CUDA backend).')
+    .option('--preset <name>', 'bundled preset (resources/presets/<name>.json)')
+    .option('--config <file>', 'run config JSON file')
+    .option('--backend <backend>', 'auto | cpu | cuda', (v) => {
+      if (v !== 'auto' && v !== 'cpu' && v !== 'cuda') throw new InvalidArgumentError(`--backend must be auto, cpu or cuda, got '${v}'`);
+      return v;
+    })
+    .option('--epochs <n>', 'epochs to run (total, including resumed ones)', positiveInt('--epochs'))
+    .option('--steps-per-epoch <n>', 'gradient steps per epoch', positiveInt('--steps-per-epoch'))
+    .option('--seed <n>', 'seed of every random stream', nonNegativeInt('--seed'))
+    .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
+    .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())
+    .option('--json', 'print a JSON summary as the last line on stdout')
+    .exitOverride();
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (e) {
+    return (e as { exitCode?: number }).exitCode ?? 2;
+  }
+  const o = program.opts<CliOptions>();
+  const sources = [o.preset, o.config, o.resume].filter(Boolean).length;
+  if (sources !== 1) {
+    process.stderr.write('error: give exactly one of --preset NAME, --config FILE or --resume RUN_DIR\n');
+    return 2;
+  }
+
+  let config: RunConfigInput = { env: { kind: 'cartpole' } };
+  if (o.preset) config = loadPreset(o.preset);
+  if (o.config) config = readJsonFile(resolve(o.config)) as RunConfigInput;
+  const opts: StartOptions = {
+    config,
+    runsDir: resolve(o.runsDir ?? defaultRunsDir()),
+    resume: o.resume ? resolve(o.resume) : undefined,
+    overrides: { epochs: o.epochs, steps_per_epoch: o.stepsPerEpoch, seed: o.seed, backend: o.backend },
+  };
+  const resolved = resolveConfig(opts);
+  const progress = new ProgressLine(process.stderr, resolved.schedule.epochs * resolved.schedule.steps_per_epoch);
+  let backend = '?';
+  let replay = '?';
+  const handle = await startRun(opts, {
+    onBackends: (b) => {
+      backend = b.compute.backend;
+      replay = b.replay.backend;
+      progress.message(`compute: ${b.compute.backend}${b.compute.reason ? ` (${b.compute.reason})` : ''}, replay: ${b.replay.backend}${b.replay.reason ? ` (${b.replay.reason})` : ''}`);
+    },
+    onScalars: (points) => progress.scalars(points),
+    onEpisodes: (eps) => progress.episodes(eps),
+    onEpoch: (e) => progress.epoch(e, resolved.schedule.epochs),
+    onEvent: (e) => (e.kind === 'fallback' || e.kind === 'halt' || e.kind === 'error' ? progress.message(`${e.kind}: ${e.message}`) : undefined),
+  });
+  progress.message(`run directory: ${handle.runDir}`);
+  const onSignal = () => {
+    progress.message('stopping (checkpoint will be kept)...');
+    void handle.stop();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const outcome = await handle.done;
+  progress.done(outcome);
+  if (o.json) process.stdout.write(`${JSON.stringify(summaryJson(o.preset ?? o.config ?? o.resume ?? '', outcome, backend, replay, handle.runDir))}\n`);
+  return outcome.state === 'halted' ? 3 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`error: ${e instanceof ConfigError ? e.message : (e as Error).message}\n`);
+    process.exit(e instanceof ConfigError ? 2 : 1);
+  },
+);

@@ -1,0 +1,203 @@
+// OHLCV CSV loader for the trading environment (DESIGN section 7): reads a
+// `timestamp,open,high,low,close,volume` file, checks every row, and returns the bars as the
+// Float64Arrays the native addon takes (native/trainer.ts MarketArrays). Bad rows are reported
+// with their 1-based file line numbers; the caller chooses to refuse the file or skip them.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { MarketArrays } from '../../../native/trainer.ts';
+
+/** The only accepted header (case-insensitive, surrounding spaces ignored). */
+export const OHLCV_HEADER = ['timestamp', 'open', 'high', 'low', 'close', 'volume'] as const;
+
+/** One bad row: its 1-based line in the file and what is wrong with it. */
+export interface OhlcvProblem {
+  line: number;
+  message: string;
+}
+
+/** What to do with a bad row: 'refuse' the whole file, or 'skip' the row and report it. */
+export type BadRowPolicy = 'refuse' | 'skip';
+
+/** Options of loadOhlcv. */
+export interface LoadOhlcvOptions {
+  /** Default 'refuse'. */
+  badRows?: BadRowPolicy;
+}
+
+/** Result of loadOhlcv. */
+export interface LoadedOhlcv {
+  /** The accepted bars, strictly increasing timestamps (Unix seconds, UTC). */
+  bars: MarketArrays;
+  /** One entry per bad row, in file order (always empty in 'refuse' mode, which throws instead). */
+  problems: OhlcvProblem[];
+  /** Number of rows dropped ('skip' mode); equals problems.length. */
+  skipped: number;
+}
+
+/** How many problems the error message of a refused file lists. */
+const SHOWN_PROBLEMS = 20;
+
+/**
+ * A file that cannot be used: missing, unreadable, wrong header, no bars, or (policy 'refuse')
+ * bad rows. `problems` holds every bad row found (the message shows the first 20).
+ */
+export class OhlcvError extends Error {
+  constructor(message: string, readonly problems: OhlcvProblem[] = []) {
+    super(message);
+    this.name = 'OhlcvError';
+  }
+}
+
+/**
+ * Loads and validates an OHLCV CSV file.
+ *
+ * Format: header `timestamp,open,high,low,close,volume`; timestamps are ISO-8601 with an explicit
+ * zone (`2024-01-02T09:30:00Z`, `...+01:00`; fractional seconds allowed) or a trading date
+ * (`2024-01-02`, read as 00:00 UTC). Numbers are plain decimals (`1.1076`, `4006500.0`, `1e3`).
+ * Empty lines are ignored.
+ *
+ * A row is bad when: a field is missing or extra; the timestamp does not parse; a number does not
+ * parse or is NaN/Inf; a price is <= 0; the volume is < 0; high < low; high < open or close;
+ * low > open or close; its timestamp equals (duplicate) or precedes (unsorted) the timestamp of
+ * the last accepted row. All problems of one row are reported in one message.
+ *
+ * @param path file path (relative paths resolve against the current directory).
+ * @param options badRows: 'refuse' (default) throws if any row is bad;
+ *   'skip' drops bad rows and returns them in `problems`.
+ * @returns the bars (Float64Arrays of equal length; timestamps in Unix seconds) and the problems.
+ * @throws OhlcvError when the file is missing or unreadable, the header is wrong, there are bad
+ *   rows under 'refuse' (the message lists the first 20 with their line numbers, and the count),
+ *   or no row is left.
+ */
+export function loadOhlcv(path: string, options: LoadOhlcvOptions = {}): LoadedOhlcv {
+  const policy = options.badRows ?? 'refuse';
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new OhlcvError(`OHLCV file not found: ${file}`);
+    throw new OhlcvError(`cannot read OHLCV file ${file}: ${(err as Error).message}`);
+  }
+  return parseOhlcv(text, file, policy);
+}
+
+/**
+ * Parses OHLCV CSV text (the body of loadOhlcv; `source` names the file in messages).
+ * @throws OhlcvError as loadOhlcv does.
+ */
+export function parseOhlcv(text: string, source: string, policy: BadRowPolicy = 'refuse'): LoadedOhlcv {
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    // With `info: true` each record comes as {record, info}; csv-parse's typings do not model that.
+    records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true, trim: true }) as unknown as typeof records;
+  } catch (err) {
+    throw new OhlcvError(`${source}: not a readable CSV file: ${(err as Error).message}`);
+  }
+  const header = records[0];
+  if (!header) throw new OhlcvError(`${source}: the file is empty (expected the header ${OHLCV_HEADER.join(',')})`);
+  const names = header.record.map((h) => h.toLowerCase());
+  if (names.length !== OHLCV_HEADER.length || names.some((h, i) => h !== OHLCV_HEADER[i])) {
+    throw new OhlcvError(`${source}: line ${header.info.lines}: header must be '${OHLCV_HEADER.join(',')}', got '${header.record.join(',')}'`);
+  }
+
+  const cols: number[][] = [[], [], [], [], [], []];
+  const problems: OhlcvProblem[] = [];
+  let lastTime = -Infinity;
+  let lastLine = 0;
+  for (let r = 1; r < records.length; r++) {
+    const { record, info } = records[r]!;
+    const issues = checkRow(record, lastTime, lastLine);
+    if (issues.errors.length > 0) {
+      problems.push({ line: info.lines, message: issues.errors.join('; ') });
+      continue;
+    }
+    issues.values.forEach((v, i) => cols[i]!.push(v));
+    lastTime = issues.values[0]!;
+    lastLine = info.lines;
+  }
+
+  if (problems.length > 0 && policy === 'refuse') {
+    const shown = problems.slice(0, SHOWN_PROBLEMS).map((p) => `  line ${p.line}: ${p.message}`);
+    const more = problems.length > SHOWN_PROBLEMS ? `\n  ... and ${problems.length - SHOWN_PROBLEMS} more` : '';
+    throw new OhlcvError(
+      `${source}: ${problems.length} bad row${problems.length === 1 ? '' : 's'} (bad_rows is 'refuse'; use 'skip' to drop them):\n${shown.join('\n')}${more}`,
+      problems,
+    );
+  }
+  if (cols[0]!.length === 0) throw new OhlcvError(`${source}: no valid bars (${problems.length} bad rows)`, problems);
+  const [timestamps, open, high, low, close, volume] = cols.map((c) => Float64Array.from(c)) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+  return { bars: { timestamps, open, high, low, close, volume }, problems, skipped: problems.length };
+}
+
+/** Checks one data row; returns its values [time, open, high, low, close, volume] or the errors. */
+function checkRow(record: string[], lastTime: number, lastLine: number): { values: number[]; errors: string[] } {
+  const errors: string[] = [];
+  if (record.length !== OHLCV_HEADER.length) {
+    const missing = OHLCV_HEADER.slice(record.length);
+    return {
+      values: [],
+      errors: [record.length < OHLCV_HEADER.length
+        ? `missing field${missing.length === 1 ? '' : 's'} ${missing.join(', ')} (got ${record.length} of 6)`
+        : `${record.length} fields, expected 6`],
+    };
+  }
+  const time = parseTimestamp(record[0]!);
+  if (time === undefined) errors.push(`timestamp '${record[0]}' is not ISO-8601 with a zone (YYYY-MM-DDTHH:MM:SSZ) or a date (YYYY-MM-DD)`);
+  const nums = record.slice(1).map((s, i) => {
+    const name = OHLCV_HEADER[i + 1]!;
+    const x = parseDecimal(s);
+    if (x === undefined) errors.push(`${name} '${s}' is not a number`);
+    else if (!Number.isFinite(x)) errors.push(`${name} '${s}' is not finite`);
+    else return x;
+    return undefined;
+  });
+  const [open, high, low, close, volume] = nums;
+  for (const [name, v] of [['open', open], ['high', high], ['low', low], ['close', close]] as const) {
+    if (v !== undefined && v <= 0) errors.push(`${name} ${v} must be > 0`);
+  }
+  if (volume !== undefined && volume < 0) errors.push(`volume ${volume} must be >= 0`);
+  if (high !== undefined && low !== undefined && high < low) errors.push(`high ${high} is below low ${low}`);
+  if (high !== undefined && open !== undefined && high < open) errors.push(`high ${high} is below open ${open}`);
+  if (high !== undefined && close !== undefined && high < close) errors.push(`high ${high} is below close ${close}`);
+  if (low !== undefined && open !== undefined && low > open) errors.push(`low ${low} is above open ${open}`);
+  if (low !== undefined && close !== undefined && low > close) errors.push(`low ${low} is above close ${close}`);
+  if (time !== undefined && time === lastTime) errors.push(`duplicate timestamp ${record[0]} (same as line ${lastLine})`);
+  if (time !== undefined && time < lastTime) errors.push(`timestamp ${record[0]} is before the one on line ${lastLine}: rows must be sorted ascending`);
+  if (errors.length > 0) return { values: [], errors };
+  return { values: [time!, ...(nums as number[])], errors };
+}
+
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A plain decimal number (no hex, no 'NaN'/'Infinity', no empty string); undefined otherwise. */
+function parseDecimal(s: string): number | undefined {
+  return DECIMAL.test(s) ? Number(s) : undefined;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * Unix seconds of an ISO-8601 timestamp with a zone, or of a date (00:00 UTC); undefined if the
+ * text is not one or names an impossible date/time (2024-02-30, 25:00).
+ */
+export function parseTimestamp(s: string): number | undefined {
+  const d = DATE.exec(s) ?? DATETIME.exec(s);
+  if (!d) return undefined;
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(d[i] ?? 0)) as [number, number, number, number, number, number];
+  const fraction = d[7] ? Number(d[7]) : 0;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  if (new Date(ms).getUTCDate() !== day) return undefined; // 2024-02-30 rolls over to March
+  let offset = 0;
+  const zone = d[8];
+  if (zone && zone !== 'Z') {
+    const sign = zone[0] === '-' ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    offset = sign * (Number(digits.slice(0, 2)) * 3600 + Number(digits.slice(2)) * 60);
+  }
+  return ms / 1000 + fraction - offset;
+}

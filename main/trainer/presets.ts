@@ -1,0 +1,38 @@
+// Bundled config presets (resources/presets/<name>.json).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunConfigInput } from '../../common/config.ts';
+import { REPO_ROOT } from './paths.ts';
+
+export const PRESETS_DIR = join(REPO_ROOT, 'resources', 'presets');
+
+/** Names of the bundled presets, sorted. */
+export function listPresets(dir = PRESETS_DIR): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+}
+
+/**
+ * Reads a preset as written (not yet validated).
+ * @throws Error listing the available presets when `name` is unknown, or naming the JSON error.
+ */
+export function loadPreset(name: string, dir = PRESETS_DIR): RunConfigInput {
+  const path = join(dir, `${name}.json`);
+  if (!existsSync(path)) throw new Error(`unknown preset '${name}': available presets are ${listPresets(dir).join(', ') || '(none)'}`);
+  return readJsonFile(path) as RunConfigInput;
+}
+
+/** Parses a JSON file; the error names the file. */
+export function readJsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${path} is not valid JSON: ${(e as Error).message}`, { cause: e });
+  }
+}

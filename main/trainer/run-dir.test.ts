@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { parseRunConfig } from '../../common/config.ts';
+import { appendEvent, createRunDir, listRuns, MetricsWriter, readRunConfig, readRunMetrics, runStamp } from './run-dir.ts';
+
+const config = parseRunConfig({ name: 'cp', env: { kind: 'cartpole' } });
+
+test('run directories are named <yyyymmdd-hhmmss>-<name> and never collide', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const when = new Date(2026, 10, 29, 8, 5, 9);
+  assert.equal(runStamp(when), '20261129-080509');
+  const a = createRunDir(runs, config, when);
+  const b = createRunDir(runs, config, when);
+  assert.equal(basename(a), '20261129-080509-cp');
+  assert.equal(basename(b), '20261129-080509-cp-2');
+  assert.deepEqual(readRunConfig(a), config);
+});
+
+test('metrics are appended on flush, non-finite values survive, and a torn last line is ignored', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const dir = createRunDir(runs, config);
+  const w = new MetricsWriter(join(dir, 'metrics.jsonl'));
+  w.add({ type: 'scalars', step: 10, wall_s: 1, values: { 'losses/td_loss': 0.5 } });
+  w.add({ type: 'episode', step: 40, value: 22 });
+  assert.equal(readRunMetrics(dir).length, 0, 'nothing is written before flush');
+  w.flush();
+  w.add({ type: 'epoch', epoch: 1, step: 100, env_steps: 400, epoch_time_s: 2, steps_per_s: 50, eval_mean_return: Number.NaN, eval_episodes: 5, eval_metrics: {} });
+  w.flush();
+  appendFileSync(join(dir, 'metrics.jsonl'), '{"type":"scal');
+  const recs = readRunMetrics(dir);
+  assert.equal(recs.length, 3);
+  assert.equal(recs[2]!.type === 'epoch' && recs[2]!.eval_mean_return, 'NaN' as unknown as number);
+  appendEvent(dir, { time: 't', kind: 'fallback', message: 'replay on CPU' });
+  assert.match(readFileSync(join(dir, 'events.log'), 'utf8'), /"kind":"fallback","message":"replay on CPU"/);
+  const listed = listRuns(runs);
+  assert.equal(listed.length, 1);
+  assert.equal(listed[0]!.epochs, 1);
+  assert.equal(listed[0]!.lastStep, 100);
+});

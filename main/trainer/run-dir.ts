@@ -1,0 +1,127 @@
+// Run directories (DESIGN section 6): runs/<yyyymmdd-hhmmss>-<name>/ with config.json,
+// metrics.jsonl (append-only: one record per logged step and per epoch, flushed at epoch
+// boundaries), events.log (fallbacks, halts, restarts) and checkpoints/.
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseRunConfig, type RunConfig } from '../../common/config.ts';
+import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
+import { writeFileAtomic } from './atomic-file.ts';
+
+/** One line of metrics.jsonl. */
+export type MetricsRecord =
+  | ({ type: 'scalars' } & ScalarPoint)
+  | ({ type: 'episode' } & { step: number; value: number })
+  | ({ type: 'epoch' } & EpochSummary);
+
+/** `20261129-081500` in local time. */
+export function runStamp(date: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}-${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
+}
+
+/**
+ * Creates a new run directory and writes its validated config.json.
+ * A second run in the same second gets a `-2`, `-3`... suffix.
+ */
+export function createRunDir(runsDir: string, config: RunConfig, now = new Date()): string {
+  mkdirSync(runsDir, { recursive: true });
+  const base = join(runsDir, `${runStamp(now)}-${config.name}`);
+  let dir = base;
+  for (let i = 2; existsSync(dir); i++) dir = `${base}-${i}`;
+  mkdirSync(join(dir, 'checkpoints'), { recursive: true });
+  writeFileAtomic(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  return dir;
+}
+
+/**
+ * Reads and validates a run directory's config.json.
+ * @throws Error when the folder is not a run directory or its config is invalid.
+ */
+export function readRunConfig(runDir: string): RunConfig {
+  const path = join(runDir, 'config.json');
+  if (!existsSync(path)) throw new Error(`${runDir} is not a run directory (no config.json)`);
+  return parseRunConfig(JSON.parse(readFileSync(path, 'utf8')));
+}
+
+/** Buffers metrics records and appends them to metrics.jsonl on flush(). */
+export class MetricsWriter {
+  private pending: string[] = [];
+  constructor(readonly path: string) {}
+
+  add(record: MetricsRecord): void {
+    this.pending.push(JSON.stringify(record, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)));
+  }
+
+  /**
+   * Appends the buffered records.
+   * @throws Error naming the file (e.g. disk full); the records stay buffered for the next flush.
+   */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    try {
+      appendFileSync(this.path, `${this.pending.join('\n')}\n`);
+      this.pending = [];
+    } catch (e) {
+      throw new Error(`could not append metrics to ${this.path}: ${(e as Error).message}; ${this.pending.length} records kept in memory`, { cause: e });
+    }
+  }
+}
+
+/** Appends one event to events.log at once (one JSON object per line). */
+export function appendEvent(runDir: string, event: RunEvent): void {
+  appendFileSync(join(runDir, 'events.log'), `${JSON.stringify(event)}\n`);
+}
+
+/** Reads metrics.jsonl; a torn last line (crash while appending) is ignored. */
+export function readRunMetrics(runDir: string): MetricsRecord[] {
+  const path = join(runDir, 'metrics.jsonl');
+  if (!existsSync(path)) return [];
+  const out: MetricsRecord[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line) continue;
+    try {
+      out.push(JSON.parse(line) as MetricsRecord);
+    } catch {
+      /* torn final line */
+    }
+  }
+  return out;
+}
+
+/** Summary of a past run for the run history. */
+export interface RunListing {
+  runDir: string;
+  name: string;
+  createdMs: number;
+  env: string;
+  epochs: number;
+  lastStep: number;
+  lastEvalReturn?: number;
+}
+
+/** Lists run directories under `runsDir`, newest first; folders without a valid config are skipped. */
+export function listRuns(runsDir: string): RunListing[] {
+  if (!existsSync(runsDir)) return [];
+  const out: RunListing[] = [];
+  for (const name of readdirSync(runsDir)) {
+    const runDir = join(runsDir, name);
+    let config: RunConfig;
+    try {
+      config = readRunConfig(runDir);
+    } catch {
+      continue;
+    }
+    const epochs = readRunMetrics(runDir).filter((r): r is Extract<MetricsRecord, { type: 'epoch' }> => r.type === 'epoch');
+    const last = epochs.at(-1);
+    out.push({
+      runDir,
+      name,
+      createdMs: statSync(join(runDir, 'config.json')).mtimeMs,
+      env: config.env.kind,
+      epochs: epochs.length,
+      lastStep: last?.step ?? 0,
+      lastEvalReturn: last?.eval_mean_return,
+    });
+  }
+  return out.sort((a, b) => b.name.localeCompare(a.name));
+}

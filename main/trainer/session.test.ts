@@ -1,0 +1,126 @@
+// The epoch loop against a scripted trainer (the real native trainer is exercised by the CLI
+// tests): epochs, checkpoints, stop + resume, NaN halt and backend fallback.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadAddon, type NativeAddon } from '../../native/addon.ts';
+import type { NativeTrainer, RunResult, TrainerOptions } from '../../native/trainer.ts';
+import { defaultDeps, startRun, type SessionDeps } from './session.ts';
+import { readRunMetrics } from './run-dir.ts';
+
+const layout = loadAddon().scalarLayout;
+
+/** A trainer whose step counter advances by the steps asked; optionally halts with a NaN. */
+class ScriptedTrainer implements NativeTrainer {
+  readonly scalars = new ArrayBuffer(layout.size);
+  readonly view = new DataView(this.scalars);
+  stopFlag = false;
+  loaded?: Uint8Array;
+  constructor(readonly options: TrainerOptions, readonly script: { nanAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void } = {}) {}
+  get info() {
+    return { backend: this.options.backend, replayBackend: this.options.backend, replayFallbackReason: '', stateDim: 4, nActions: 2, causalFeatureNames: ['x'] };
+  }
+  get step() {
+    return Number(this.view.getBigInt64(layout.fields.step!.offset, true));
+  }
+  private set(step: number) {
+    this.view.setBigInt64(layout.fields.step!.offset, BigInt(step), true);
+    this.view.setBigInt64(layout.fields.env_steps!.offset, BigInt(step * 4), true);
+    this.view.setFloat64(layout.fields.loss!.offset, 1 / (1 + step), true);
+  }
+  async run(steps: number): Promise<RunResult> {
+    this.stopFlag = false;
+    for (let i = 0; i < steps; i++) {
+      if (this.stopFlag) return { steps: i, stopped: true, episodeReturns: [] };
+      if (this.script.nanAtStep === this.step) {
+        this.view.setUint32(layout.fields.nan_flags!.offset, 1, true);
+        throw new Error(`NaN in loss at step ${this.step}`);
+      }
+      this.set(this.step + 1);
+      this.script.stopAfterStep?.(this);
+      await Promise.resolve();
+    }
+    return { steps, stopped: false, episodeReturns: [this.step] };
+  }
+  stop() {
+    this.stopFlag = true;
+  }
+  async evaluate(episodes: number) {
+    return { episodes, meanReturn: this.step / 10, returns: [], metrics: {} };
+  }
+  saveState() {
+    return new Uint8Array(new BigInt64Array([BigInt(this.step)]).buffer);
+  }
+  loadState(state: Uint8Array) {
+    this.loaded = state;
+    this.set(Number(new BigInt64Array(state.slice().buffer)[0]));
+  }
+}
+
+function deps(make: (o: TrainerOptions) => ScriptedTrainer, addon: NativeAddon = loadAddon()): SessionDeps {
+  return { ...defaultDeps, addon: () => addon, createTrainer: make };
+}
+
+const config = { name: 't', env: { kind: 'cartpole' as const }, backend: 'cpu' as const, schedule: { epochs: 2, steps_per_epoch: 50, eval_episodes: 3 } };
+
+test('a run of two epochs writes an epoch record and a checkpoint per epoch, then finishes', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const epochs: number[] = [];
+  const h = await startRun({ config, runsDir }, { onEpoch: (e) => epochs.push(e.eval_mean_return) }, deps((o) => new ScriptedTrainer(o)));
+  const out = await h.done;
+  assert.equal(out.state, 'finished');
+  assert.equal(out.steps, 100);
+  assert.equal(out.env_steps, 400);
+  assert.deepEqual(epochs, [5, 10]);
+  assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')).sort(), ['epoch-1', 'epoch-2']);
+  const recs = readRunMetrics(h.runDir);
+  assert.deepEqual(recs.filter((r) => r.type === 'epoch').map((r) => r.step), [50, 100]);
+  assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"finish"/);
+});
+
+test('stop keeps a checkpoint, and resume continues the step count to the end', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const box: { handle?: Awaited<ReturnType<typeof startRun>> } = {};
+  const stopAt = (t: ScriptedTrainer) => {
+    if (t.step === 70) void box.handle!.stop();
+  };
+  const handle = (box.handle = await startRun({ config, runsDir }, {}, deps((o) => new ScriptedTrainer(o, { stopAfterStep: stopAt }))));
+  const first = await handle.done;
+  assert.equal(first.state, 'stopped');
+  assert.equal(first.steps, 70);
+  assert.ok(readdirSync(join(handle.runDir, 'checkpoints')).includes('stop-step-70'));
+
+  let resumed: ScriptedTrainer | undefined;
+  const h2 = await startRun({ config, runsDir, resume: handle.runDir }, {}, deps((o) => (resumed = new ScriptedTrainer(o))));
+  const second = await h2.done;
+  assert.equal(second.state, 'finished');
+  assert.equal(second.steps, 100, 'resume runs only the 30 steps left in epoch 2');
+  assert.equal(resumed!.loaded!.byteLength, 8);
+  const epochsDone = readRunMetrics(handle.runDir).filter((r) => r.type === 'epoch').map((r) => r.step);
+  assert.deepEqual(epochsDone, [50, 100]);
+});
+
+test('a NaN halts the run at once, names the tensor and writes no further checkpoint', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const states: string[] = [];
+  const h = await startRun({ config, runsDir }, { onState: (s, d) => states.push(d ? `${s}: ${d}` : s) }, deps((o) => new ScriptedTrainer(o, { nanAtStep: 60 })));
+  const out = await h.done;
+  assert.equal(out.state, 'halted');
+  assert.equal(out.haltReason, 'NaN in loss at step 60');
+  assert.deepEqual(states, ['running', 'halted: NaN in loss at step 60']);
+  assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')), ['epoch-1']);
+  assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"halt","message":"NaN in loss at step 60 \(last good checkpoint kept\)"/);
+});
+
+test('asking for CUDA without a device falls back to the CPU and says why', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const real = loadAddon();
+  const noGpu = { ...real, backendInfo: () => ({ cudaCompiled: true, cudaAvailable: false, reason: 'no CUDA device' }) } as NativeAddon;
+  let compute = '';
+  const h = await startRun({ config: { ...config, backend: 'cuda' }, runsDir }, { onBackends: (b) => (compute = `${b.compute.backend} (${b.compute.reason})`) }, deps((o) => new ScriptedTrainer(o), noGpu));
+  await h.done;
+  assert.equal(compute, 'cpu (no CUDA device)');
+  assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"fallback","message":"compute on CPU: no CUDA device"/);
+});

@@ -1,0 +1,231 @@
+// The training session: the epoch loop over the native trainer (collect + train on a worker
+// thread, evaluate, checkpoint), live scalar streaming from the scalar block, and the run
+// directory. Used by the CLI, the Electron trainer host and the browser-mode server alike; it
+// imports no Electron.
+import { join, resolve } from 'node:path';
+import { parseRunConfig, type RunConfig } from '../../common/config.ts';
+import { SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from '../../common/run.ts';
+import { loadAddon, type NativeAddon } from '../../native/addon.ts';
+import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
+import { createTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
+import { latestCheckpoint, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
+import { loadOhlcv } from './data/ohlcv.ts';
+import { REPO_ROOT } from './paths.ts';
+import { appendEvent, createRunDir, MetricsWriter, readRunConfig } from './run-dir.ts';
+import type { RunCallbacks, RunHandle, RunOutcome, StartOptions } from './session-api.ts';
+
+/** How often live scalars are read from the scalar block and sent (DESIGN: 100-250 ms). */
+const SCALAR_PERIOD_MS = 200;
+/** Largest run() call: bounds how late episode returns and stop requests are seen. */
+const MAX_CHUNK_STEPS = 2000;
+
+/** What the session needs from outside; tests replace it. */
+export interface SessionDeps {
+  addon: () => NativeAddon;
+  createTrainer: (options: TrainerOptions) => NativeTrainer;
+  loadMarket: (path: string, badRows: 'refuse' | 'skip') => { bars: MarketArrays; warnings: string[] };
+  now: () => number;
+}
+
+export const defaultDeps: SessionDeps = {
+  addon: loadAddon,
+  createTrainer,
+  loadMarket: (path, badRows) => {
+    const { bars, problems } = loadOhlcv(path, { badRows });
+    return { bars, warnings: problems.map((p) => `line ${p.line}: ${p.message}`) };
+  },
+  now: () => performance.now(),
+};
+
+/** Applies CLI-style overrides and validates. */
+export function resolveConfig(opts: StartOptions): RunConfig {
+  const base = opts.resume ? readRunConfig(opts.resume) : parseRunConfig(opts.config);
+  const o = opts.overrides ?? {};
+  return parseRunConfig({
+    ...base,
+    seed: o.seed ?? base.seed,
+    backend: o.backend ?? base.backend,
+    schedule: { ...base.schedule, epochs: o.epochs ?? base.schedule.epochs, steps_per_epoch: o.steps_per_epoch ?? base.schedule.steps_per_epoch },
+  });
+}
+
+/** Compute backend to ask for, and why it is not CUDA. */
+export function chooseBackend(requested: RunConfig['backend'], addon: NativeAddon): { backend: 'cpu' | 'cuda'; reason: string } {
+  if (requested === 'cpu') return { backend: 'cpu', reason: 'requested' };
+  const info = addon.backendInfo();
+  if (info.cudaAvailable) return { backend: 'cuda', reason: '' };
+  return { backend: 'cpu', reason: info.reason };
+}
+
+/** Maps one scalar-block read to a chart point; Q-stats and causal values only when fresh. */
+export function toScalarPoint(s: Scalars, wallS: number, last: { qStep: number; causalStep: number }, causalNames: string[]): ScalarPoint {
+  const values: ScalarPoint['values'] = {};
+  const put = (name: string, v: number) => {
+    values[name] = Number.isFinite(v) ? v : (String(v) as 'NaN' | 'Infinity' | '-Infinity');
+  };
+  for (const key of ['loss', 'td_mse', 'grad_norm', 'per_total', 'per_max_priority', 'is_weight_mean', 'beta', 'epsilon'] as const) put(SCALAR_NAMES[key], s[key]!);
+  if (s.q_stats_step! >= 0 && s.q_stats_step !== last.qStep) {
+    for (const key of ['q_mean', 'q_min', 'q_max', 'q_var', 'mean_max_q'] as const) put(SCALAR_NAMES[key], s[key]!);
+    last.qStep = s.q_stats_step!;
+  }
+  if (s.causal_step! >= 0 && s.causal_step !== last.causalStep) {
+    put(SCALAR_NAMES.causal_sensitivity, s.causal_sensitivity!);
+    s.causal_per_feature.forEach((v, i) => put(`causal/${causalNames[i] ?? `f${i}`}`, v));
+    last.causalStep = s.causal_step!;
+  }
+  return { step: s.step!, wall_s: wallS, values };
+}
+
+/**
+ * Starts (or resumes) a run. Resolves once the trainer is built and the run directory exists;
+ * the epoch loop then runs in the background until `handle.done`.
+ * @throws ConfigError for an invalid config; Error for unreadable data or a bad resume folder.
+ */
+export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: SessionDeps = defaultDeps): Promise<RunHandle> {
+  const config = resolveConfig(opts);
+  const addon = deps.addon();
+  const layout = addon.scalarLayout;
+  const warnings: string[] = [];
+  let market: MarketArrays | undefined;
+  if (config.env.kind === 'trading') {
+    const loaded = deps.loadMarket(resolve(REPO_ROOT, config.env.data), config.env.bad_rows);
+    market = loaded.bars;
+    warnings.push(...loaded.warnings.map((w) => `skipped bad row, ${w}`));
+  }
+
+  const runDir = opts.resume ?? createRunDir(opts.runsDir, config);
+  const event = (kind: RunEvent['kind'], message: string) => {
+    const e: RunEvent = { time: new Date().toISOString(), kind, message };
+    appendEvent(runDir, e);
+    cb.onEvent?.(e);
+  };
+
+  const chosen = chooseBackend(config.backend, addon);
+  let trainer: NativeTrainer;
+  try {
+    trainer = deps.createTrainer({ config, market, backend: chosen.backend });
+  } catch (e) {
+    if (chosen.backend !== 'cuda') throw e;
+    chosen.backend = 'cpu';
+    chosen.reason = `CUDA trainer unavailable: ${(e as Error).message}`;
+    trainer = deps.createTrainer({ config, market, backend: 'cpu' });
+  }
+  if (chosen.backend === 'cpu' && config.backend === 'cuda') event('fallback', `compute on CPU: ${chosen.reason}`);
+  if (trainer.info.replayFallbackReason) event('fallback', `replay on CPU: ${trainer.info.replayFallbackReason}`);
+  for (const w of warnings) event('start', w);
+
+  let meta: CheckpointMeta = { step: 0, env_steps: 0, epoch: 0, wall_s: 0 };
+  if (opts.resume) {
+    const ckpt = latestCheckpoint(runDir, (why) => event('error', `skipped checkpoint: ${why}`));
+    if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint`);
+    trainer.loadState(ckpt.state);
+    meta = { ...ckpt.meta };
+    event('resume', `resumed from ${ckpt.path} at step ${meta.step}`);
+  } else {
+    event('start', `run ${config.name} on ${chosen.backend}`);
+  }
+  cb.onBackends?.({
+    compute: { backend: trainer.info.backend, reason: chosen.reason === 'requested' ? '' : chosen.reason },
+    replay: { backend: trainer.info.replayBackend, reason: trainer.info.replayFallbackReason },
+    deviceName: addon.backendInfo().deviceName,
+  });
+
+  const metrics = new MetricsWriter(join(runDir, 'metrics.jsonl'));
+  let stopRequested = false;
+  const t0 = deps.now();
+  const wall = () => meta.wall_s + (deps.now() - t0) / 1000;
+  const fresh = { qStep: -1, causalStep: -1 };
+  let lastStep = -1;
+  const pollScalars = () => {
+    const s = readScalars(trainer.scalars, layout);
+    if (s.step === lastStep) return;
+    lastStep = s.step!;
+    const point = toScalarPoint(s, wall(), fresh, trainer.info.causalFeatureNames);
+    metrics.add({ type: 'scalars', ...point });
+    cb.onScalars?.([point]);
+  };
+
+  const checkpoint = (name: string) => {
+    const path = writeCheckpoint(runDir, name, { ...meta, wall_s: wall() }, trainer.saveState());
+    event('checkpoint', `wrote ${path}`);
+  };
+
+  const loop = async (): Promise<RunOutcome> => {
+    cb.onState?.('running');
+    const { epochs, steps_per_epoch: spe, eval_episodes, checkpoint_every } = config.schedule;
+    let last: EpochSummary | undefined;
+    const timer = setInterval(pollScalars, SCALAR_PERIOD_MS);
+    try {
+      while (meta.epoch < epochs && !stopRequested) {
+        const epochStart = deps.now();
+        let remaining = (meta.epoch + 1) * spe - meta.step;
+        while (remaining > 0 && !stopRequested) {
+          const res = await trainer.run(Math.min(remaining, MAX_CHUNK_STEPS));
+          const s = readScalars(trainer.scalars, layout);
+          meta.step = s.step!;
+          meta.env_steps = s.env_steps!;
+          remaining = (meta.epoch + 1) * spe - meta.step;
+          if (res.episodeReturns.length) {
+            const eps = res.episodeReturns.map((value) => ({ step: meta.env_steps, value }));
+            for (const e of eps) metrics.add({ type: 'episode', ...e });
+            cb.onEpisodes?.(eps);
+          }
+          if (res.stopped) break;
+        }
+        if (stopRequested) break;
+        const epochTime = (deps.now() - epochStart) / 1000;
+        pollScalars();
+        const ev = await trainer.evaluate(eval_episodes);
+        meta.epoch += 1;
+        last = {
+          epoch: meta.epoch,
+          step: meta.step,
+          env_steps: meta.env_steps,
+          epoch_time_s: epochTime,
+          steps_per_s: spe / Math.max(epochTime, 1e-9),
+          eval_mean_return: ev.meanReturn,
+          eval_episodes: ev.episodes,
+          eval_metrics: ev.metrics,
+        };
+        metrics.add({ type: 'epoch', ...last });
+        metrics.flush();
+        cb.onEpoch?.(last);
+        if (meta.epoch % checkpoint_every === 0 || meta.epoch === epochs) checkpoint(`epoch-${meta.epoch}`);
+      }
+    } catch (e) {
+      clearInterval(timer);
+      const message = (e as Error).message;
+      const flags = nanTensors(readScalars(trainer.scalars, layout).nan_flags!, layout);
+      const haltReason = /NaN|Inf/.test(message) || flags.length ? message : `error: ${message}`;
+      metrics.flush();
+      event('halt', `${haltReason} (last good checkpoint kept)`);
+      cb.onState?.('halted', haltReason);
+      return { state: 'halted', haltReason, steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), last };
+    }
+    clearInterval(timer);
+    pollScalars();
+    metrics.flush();
+    if (stopRequested) {
+      checkpoint(`stop-step-${meta.step}`);
+      event('stop', `stopped at step ${meta.step}`);
+    } else {
+      event('finish', `finished ${meta.epoch} epochs, ${meta.step} steps`);
+    }
+    cb.onState?.('idle');
+    return { state: stopRequested ? 'stopped' : 'finished', steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), last };
+  };
+
+  const done = loop();
+  return {
+    runDir,
+    done,
+    async stop() {
+      if (!stopRequested) {
+        stopRequested = true;
+        cb.onState?.('stopping');
+        trainer.stop();
+      }
+      await done;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// Binding: class Env, a vectorized environment driven from JavaScript (tests, tools):
+//   new Env(env /* {kind, ...config fields, seed} */, market /* MarketArrays | undefined */, eval)
+//   reset() -> Float32Array [numEnvs x obsDim]
+//   step(actions: Int32Array [numEnvs]) -> {nextObs, rewards, terminated, truncated, finalObs}
+//   obsDim, numActions, numEnvs, causalFeatures ({name, indices}[]), episodeMetrics() -> {name: value}
+// Typed wrapper: native/env.ts.
+#include <napi.h>
+
+#include <memory>
+#include <string>
+
+#include "addon/bindings.h"
+#include "addon/check.h"
+#include "addon/env_spec.h"
+#include "env/trading_env.h"
+
+namespace dqn::addon {
+namespace {
+
+class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Env",
+                       {InstanceMethod<&EnvWrap::Reset>("reset"), InstanceMethod<&EnvWrap::Step>("step"),
+                        InstanceMethod<&EnvWrap::EpisodeMetrics>("episodeMetrics"),
+                        InstanceAccessor<&EnvWrap::ObsDim>("obsDim"), InstanceAccessor<&EnvWrap::NumActions>("numActions"),
+                        InstanceAccessor<&EnvWrap::NumEnvs>("numEnvs"),
+                        InstanceAccessor<&EnvWrap::CausalFeatures>("causalFeatures")});
+  }
+
+  explicit EnvWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EnvWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) ThrowType(env, "new Env(env, market, eval): env must be an object {kind, ...}");
+    if (!info[2].IsBoolean()) ThrowType(env, "new Env(env, market, eval): eval must be a boolean");
+    const Napi::Object cfg = info[0].As<Napi::Object>();
+    uint64_t seed = 1;
+    if (cfg.Has("seed") && !cfg.Get("seed").IsUndefined()) seed = static_cast<uint64_t>(Integer(cfg.Get("seed"), "env.seed", 0, 2147483647));
+    const EnvSpec spec = ParseEnvSpec(cfg, info[1], seed);
+    // Until MakeEnv (make_env.cpp, CartPole) is merged, only the trading env is built here.
+    if (spec.kind != "trading") ThrowRange(env, "Env: kind '" + spec.kind + "' is not available in this build, only 'trading'");
+    impl_ = CallNative(env, [&] { return MakeTradingEnv(spec, info[2].As<Napi::Boolean>().Value()); });
+  }
+
+ private:
+  size_t ObsSize() const { return static_cast<size_t>(impl_->num_envs()) * impl_->obs_dim(); }
+
+  Napi::Value Reset(const Napi::CallbackInfo& info) {
+    auto obs = Napi::Float32Array::New(info.Env(), ObsSize());
+    CallNative(info.Env(), [&] { impl_->reset(obs.Data()); });
+    return obs;
+  }
+
+  Napi::Value Step(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const size_t n = static_cast<size_t>(impl_->num_envs());
+    const auto actions = Typed<int32_t>(info[0], "actions", static_cast<int64_t>(n));
+    auto next_obs = Napi::Float32Array::New(env, ObsSize());
+    auto final_obs = Napi::Float32Array::New(env, ObsSize());
+    auto rewards = Napi::Float32Array::New(env, n);
+    auto terminated = Napi::Uint8Array::New(env, n);
+    auto truncated = Napi::Uint8Array::New(env, n);
+    CallNative(env, [&] {
+      impl_->step(actions.Data(), next_obs.Data(), rewards.Data(), terminated.Data(), truncated.Data(), final_obs.Data());
+    });
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("nextObs", next_obs);
+    out.Set("rewards", rewards);
+    out.Set("terminated", terminated);
+    out.Set("truncated", truncated);
+    out.Set("finalObs", final_obs);
+    return out;
+  }
+
+  Napi::Value EpisodeMetrics(const Napi::CallbackInfo& info) {
+    Napi::Object out = Napi::Object::New(info.Env());
+    for (const auto& [name, value] : impl_->episode_metrics()) out.Set(name, value);
+    return out;
+  }
+
+  Napi::Value ObsDim(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->obs_dim()); }
+  Napi::Value NumActions(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->num_actions()); }
+  Napi::Value NumEnvs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), impl_->num_envs()); }
+  Napi::Value CausalFeatures(const Napi::CallbackInfo& info) {
+    const std::vector<FeatureGroup> groups = impl_->causal_features();
+    Napi::Array out = Napi::Array::New(info.Env(), groups.size());
+    for (uint32_t g = 0; g < groups.size(); ++g) {
+      Napi::Object o = Napi::Object::New(info.Env());
+      o.Set("name", groups[g].name);
+      Napi::Array idx = Napi::Array::New(info.Env(), groups[g].indices.size());
+      for (uint32_t i = 0; i < groups[g].indices.size(); ++i) idx.Set(i, groups[g].indices[i]);
+      o.Set("indices", idx);
+      out.Set(g, o);
+    }
+    return out;
+  }
+
+  std::unique_ptr<VecEnv> impl_;
+};
+
+}  // namespace
+
+void InitEnv(Napi::Env env, Napi::Object exports) { exports.Set("Env", EnvWrap::Define(env)); }
+
+}  // namespace dqn::addon

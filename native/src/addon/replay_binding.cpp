@@ -1,0 +1,233 @@
+// Binding: the JS class ReplayBuffer over a Replay backend (replay/replay.h), plus two
+// functions that expose the reference algorithms for cross-checks (tests, the CUDA backend's
+// tests): philox4x32_10 and sumTreeFind.
+// Only argument checks and conversions live here; value checks (NaN states, negative actions,
+// out-of-range indices) and config ranges are the core's, mapped to RangeError by CallNative.
+#include <napi.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "addon/bindings.h"
+#include "addon/check.h"
+#include "replay/philox.h"
+#include "replay/replay.h"
+#include "replay/replay_config.h"
+#include "replay/sum_tree.h"
+
+namespace dqn::addon {
+namespace {
+
+constexpr double kMaxSafeInteger = 9007199254740992.0;  // 2^53
+
+/// options[key] when present and not undefined.
+bool Has(const Napi::Object& o, const char* key) { return o.Has(key) && !o.Get(key).IsUndefined(); }
+
+ReplayConfig ParseConfig(const Napi::Object& o) {
+  ReplayConfig c;
+  c.capacity = Integer(Prop(o, "capacity", "options"), "options.capacity", -kMaxSafeInteger, kMaxSafeInteger);
+  c.state_dim = static_cast<int>(Integer(Prop(o, "stateDim", "options"), "options.stateDim", INT32_MIN, INT32_MAX));
+  if (Has(o, "sampler")) {
+    constexpr Sampler kSamplers[] = {Sampler::kProportional, Sampler::kRank, Sampler::kUniform};
+    c.sampler = kSamplers[OneOf(o.Get("sampler"), "options.sampler", {"proportional", "rank", "uniform"})];
+  }
+  const auto real = [&o](const char* key, double& field) {
+    if (Has(o, key)) field = Number(o.Get(key), std::string("options.") + key, -DBL_MAX, DBL_MAX);
+  };
+  const auto integer = [&o](const char* key, int64_t& field) {
+    if (Has(o, key)) field = Integer(o.Get(key), std::string("options.") + key, -kMaxSafeInteger, kMaxSafeInteger);
+  };
+  real("alpha", c.alpha);
+  real("beta0", c.beta0);
+  integer("betaSteps", c.beta_steps);
+  real("eps", c.eps);
+  real("pClip", c.p_clip);
+  integer("rankSortInterval", c.rank_sort_interval);
+  if (Has(o, "isNormalization")) {
+    c.is_normalization = OneOf(o.Get("isNormalization"), "options.isNormalization", {"buffer", "batch"}) == 0
+                             ? IsNormalization::kBuffer
+                             : IsNormalization::kBatch;
+  }
+  if (Has(o, "seed")) c.seed = static_cast<uint64_t>(Integer(o.Get("seed"), "options.seed", 0, kMaxSafeInteger));
+  return c;
+}
+
+class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "ReplayBuffer", {
+      InstanceMethod<&ReplayBufferWrap::InsertBatch>("insertBatch"),
+      InstanceMethod<&ReplayBufferWrap::Sample>("sample"),
+      InstanceMethod<&ReplayBufferWrap::UpdatePriorities>("updatePriorities"),
+      InstanceMethod<&ReplayBufferWrap::LeafPriorities>("leafPriorities"),
+      InstanceAccessor<&ReplayBufferWrap::Size>("size"),
+      InstanceAccessor<&ReplayBufferWrap::Capacity>("capacity"),
+      InstanceAccessor<&ReplayBufferWrap::StateDim>("stateDim"),
+      InstanceAccessor<&ReplayBufferWrap::TotalPriority>("totalPriority"),
+      InstanceAccessor<&ReplayBufferWrap::MaxPriority>("maxPriority"),
+      InstanceAccessor<&ReplayBufferWrap::Beta>("beta"),
+      InstanceAccessor<&ReplayBufferWrap::SampleSteps, &ReplayBufferWrap::SetSampleSteps>("sampleSteps"),
+      InstanceAccessor<&ReplayBufferWrap::Backend>("backend"),
+    });
+  }
+
+  explicit ReplayBufferWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ReplayBufferWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) ThrowType(env, "ReplayBuffer options must be an object");
+    const Napi::Object o = info[0].As<Napi::Object>();
+    const ReplayConfig config = ParseConfig(o);
+    if (Has(o, "device") && OneOf(o.Get("device"), "options.device", {"cpu", "auto", "cuda"}) == 2)
+      throw Napi::Error::New(env, "options.device 'cuda': the CUDA replay backend is not available in this build; use 'cpu' or 'auto'");
+    replay_ = CallNative(env, [&] { return MakeCpuReplay(config); });
+    reported_bytes_ = replay_->host_memory_bytes();
+    Napi::MemoryManagement::AdjustExternalMemory(env, reported_bytes_);
+  }
+
+  void Finalize(Napi::Env env) override { Napi::MemoryManagement::AdjustExternalMemory(env, -reported_bytes_); }
+
+ private:
+  Napi::Value InsertBatch(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) ThrowType(env, "insertBatch expects an object {states, actions, rewards, nextStates, dones, discounts?}");
+    const Napi::Object o = info[0].As<Napi::Object>();
+    const auto actions = Typed<int32_t>(Prop(o, "actions", "batch"), "actions");
+    const int64_t b = static_cast<int64_t>(actions.ElementLength());
+    const int64_t bd = b * replay_->state_dim();
+    TransitionBatch batch;
+    batch.count = b;
+    batch.actions = actions.Data();
+    batch.states = Typed<float>(Prop(o, "states", "batch"), "states", bd).Data();
+    batch.rewards = Typed<float>(Prop(o, "rewards", "batch"), "rewards", b).Data();
+    batch.next_states = Typed<float>(Prop(o, "nextStates", "batch"), "nextStates", bd).Data();
+    batch.dones = Typed<uint8_t>(Prop(o, "dones", "batch"), "dones", b).Data();
+    if (Has(o, "discounts")) batch.discounts = Typed<float>(o.Get("discounts"), "discounts", b).Data();
+    CallNative(env, [&] { replay_->insert(batch); });
+    return env.Undefined();
+  }
+
+  Napi::Value Sample(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const int64_t b = Integer(info[0], "batchSize", 1, INT32_MAX);
+    // One ArrayBuffer holds all nine arrays (one backing store per call instead of nine):
+    // the 4-byte fields first, the bytes of dones last, so every view is aligned.
+    const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(replay_->state_dim());
+    auto buffer = Napi::ArrayBuffer::New(env, (6 * n + 2 * nd) * 4 + n);
+    size_t offset = 0;
+    const auto view = [&]<typename T>(size_t count, T) {
+      auto a = Napi::TypedArrayOf<T>::New(env, count, buffer, offset);
+      offset += count * sizeof(T);
+      return a;
+    };
+    auto indices = view(n, int32_t{});
+    auto generations = view(n, uint32_t{});
+    auto weights = view(n, float{});
+    auto actions = view(n, int32_t{});
+    auto rewards = view(n, float{});
+    auto discounts = view(n, float{});
+    auto states = view(nd, float{});
+    auto next_states = view(nd, float{});
+    auto dones = view(n, uint8_t{});
+    SampleBatch out{indices.Data(), generations.Data(), weights.Data(), states.Data(), actions.Data(),
+                    rewards.Data(), next_states.Data(), dones.Data(), discounts.Data()};
+    CallNative(env, [&] { replay_->sample(b, out); });
+    Napi::Object r = Napi::Object::New(env);
+    r.Set("indices", indices);
+    r.Set("generations", generations);
+    r.Set("weights", weights);
+    r.Set("states", states);
+    r.Set("actions", actions);
+    r.Set("rewards", rewards);
+    r.Set("nextStates", next_states);
+    r.Set("dones", dones);
+    r.Set("discounts", discounts);
+    return r;
+  }
+
+  Napi::Value UpdatePriorities(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const auto indices = Typed<int32_t>(info[0], "indices");
+    const int64_t n = static_cast<int64_t>(indices.ElementLength());
+    const auto generations = Typed<uint32_t>(info[1], "generations", n);
+    const auto td = Typed<float>(info[2], "tdErrors", n);
+    const UpdateResult u =
+        CallNative(env, [&] { return replay_->update_priorities(indices.Data(), generations.Data(), td.Data(), n); });
+    Napi::Object r = Napi::Object::New(env);
+    r.Set("applied", static_cast<double>(u.applied));
+    r.Set("rejectedNonfinite", static_cast<double>(u.rejected_nonfinite));
+    r.Set("stale", static_cast<double>(u.stale));
+    r.Set("duplicates", static_cast<double>(u.duplicates));
+    return r;
+  }
+
+  Napi::Value LeafPriorities(const Napi::CallbackInfo& info) {
+    auto out = Napi::Float64Array::New(info.Env(), static_cast<size_t>(replay_->size()));
+    replay_->leaf_priorities(out.Data());
+    return out;
+  }
+
+  Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(replay_->size())); }
+  Napi::Value Capacity(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(replay_->capacity())); }
+  Napi::Value StateDim(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), replay_->state_dim()); }
+  Napi::Value TotalPriority(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), replay_->total_priority()); }
+  Napi::Value MaxPriority(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), replay_->max_priority()); }
+  Napi::Value Beta(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), replay_->beta()); }
+  Napi::Value SampleSteps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(replay_->sample_steps())); }
+  void SetSampleSteps(const Napi::CallbackInfo& info, const Napi::Value& value) {
+    replay_->set_sample_steps(Integer(value, "sampleSteps", 0, kMaxSafeInteger));
+    (void)info;
+  }
+  Napi::Value Backend(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), replay_->backend()); }
+
+  std::unique_ptr<Replay> replay_;
+  int64_t reported_bytes_ = 0;
+};
+
+/// philox4x32_10(counter: Uint32Array(4), key: Uint32Array(2)) -> Uint32Array(4).
+Napi::Value Philox(const Napi::CallbackInfo& info) {
+  const auto c = Typed<uint32_t>(info[0], "counter", 4);
+  const auto k = Typed<uint32_t>(info[1], "key", 2);
+  const PhiloxCounter out = Philox4x32_10({c[0], c[1], c[2], c[3]}, {k[0], k[1]});
+  auto r = Napi::Uint32Array::New(info.Env(), 4);
+  for (size_t i = 0; i < 4; ++i) r[i] = out[i];
+  return r;
+}
+
+/// sumTreeFind(leaves: Float64Array(n), masses: Float64Array(m)) -> Int32Array(m): builds a sum
+/// tree over the leaves and descends it for each mass (detail::FindByMass).
+Napi::Value SumTreeFind(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto leaves = Typed<double>(info[0], "leaves");
+  const auto masses = Typed<double>(info[1], "masses");
+  const int64_t n = static_cast<int64_t>(leaves.ElementLength()), m = static_cast<int64_t>(masses.ElementLength());
+  if (n < 1 || n > kMaxReplayCapacity) ThrowRange(env, "leaves must have length in [1, 2^30], got " + std::to_string(n));
+  std::vector<int64_t> slots(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    if (!(leaves[static_cast<size_t>(i)] >= 0.0) || !std::isfinite(leaves[static_cast<size_t>(i)]))
+      ThrowRange(env, "leaves[" + std::to_string(i) + "] must be finite and >= 0");
+    slots[static_cast<size_t>(i)] = i;
+  }
+  std::vector<double> mass(masses.Data(), masses.Data() + m);
+  for (int64_t k = 0; k < m; ++k)
+    if (!(mass[static_cast<size_t>(k)] >= 0.0)) ThrowRange(env, "masses[" + std::to_string(k) + "] must be >= 0");
+  detail::SumTree tree(n);
+  std::vector<int64_t> scratch;
+  tree.assign(slots.data(), leaves.Data(), n, scratch);
+  if (!(tree.root() > 0.0)) ThrowRange(env, "leaves must not all be zero");
+  auto out = Napi::Int32Array::New(env, static_cast<size_t>(m));
+  detail::FindByMass(tree, mass.data(), m, out.Data());
+  return out;
+}
+
+}  // namespace
+
+void InitReplay(Napi::Env env, Napi::Object exports) {
+  exports.Set("ReplayBuffer", ReplayBufferWrap::Define(env));
+  exports.Set("philox4x32_10", Napi::Function::New(env, Philox, "philox4x32_10"));
+  exports.Set("sumTreeFind", Napi::Function::New(env, SumTreeFind, "sumTreeFind"));
+}
+
+}  // namespace dqn::addon
