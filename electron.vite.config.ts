@@ -36,6 +36,9 @@ export default defineConfig({
           index: resolve(root, 'main', 'index.ts'),
           host: resolve(root, 'main', 'trainer', 'host-entry.ts'),
         },
+        // Shared chunks stay beside the entries: modules that find the repository from their own
+        // location (main/trainer/paths.ts: two folders up) then resolve the same as in the sources.
+        output: { chunkFileNames: '[name]-[hash].js' },
       },
     },
   },

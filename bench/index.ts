@@ -1,6 +1,7 @@
 // Benchmark dispatcher: `npm run bench -- <name> [options]` runs bench/<name>.ts. Each bench
 // module exports `run(args)` and a one-line `summary`; register new ones in BENCHES below.
 // No timing assertions live in tests: speed is measured here and logged in bench/RESULTS.md.
+import * as dashboard from './dashboard.ts';
 import * as replay from './replay.ts';
 
 /** A registered benchmark. */
@@ -11,7 +12,7 @@ export interface Bench {
   run(args: string[]): Promise<void> | void;
 }
 
-const BENCHES: Record<string, Bench> = { replay };
+const BENCHES: Record<string, Bench> = { replay, dashboard };
 
 function usage(): string {
   const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(12)} ${b.summary}`);

@@ -40,14 +40,15 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points, reject
   mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
   writeFileSync(join(tmp, 'data', 'presets', 'e2e-cartpole.json'), JSON.stringify(TINY_CARTPOLE));
   const server = await serve(join(tmp, 'data'), join(tmp, 'runs'));
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS, `--user-data-dir=${join(tmp, 'chromium')}`] });
+  // A fresh profile (--user-data-dir) per run.
+  const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1500, height: 1000 } });
   const cspErrors: string[] = [];
   try {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/, 'loopback by default, with a token');
     const refused = await fetch(server.url.replace(/\?token=.*/, ''));
     assert.equal(refused.status, 401, 'the page is refused without the token');
 
-    const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+    const page = browser.pages()[0] ?? (await browser.newPage());
     page.on('console', (m) => /Content Security Policy/i.test(m.text()) && cspErrors.push(m.text()));
     await page.goto(server.url);
     await openDashboard(page, 'e2e-cartpole (user)');

@@ -20,7 +20,8 @@ export const TINY_CARTPOLE = {
   replay: { capacity: 4096 },
   optim: { batch_size: 32 },
   exploration: { eps_decay_steps: 2000 },
-  schedule: { epochs: 200, steps_per_epoch: 150, learning_starts: 64, eval_episodes: 1, q_stats_interval: 10, causal_interval: 50 },
+  // Far more epochs than a test waits for, so the run is still going when the test stops it.
+  schedule: { epochs: 100_000, steps_per_epoch: 500, learning_starts: 64, eval_episodes: 1, q_stats_interval: 10, causal_interval: 50 },
 };
 
 /** Chromium flags for a quiet, reproducible headless run. */

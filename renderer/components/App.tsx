@@ -67,6 +67,17 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
     }
   }, []);
 
+  // A run that ended is a new entry of the run history.
+  useEffect(() => {
+    if ((s.runState === 'idle' || s.runState === 'halted') && s.connection === 'open' && s.runDir) {
+      try {
+        transport.send({ type: 'listRuns' });
+      } catch {
+        /* not connected: the list is asked for again on reconnect */
+      }
+    }
+  }, [s.runState, s.connection, s.runDir, transport]);
+
   const problems = useMemo(() => validate(editor.draft), [editor.draft]);
   const busy = s.runState === 'running' || s.runState === 'stopping';
   const canStart = problems.size === 0 && s.connection === 'open' && !busy;

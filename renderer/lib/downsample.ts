@@ -83,14 +83,23 @@ export function downsample(xs: ArrayLike<number>, ys: ArrayLike<number>, i0: num
     let iMax = -1;
     let iLast = -1;
     let iBad = -1;
+    let vMin = Infinity;
+    let vMax = -Infinity;
     for (let i = lo; i < hi; i++) {
       const v = ys[i]!;
-      if (!Number.isFinite(v)) {
+      // v - v is 0 for finite v and NaN for NaN and ±Infinity.
+      if (v - v !== 0) {
         if (iBad < 0) iBad = i;
         continue;
       }
-      if (iMin < 0 || v < ys[iMin]!) iMin = i;
-      if (iMax < 0 || v > ys[iMax]!) iMax = i;
+      if (v < vMin || iMin < 0) {
+        vMin = v;
+        iMin = i;
+      }
+      if (v > vMax || iMax < 0) {
+        vMax = v;
+        iMax = i;
+      }
       iLast = i;
     }
     if (iBad >= 0) markers.push({ x: xs[iBad]!, kind: markerKind(ys[iBad]!) });

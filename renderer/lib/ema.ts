@@ -34,7 +34,19 @@ export class DebiasedEma {
  * @returns `out`, a Float64Array of length >= n whose first n entries are the smoothed values.
  */
 export function debiasedEma(ys: ArrayLike<number>, weight: number, n = ys.length, out: Float64Array = new Float64Array(n)): Float64Array {
-  const ema = new DebiasedEma(weight);
-  for (let i = 0; i < n; i++) out[i] = ema.next(ys[i]!);
+  // The same arithmetic as DebiasedEma.next, inlined: this loop is the cost of a full re-smooth.
+  const w = new DebiasedEma(weight).weight;
+  let last = 0;
+  let wPow = 1;
+  for (let i = 0; i < n; i++) {
+    const y = ys[i]!;
+    if (y - y !== 0) {
+      out[i] = y;
+      continue;
+    }
+    last = last * w + (1 - w) * y;
+    wPow *= w;
+    out[i] = w === 0 ? last : last / (1 - wPow);
+  }
   return out;
 }
