@@ -7,7 +7,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostToParentSchema, type HostMessage, type ParentToHost } from '../common/protocol.ts';
-import type { RunEvent } from '../common/run.ts';
+import { appendEvent } from './trainer/run-dir.ts';
 
 /** A running trainer host process, as the supervisor sees it. */
 export interface HostProcess {
@@ -127,7 +127,13 @@ export class HostSupervisor {
     const restarting = !this.stopping && this.recentExits.length <= (this.options.maxRestarts ?? 5);
     const text = `trainer host (pid ${child.pid}) ${reason}`;
     this.writeLog(`[supervisor] ${text}${restarting ? '; restarting it' : this.stopping ? '' : '; too many restarts, not restarting'}\n`);
-    if (!this.stopping && this.runDir) this.appendRunEvent(this.runDir, { time: new Date().toISOString(), kind: 'error', message: `${text}${restarting ? '; restarted' : ''}` });
+    if (!this.stopping && this.runDir) {
+      try {
+        appendEvent(this.runDir, { time: new Date().toISOString(), kind: 'error', message: `${text}${restarting ? '; restarted' : ''}` });
+      } catch {
+        // The run folder may be gone; the dashboard still gets the reason.
+      }
+    }
     this.runDir = undefined;
     this.options.notify({ type: 'hostExit', pid: child.pid, reason, restarting });
     for (const w of this.exitWaiters.splice(0)) w();
@@ -148,14 +154,6 @@ export class HostSupervisor {
     } catch {
       // A log that cannot be written must not take the supervisor down; stderr still has it.
       process.stderr.write(chunk);
-    }
-  }
-
-  private appendRunEvent(runDir: string, event: RunEvent): void {
-    try {
-      appendFileSync(join(runDir, 'events.log'), `${JSON.stringify(event)}\n`);
-    } catch {
-      /* the run folder may be gone; the dashboard still gets the reason */
     }
   }
 }

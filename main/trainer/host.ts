@@ -15,13 +15,10 @@ import {
   type RunSummary,
 } from '../../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
+import type { MetricsRecord } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 
-/** One line of a run's metrics file, as the session writes it. */
-export type MetricsRecord =
-  | ({ type: 'scalars' } & ScalarPoint)
-  | ({ type: 'episode' } & EpisodePoint)
-  | ({ type: 'epoch' } & EpochSummary);
+export type { MetricsRecord };
 
 /** What the host needs from the session module (main/trainer/session.ts); tests pass a fake. */
 export interface SessionApi {
