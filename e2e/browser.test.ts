@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -73,6 +73,12 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points, reject
     await waitForState(page, 'Running');
     await waitForPoints(page, 'Loss', 2);
     await stop(page);
+    // Stop keeps a checkpoint: the newest run folder has a stop-step-N checkpoint.
+    const runs = readdirSync(join(tmp, 'runs')).sort();
+    const checkpoints = readdirSync(join(tmp, 'runs', runs.at(-1)!, 'checkpoints'));
+    assert.ok(checkpoints.some((c) => /^stop-step-\d+$/.test(c)), `a stop checkpoint in ${checkpoints.join(', ')}`);
+    // The run history lists both runs once they ended.
+    await page.getByRole('region', { name: 'Run history' }).getByRole('button', { name: /^Resume / }).nth(1).waitFor({ timeout: 30_000 });
     assert.deepEqual(cspErrors, [], 'no Content-Security-Policy violations');
   } finally {
     await browser.close();
