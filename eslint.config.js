@@ -36,9 +36,35 @@ export default tseslint.config(
     },
   },
   {
-    files: ['main/trainer/**/*.ts', 'main/cli/**/*.ts', 'native/**/*.ts', 'bench/**/*.ts'],
+    files: ['renderer/**/*.ts', 'renderer/**/*.tsx'],
+    languageOptions: { globals: { ...globals.browser } },
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The trainer host, CLI, addon wrapper and benchmarks run under plain Node: they must not import electron.' }] }],
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: 'renderer/ is sandboxed web code: it reaches Electron only through the preload API (window.dqn) behind renderer/transport/.' }],
+        patterns: [
+          { group: nodeImports, message: 'renderer/ runs in the browser: no Node built-ins (layering: common <- renderer).' },
+          { group: ['../main/*', '../../main/*', '../preload/*', '../../preload/*', '../native/*', '../../native/*'], message: 'renderer/ may import only renderer/, common/ and browser libraries (layering: common <- renderer).' },
+        ],
+      }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'renderer/ has no Node globals.' }, { name: 'Buffer', message: 'renderer/ has no Node globals.' }, { name: 'require', message: 'renderer/ has no require.' }],
+    },
+  },
+  {
+    files: ['preload/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', allowImportNames: ['contextBridge', 'ipcRenderer'], message: 'the preload may use only contextBridge and ipcRenderer: it exposes narrow typed functions, never raw IPC.' }],
+        patterns: [
+          { group: nodeImports, message: 'the preload is sandboxed: no Node built-ins.' },
+          { group: ['../main/*', '../renderer/*', '../native/*'], message: 'the preload may import only common/ and pure libraries such as zod.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['main/trainer/**/*.ts', 'main/cli/**/*.ts', 'main/serve/**/*.ts', 'main/host-supervisor*.ts', 'main/presets-store*.ts', 'native/**/*.ts', 'bench/**/*.ts', 'e2e/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The trainer host, CLI, browser-mode server, supervisor, addon wrapper, benchmarks and tests run under plain Node: they must not import electron (only main/index.ts does).' }] }],
     },
   },
 );

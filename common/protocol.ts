@@ -1,0 +1,188 @@
+// The messages between the dashboard (renderer) and the trainer host, and between the host and
+// whoever supervises it (Electron main, the browser-mode server). Every message that crosses a
+// process boundary is parsed with one of these schemas on arrival, in both directions.
+//
+//   renderer --HostCommand--> trainer host        (MessagePort in Electron, WebSocket in browser mode)
+//   renderer <--HostMessage-- trainer host        (live scalars batched into frames every FRAME_PERIOD_MS)
+//   renderer <--HostMessage-- supervisor          (hostReady / hostExit: the host's own lifecycle)
+//   supervisor <--ParentMessage--> trainer host   (connect a port, shutdown, the current run folder)
+//   browser <--Bridge*Message--> serve server     (the above wrapped in channels, plus presets)
+import { z } from 'zod';
+import { RunConfigSchema } from './config.ts';
+import { BackendStatusSchema, EpochSummarySchema, RunEventSchema, RunStateSchema, ScalarPointSchema } from './run.ts';
+
+/** How often the trainer host sends a frame of batched live records (DESIGN: 100-250 ms). */
+export const FRAME_PERIOD_MS = 200;
+
+/** A finished training episode: env step at which it ended, and its return. */
+export const EpisodePointSchema = z.object({ step: z.number().nonnegative(), value: z.number() });
+export type EpisodePoint = z.infer<typeof EpisodePointSchema>;
+
+/** A past run as listed in the run history. */
+export const RunSummarySchema = z.object({
+  runDir: z.string(),
+  name: z.string(),
+  createdMs: z.number(),
+  env: z.string(),
+  epochs: z.number().int().nonnegative(),
+  lastStep: z.number().int().nonnegative(),
+  lastEvalReturn: z.number().optional(),
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+// ---------------------------------------------------------------------------------------------
+// renderer -> trainer host
+
+/** Commands the dashboard sends to the trainer host. */
+export const HostCommandSchema = z.discriminatedUnion('type', [
+  /** Start a new run from `config`, or resume the run folder `resume` (its own config is used). */
+  z.object({ type: z.literal('start'), config: RunConfigSchema }),
+  z.object({ type: z.literal('resume'), runDir: z.string().min(1) }),
+  /** Stop the current run after the current step; a checkpoint is kept. */
+  z.object({ type: z.literal('stop') }),
+  /** Ask for a snapshot (state, backends, current run folder): sent on connect. */
+  z.object({ type: z.literal('hello') }),
+  z.object({ type: z.literal('listRuns') }),
+  /** Read a past run's metrics from disk (answered by `runData`). */
+  z.object({ type: z.literal('openRun'), runDir: z.string().min(1) }),
+]);
+export type HostCommand = z.infer<typeof HostCommandSchema>;
+/** A command as the renderer builds it (the config before defaults are filled in). */
+export type HostCommandInput = z.input<typeof HostCommandSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// trainer host (and supervisor) -> renderer
+
+/** Records of the live run gathered over one frame period. */
+export const FrameSchema = z.object({
+  type: z.literal('frame'),
+  runDir: z.string(),
+  scalars: z.array(ScalarPointSchema),
+  episodes: z.array(EpisodePointSchema),
+  epochs: z.array(EpochSummarySchema),
+  events: z.array(RunEventSchema),
+});
+export type Frame = z.infer<typeof FrameSchema>;
+
+/** Run state of the host; `runDir` is the live run's folder (absent when none ran yet). */
+export const StateMessageSchema = z.object({
+  type: z.literal('state'),
+  state: RunStateSchema,
+  detail: z.string().optional(),
+  runDir: z.string().optional(),
+  /** The live run's config (validated, defaults filled in); used for ETA and the chart legend. */
+  config: RunConfigSchema.optional(),
+});
+
+export const HostMessageSchema = z.discriminatedUnion('type', [
+  FrameSchema,
+  StateMessageSchema,
+  z.object({ type: z.literal('backends'), status: BackendStatusSchema }),
+  z.object({ type: z.literal('runs'), runs: z.array(RunSummarySchema) }),
+  z.object({
+    type: z.literal('runData'),
+    runDir: z.string(),
+    config: RunConfigSchema,
+    scalars: z.array(ScalarPointSchema),
+    episodes: z.array(EpisodePointSchema),
+    epochs: z.array(EpochSummarySchema),
+  }),
+  /** A command failed (invalid config, unreadable run folder...): `message` says why. */
+  z.object({ type: z.literal('error'), command: z.string(), message: z.string() }),
+  /** Sent by the supervisor: a trainer host process is up. */
+  z.object({ type: z.literal('hostReady'), pid: z.number().int(), restarts: z.number().int().nonnegative() }),
+  /** Sent by the supervisor: the trainer host process ended; `restarting` says whether a new one follows. */
+  z.object({ type: z.literal('hostExit'), pid: z.number().int(), reason: z.string(), restarting: z.boolean() }),
+]);
+export type HostMessage = z.infer<typeof HostMessageSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// supervisor <-> trainer host (parentPort in Electron, the fork IPC channel under Node)
+
+export const ParentToHostSchema = z.discriminatedUnion('type', [
+  /** Electron: a MessagePort for one renderer travels with this message. */
+  z.object({ type: z.literal('connect') }),
+  /** Stop the run cleanly (checkpoint kept), then exit. */
+  z.object({ type: z.literal('shutdown') }),
+  /** Node fork mode: a renderer command relayed by the serve bridge. */
+  z.object({ type: z.literal('command'), command: z.unknown() }),
+]);
+export type ParentToHost = z.infer<typeof ParentToHostSchema>;
+
+export const HostToParentSchema = z.discriminatedUnion('type', [
+  /** The live run's folder changed: the supervisor sends the host's stdout/stderr there. */
+  z.object({ type: z.literal('runDir'), runDir: z.string().optional() }),
+  /** The run is stopped and flushed; the host exits next. */
+  z.object({ type: z.literal('shutdownDone') }),
+  /** Node fork mode: a message for every renderer. */
+  z.object({ type: z.literal('message'), message: z.unknown() }),
+]);
+export type HostToParent = z.infer<typeof HostToParentSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// browser mode: the WebSocket between the page and the serve server
+
+/** A user-editable preset (bundled presets are read-only). */
+export const PresetSchema = z.object({
+  name: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" and "-" only'),
+  source: z.enum(['bundled', 'user']),
+  config: z.unknown(),
+});
+export type Preset = z.infer<typeof PresetSchema>;
+
+export const PresetRequestSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('list') }),
+  z.object({ op: z.literal('save'), name: PresetSchema.shape.name, config: RunConfigSchema }),
+]);
+export type PresetRequest = z.infer<typeof PresetRequestSchema>;
+export type PresetRequestInput = z.input<typeof PresetRequestSchema>;
+
+export const BridgeClientMessageSchema = z.discriminatedUnion('channel', [
+  z.object({ channel: z.literal('trainer'), command: HostCommandSchema }),
+  z.object({ channel: z.literal('presets'), id: z.number().int(), request: PresetRequestSchema }),
+]);
+export type BridgeClientMessage = z.infer<typeof BridgeClientMessageSchema>;
+
+export const BridgeServerMessageSchema = z.discriminatedUnion('channel', [
+  z.object({ channel: z.literal('trainer'), message: HostMessageSchema }),
+  z.object({
+    channel: z.literal('presets'),
+    id: z.number().int(),
+    ok: z.boolean(),
+    presets: z.array(PresetSchema).optional(),
+    error: z.string().optional(),
+  }),
+]);
+export type BridgeServerMessage = z.infer<typeof BridgeServerMessageSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// scalar values on the wire
+
+/** A scalar value as sent: a number, or a string for a non-finite one (JSON has no NaN). */
+export type WireValue = number | 'NaN' | 'Infinity' | '-Infinity';
+
+/** Decodes a wire value to a JS number (NaN, +Infinity, -Infinity included). */
+export function fromWire(v: WireValue): number {
+  return typeof v === 'number' ? v : Number(v);
+}
+
+/** Encodes a number for JSON: non-finite values become "NaN" / "Infinity" / "-Infinity". */
+export function toWire(v: number): WireValue {
+  return Number.isFinite(v) ? v : (String(v) as 'NaN' | 'Infinity' | '-Infinity');
+}
+
+/** Parses `data` with `schema`; the error names the channel and the first problems. */
+export function parseMessage<T>(schema: z.ZodType<T>, data: unknown, channel: string): T {
+  const r = schema.safeParse(data);
+  if (r.success) return r.data;
+  const problems = r.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw new ProtocolError(`invalid message on ${channel}: ${problems.join('; ')}`);
+}
+
+/** A message that does not match its schema. */
+export class ProtocolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}

@@ -1,0 +1,89 @@
+// End-to-end test of browser mode: `npm run serve` (trainer host under Node, WebSocket bridge)
+// driven by Debian's Chromium through playwright-core. Builds the renderer if needed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
+import { CHROMIUM_FLAGS, openDashboard, rejectNegativeLearningRate, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
+if (skip) console.log(`# browser e2e skipped: ${skip}`);
+
+/** Starts `npm run serve`'s program on a free port; resolves with the printed URL. */
+function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'main', 'serve', 'cli.ts'), '--port', '0', '--data-dir', dataDir, '--runs-dir', runsDir, '--no-build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve printed no URL within 60 s:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /DQN Console: (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]!, output: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`serve exited with code ${code}:\n${out}`)));
+  });
+}
+
+test('browser mode: start a CartPole run, see Loss and Epoch time points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
+  await ensureRendererBuilt(ROOT);
+  const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-'));
+  mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
+  writeFileSync(join(tmp, 'data', 'presets', 'e2e-cartpole.json'), JSON.stringify(TINY_CARTPOLE));
+  const server = await serve(join(tmp, 'data'), join(tmp, 'runs'));
+  // A fresh profile (--user-data-dir) per run.
+  const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1500, height: 1000 } });
+  const cspErrors: string[] = [];
+  try {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/, 'loopback by default, with a token');
+    const refused = await fetch(server.url.replace(/\?token=.*/, ''));
+    assert.equal(refused.status, 401, 'the page is refused without the token');
+
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('console', (m) => /Content Security Policy/i.test(m.text()) && cspErrors.push(m.text()));
+    await page.goto(server.url);
+    await openDashboard(page, 'e2e-cartpole (user)');
+    await rejectNegativeLearningRate(page);
+    await startAndWatch(page, 'dashboard-running.png');
+
+    // Kill the trainer host: the reason is shown, the run is halted, a new host comes up.
+    const pid = Number(await page.getByTestId('host-pid').getAttribute('data-pid'));
+    assert.ok(pid > 0);
+    process.kill(pid, 'SIGKILL');
+    const notice = page.getByTestId('host-exit');
+    await notice.waitFor({ timeout: 30_000 });
+    assert.match((await notice.textContent()) ?? '', new RegExp(`pid ${pid}\\) killed by SIGKILL; a new host was started`));
+    await waitForState(page, 'Halted');
+    await page.waitForFunction((old) => {
+      const p = document.querySelector('[data-testid=host-pid]')?.getAttribute('data-pid');
+      return !!p && p !== String(old);
+    }, pid, { timeout: 60_000 });
+
+    // Start again on the new host.
+    await page.getByRole('button', { name: 'Start' }).click();
+    await waitForState(page, 'Running');
+    await waitForPoints(page, 'Loss', 2);
+    await stop(page);
+    // Stop keeps a checkpoint: the newest run folder has a stop-step-N checkpoint.
+    const runs = readdirSync(join(tmp, 'runs')).sort();
+    const checkpoints = readdirSync(join(tmp, 'runs', runs.at(-1)!, 'checkpoints'));
+    assert.ok(checkpoints.some((c) => /^stop-step-\d+$/.test(c)), `a stop checkpoint in ${checkpoints.join(', ')}`);
+    // The run history lists both runs once they ended.
+    await page.getByRole('region', { name: 'Run history' }).getByRole('button', { name: /^Resume / }).nth(1).waitFor({ timeout: 30_000 });
+    assert.deepEqual(cspErrors, [], 'no Content-Security-Policy violations');
+  } finally {
+    await browser.close();
+    server.child.kill('SIGTERM');
+    await new Promise((r) => server.child.once('exit', r));
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,134 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { HostMessage, ParentToHost } from '../common/protocol.ts';
+import { describeExit, HostSupervisor, type HostProcess } from './host-supervisor.ts';
+
+/** A host process the test ends by hand. */
+class FakeProcess implements HostProcess {
+  static nextPid = 100;
+  readonly pid = FakeProcess.nextPid++;
+  readonly stdout = new PassThrough();
+  readonly stderr = new PassThrough();
+  received: ParentToHost[] = [];
+  killed = false;
+  private messageListener: ((d: unknown) => void) | undefined;
+  private exitListener: ((r: string) => void) | undefined;
+  /** When true, a shutdown request makes the process exit on its own. */
+  exitsOnShutdown = true;
+
+  postMessage(m: ParentToHost): void {
+    this.received.push(m);
+    if (m.type === 'shutdown' && this.exitsOnShutdown) setImmediate(() => this.exit('exited normally (code 0)'));
+  }
+  onMessage(l: (d: unknown) => void): void {
+    this.messageListener = l;
+  }
+  onExit(l: (r: string) => void): void {
+    this.exitListener = l;
+  }
+  kill(): void {
+    this.killed = true;
+    setImmediate(() => this.exit('killed by SIGTERM'));
+  }
+  emit(data: unknown): void {
+    this.messageListener?.(data);
+  }
+  exit(reason: string): void {
+    const l = this.exitListener;
+    this.exitListener = undefined;
+    l?.(reason);
+  }
+}
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function setup(opts: { maxRestarts?: number } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'dqn-sup-'));
+  const spawned: FakeProcess[] = [];
+  const notes: HostMessage[] = [];
+  const sup = new HostSupervisor({
+    spawn: () => {
+      const p = new FakeProcess();
+      spawned.push(p);
+      return p;
+    },
+    notify: (m) => notes.push(m),
+    logDir: join(dir, 'logs'),
+    restartDelayMs: 1,
+    maxRestarts: opts.maxRestarts,
+  });
+  return { dir, sup, spawned, notes, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+test('exit reasons read as a user would say them', () => {
+  assert.equal(describeExit(null, 'SIGKILL'), 'killed by SIGKILL');
+  assert.equal(describeExit(3, null), 'exited with code 3');
+  assert.equal(describeExit(0, null), 'exited normally (code 0)');
+});
+
+test('a host that dies is restarted, the reason reaches the dashboard and the run log', async () => {
+  const { dir, sup, spawned, notes, cleanup } = setup();
+  try {
+    sup.start();
+    await wait(5);
+    const first = spawned[0]!;
+    const runDir = join(dir, 'run-a');
+    first.emit({ type: 'runDir', runDir });
+    first.stdout.write('epoch 1 done\n');
+    first.exit('killed by SIGKILL');
+    await wait(20);
+    assert.equal(spawned.length, 2, 'a new host was spawned');
+    assert.deepEqual(
+      notes.map((n) => n.type === 'hostExit' ? `exit ${n.pid} ${n.reason} ${n.restarting}` : n.type === 'hostReady' ? `ready ${n.pid} ${n.restarts}` : n.type),
+      [`ready ${first.pid} 0`, `exit ${first.pid} killed by SIGKILL true`, `ready ${spawned[1]!.pid} 1`],
+    );
+    const log = readFileSync(join(runDir, 'host.log'), 'utf8');
+    assert.match(log, /epoch 1 done\n/);
+    assert.match(log, new RegExp(`trainer host \\(pid ${first.pid}\\) killed by SIGKILL; restarting it`));
+    const event = JSON.parse(readFileSync(join(runDir, 'events.log'), 'utf8').trim());
+    assert.equal(event.kind, 'error');
+    assert.match(event.message, /killed by SIGKILL; restarted/);
+    spawned[1]!.stderr.write('between runs\n');
+    assert.match(readFileSync(join(dir, 'logs', 'host.log'), 'utf8'), /between runs/, 'without a live run the output goes to the app log');
+    await sup.shutdown();
+  } finally {
+    cleanup();
+  }
+});
+
+test('after too many deaths in the window the supervisor stops restarting and says so', async () => {
+  const { sup, spawned, notes, cleanup } = setup({ maxRestarts: 2 });
+  try {
+    sup.start();
+    for (let i = 0; i < 3; i++) {
+      spawned.at(-1)!.exit('exited with code 1');
+      await wait(20);
+    }
+    assert.equal(spawned.length, 3);
+    const exits = notes.filter((n) => n.type === 'hostExit');
+    assert.deepEqual(exits.map((e) => e.type === 'hostExit' && e.restarting), [true, true, false]);
+  } finally {
+    cleanup();
+  }
+});
+
+test('shutdown asks the host to stop and kills it when it does not exit in time', async () => {
+  const { sup, spawned, notes, cleanup } = setup();
+  try {
+    sup.start();
+    const p = spawned[0]!;
+    p.exitsOnShutdown = false;
+    await sup.shutdown(30);
+    assert.deepEqual(p.received, [{ type: 'shutdown' }]);
+    assert.equal(p.killed, true);
+    assert.equal(spawned.length, 1, 'no restart after a shutdown');
+    const exit = notes.at(-1);
+    assert.ok(exit?.type === 'hostExit' && !exit.restarting);
+  } finally {
+    cleanup();
+  }
+});

@@ -1,0 +1,159 @@
+// Keeps one trainer host process alive: spawns it, sends its stdout/stderr to the live run's log
+// (host.log in the run folder, or the app's log folder between runs), restarts it when it dies
+// and tells the dashboard why (hostExit / hostReady), and stops it cleanly on shutdown (a
+// timeout then kills it). The process itself comes from an injected spawn function, so Electron
+// main (utilityProcess.fork) and the browser-mode server (child_process.fork) share this code;
+// it imports no electron.
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { HostToParentSchema, type HostMessage, type ParentToHost } from '../common/protocol.ts';
+import { appendEvent } from './trainer/run-dir.ts';
+
+/** A running trainer host process, as the supervisor sees it. */
+export interface HostProcess {
+  /** Process id (-1 until the process has started; see `ready`). */
+  readonly pid: number;
+  /** Resolves once the process runs (Electron reports the pid only after its spawn event). */
+  readonly ready?: Promise<void>;
+  /** Sends a control message; `transfer` carries a MessagePort in Electron. */
+  postMessage(message: ParentToHost, transfer?: unknown[]): void;
+  onMessage(listener: (data: unknown) => void): void;
+  /** Called once when the process has ended, with a reason a user can read ("killed by SIGKILL"). */
+  onExit(listener: (reason: string) => void): void;
+  /** The process's stdout and stderr (null when not piped). */
+  readonly stdout: NodeJS.ReadableStream | null;
+  readonly stderr: NodeJS.ReadableStream | null;
+  kill(): void;
+}
+
+export interface SupervisorOptions {
+  spawn(): HostProcess;
+  /** Receives hostReady / hostExit for the renderers. */
+  notify(message: HostMessage): void;
+  /** Called after each (re)spawn, e.g. to hand the new host a renderer port. */
+  onSpawn?(child: HostProcess): void;
+  /** Node fork mode: messages the host addressed to the renderers (not yet parsed). */
+  onHostMessage?(data: unknown): void;
+  /** Folder of host.log while no run is live. */
+  logDir: string;
+  /** Restarts allowed within `restartWindowMs` before the supervisor gives up (default 5 in 60 s). */
+  maxRestarts?: number;
+  restartWindowMs?: number;
+  /** Delay before the first restart, doubled for each recent one (default 250 ms, at most 5 s). */
+  restartDelayMs?: number;
+}
+
+/** Formats a Node child-process exit for the user: "killed by SIGKILL" or "exited with code 3". */
+export function describeExit(code: number | null, signal: NodeJS.Signals | string | null): string {
+  if (signal) return `killed by ${signal}`;
+  return code === 0 ? 'exited normally (code 0)' : `exited with code ${code}`;
+}
+
+/**
+ * Supervises the trainer host process. `start()` spawns it; when it exits without being asked
+ * to, the reason goes to the dashboard and to the run's events.log, and a new host is spawned
+ * after a growing delay, unless it died `maxRestarts` times within `restartWindowMs`.
+ */
+export class HostSupervisor {
+  private child: HostProcess | undefined;
+  private restarts = 0;
+  private recentExits: number[] = [];
+  private stopping = false;
+  private runDir: string | undefined;
+  private restartTimer: ReturnType<typeof setTimeout> | undefined;
+  private exitWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: SupervisorOptions) {}
+
+  /** The live host process, if any. */
+  get current(): HostProcess | undefined {
+    return this.child;
+  }
+
+  /** Spawns the host (once). */
+  start(): void {
+    if (this.child || this.stopping) return;
+    const child = this.options.spawn();
+    this.child = child;
+    const log = (chunk: Buffer | string) => this.writeLog(chunk);
+    child.stdout?.on('data', log);
+    child.stderr?.on('data', log);
+    child.onMessage((data) => this.fromHost(data));
+    child.onExit((reason) => this.exited(child, reason));
+    const restarts = this.restarts;
+    void (child.ready ?? Promise.resolve()).then(() => {
+      if (this.child !== child) return;
+      this.options.onSpawn?.(child);
+      this.options.notify({ type: 'hostReady', pid: child.pid, restarts });
+    });
+  }
+
+  /**
+   * Asks the host to stop its run (checkpoint kept) and waits until it exits; after `timeoutMs`
+   * the process is killed. Resolves at once when no host runs.
+   */
+  async shutdown(timeoutMs = 15_000): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
+    child.postMessage({ type: 'shutdown' });
+    const timer = setTimeout(() => {
+      this.writeLog(`[supervisor] trainer host pid ${child.pid} did not exit within ${timeoutMs} ms after shutdown: killing it\n`);
+      child.kill();
+    }, timeoutMs);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private fromHost(data: unknown): void {
+    const parsed = HostToParentSchema.safeParse(data);
+    if (!parsed.success) {
+      this.writeLog(`[supervisor] ignored a malformed message from the trainer host: ${JSON.stringify(data).slice(0, 200)}\n`);
+      return;
+    }
+    const msg = parsed.data;
+    if (msg.type === 'runDir') this.runDir = msg.runDir;
+    else if (msg.type === 'message') this.options.onHostMessage?.(msg.message);
+  }
+
+  private exited(child: HostProcess, reason: string): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    const now = Date.now();
+    const window = this.options.restartWindowMs ?? 60_000;
+    this.recentExits = [...this.recentExits.filter((t) => now - t < window), now];
+    const restarting = !this.stopping && this.recentExits.length <= (this.options.maxRestarts ?? 5);
+    const text = `trainer host (pid ${child.pid}) ${reason}`;
+    this.writeLog(`[supervisor] ${text}${restarting ? '; restarting it' : this.stopping ? '' : '; too many restarts, not restarting'}\n`);
+    if (!this.stopping && this.runDir) {
+      try {
+        appendEvent(this.runDir, { time: new Date().toISOString(), kind: 'error', message: `${text}${restarting ? '; restarted' : ''}` });
+      } catch {
+        // The run folder may be gone; the dashboard still gets the reason.
+      }
+    }
+    this.runDir = undefined;
+    this.options.notify({ type: 'hostExit', pid: child.pid, reason, restarting });
+    for (const w of this.exitWaiters.splice(0)) w();
+    if (!restarting) return;
+    const delay = Math.min(5000, (this.options.restartDelayMs ?? 250) * 2 ** (this.recentExits.length - 1));
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      this.restarts++;
+      this.start();
+    }, delay);
+  }
+
+  private writeLog(chunk: Buffer | string): void {
+    const dir = this.runDir ?? this.options.logDir;
+    try {
+      mkdirSync(dir, { recursive: true });
+      appendFileSync(join(dir, 'host.log'), chunk);
+    } catch {
+      // A log that cannot be written must not take the supervisor down; stderr still has it.
+      process.stderr.write(chunk);
+    }
+  }
+}

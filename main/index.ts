@@ -1,0 +1,125 @@
+// Electron main: kept thin. One sandboxed window, the app menu, presets behind one checked IPC
+// handler, and the trainer host in a utility process (supervised: restarted when it dies, the
+// reason shown in the dashboard). A MessageChannelMain joins the window and the host directly.
+// Closing the window stops the run cleanly (checkpoint kept) before the app quits.
+import { app, BrowserWindow, ipcMain, Menu, MessageChannelMain, session, utilityProcess, type IpcMainInvokeEvent, type MessagePortMain } from 'electron';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseMessage, PresetRequestSchema } from '../common/protocol.ts';
+import { HostSupervisor, type HostProcess } from './host-supervisor.ts';
+import { PresetStore } from './presets-store.ts';
+
+const here = dirname(fileURLToPath(import.meta.url)); // out/main
+const RENDERER_HTML = join(here, '..', 'renderer', 'index.html');
+const RENDERER_URL = pathToFileURL(RENDERER_HTML).href;
+const PRELOAD = join(here, '..', 'preload', 'index.cjs');
+const HOST_ENTRY = join(here, 'host.js');
+const SERVICE_NAME = 'DQN trainer host';
+
+if (process.env.DQN_USER_DATA) app.setPath('userData', process.env.DQN_USER_DATA);
+app.enableSandbox();
+
+let win: BrowserWindow | undefined;
+let quitting = false;
+/** Details Electron gives about the last utility process that ended (reason, exit code). */
+let lastGone: { reason: string; exitCode: number } | undefined;
+
+function spawnHost(): HostProcess {
+  const root = app.getAppPath();
+  const child = utilityProcess.fork(HOST_ENTRY, [], {
+    serviceName: SERVICE_NAME,
+    stdio: 'pipe',
+    env: { ...process.env, DQN_ADDON_PATH: process.env.DQN_ADDON_PATH ?? join(root, 'build', 'native', 'Release', 'dqn_native.node') },
+  });
+  const ready = new Promise<void>((resolve) => child.once('spawn', () => resolve()));
+  let pid = -1;
+  void ready.then(() => (pid = child.pid ?? -1));
+  return {
+    get pid() {
+      return pid;
+    },
+    ready,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    postMessage: (m, transfer) => child.postMessage(m, transfer as MessagePortMain[] | undefined),
+    onMessage: (l) => void child.on('message', l),
+    onExit: (l) =>
+      void child.once('exit', (code) => {
+        // 'child-process-gone' (with the reason) and 'exit' come in either order: wait a moment.
+        setTimeout(() => {
+          const gone = lastGone;
+          lastGone = undefined;
+          l(gone && gone.reason !== 'clean-exit' ? `${gone.reason.replace(/-/g, ' ')} (exit code ${gone.exitCode})` : code === 0 ? 'exited normally (code 0)' : `exited with code ${code}`);
+        }, 100);
+      }),
+    kill: () => void child.kill(),
+  };
+}
+
+const supervisor = new HostSupervisor({
+  spawn: spawnHost,
+  logDir: join(app.getPath('userData'), 'logs'),
+  notify: (m) => win?.webContents.send('trainer:supervisor', m),
+  onSpawn: () => connectWindow(),
+});
+
+/** Gives the window and the live host the two ends of a fresh MessageChannel. */
+function connectWindow(): void {
+  const child = supervisor.current;
+  if (!child || !win || win.webContents.isLoading()) return;
+  const { port1, port2 } = new MessageChannelMain();
+  child.postMessage({ type: 'connect' }, [port1]);
+  win.webContents.postMessage('trainer:port', null, [port2]);
+}
+
+/** Only our own page in our own window may call main. */
+function checkSender(e: IpcMainInvokeEvent): void {
+  if (!win || e.sender.id !== win.webContents.id || e.senderFrame?.url !== RENDERER_URL) throw new Error(`refused IPC from ${e.senderFrame?.url ?? 'an unknown frame'}`);
+}
+
+function createWindow(): void {
+  win = new BrowserWindow({
+    width: 1500,
+    height: 950,
+    backgroundColor: '#12151c',
+    title: 'DQN Console',
+    webPreferences: { preload: PRELOAD, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
+  });
+  win.webContents.on('did-finish-load', connectWindow);
+  win.on('close', (e) => {
+    if (quitting) return;
+    e.preventDefault();
+    quitting = true;
+    void supervisor.shutdown().finally(() => {
+      win?.destroy();
+      app.quit();
+    });
+  });
+  void win.loadFile(RENDERER_HTML);
+}
+
+app.on('web-contents-created', (_e, contents) => {
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  contents.on('will-navigate', (e) => e.preventDefault());
+  contents.on('will-redirect', (e) => e.preventDefault());
+  contents.on('will-attach-webview', (e) => e.preventDefault());
+});
+
+app.on('child-process-gone', (_e, details) => {
+  if (details.type === 'Utility' && details.serviceName === SERVICE_NAME) lastGone = { reason: details.reason, exitCode: details.exitCode };
+});
+
+app.whenReady().then(() => {
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionCheckHandler(() => false);
+  const presets = new PresetStore(join(app.getPath('userData'), 'presets'));
+  ipcMain.handle('presets', (e, request: unknown) => {
+    checkSender(e);
+    return presets.handle(parseMessage(PresetRequestSchema, request, 'presets'));
+  });
+  Menu.setApplicationMenu(Menu.buildFromTemplate([{ role: 'fileMenu' }, { role: 'editMenu' }, { role: 'viewMenu' }, { role: 'windowMenu' }]));
+  supervisor.start();
+  createWindow();
+});
+
+app.on('window-all-closed', () => app.quit());

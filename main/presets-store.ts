@@ -1,0 +1,53 @@
+// Config presets as the dashboard sees them: the bundled ones (resources/presets/*.json, read
+// only) and the user's own (<user data>/presets/*.json, written atomically). Used by Electron
+// main (behind ipcMain.handle) and by the browser-mode server (behind the WebSocket); imports
+// no electron.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunConfigInput } from '../common/config.ts';
+import { PresetRequestSchema, type Preset } from '../common/protocol.ts';
+import { writeFileAtomic } from './trainer/atomic-file.ts';
+import { listPresets, loadPreset, PRESETS_DIR } from './trainer/presets.ts';
+
+export class PresetStore {
+  /**
+   * @param userDir folder of the user's presets (created on first save)
+   * @param bundledDir folder of the bundled presets
+   */
+  constructor(
+    readonly userDir: string,
+    readonly bundledDir = PRESETS_DIR,
+  ) {}
+
+  /** Bundled presets first, then the user's, each sorted by name. A user preset may shadow a bundled one. */
+  list(): Preset[] {
+    const read = (dir: string, source: Preset['source']): Preset[] =>
+      listPresets(dir).flatMap((name) => {
+        try {
+          return [{ name, source, config: loadPreset(name, dir) }];
+        } catch (e) {
+          console.error(`preset ${name} in ${dir} skipped: ${(e as Error).message}`);
+          return [];
+        }
+      });
+    return [...read(this.bundledDir, 'bundled'), ...(existsSync(this.userDir) ? read(this.userDir, 'user') : [])];
+  }
+
+  /**
+   * Saves `config` as the user preset `name` (atomic: a crash leaves the old file or the new one).
+   * @throws Error when the name or the config is invalid, or the file cannot be written.
+   */
+  save(name: string, config: RunConfigInput): Preset[] {
+    const req = PresetRequestSchema.safeParse({ op: 'save', name, config });
+    if (!req.success) throw new Error(`cannot save preset '${name}': ${req.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    mkdirSync(this.userDir, { recursive: true });
+    writeFileAtomic(join(this.userDir, `${name}.json`), `${JSON.stringify(config, null, 2)}\n`);
+    return this.list();
+  }
+
+  /** Answers one request of the presets channel. */
+  handle(request: unknown): Preset[] {
+    const req = PresetRequestSchema.parse(request);
+    return req.op === 'list' ? this.list() : this.save(req.name, req.config);
+  }
+}

@@ -1,0 +1,78 @@
+// `npm run serve [-- --host 127.0.0.1 --port 8787]`: browser mode. Builds the renderer if
+// needed, starts the trainer host under Node (supervised, restarted when it dies), serves the
+// dashboard and bridges its messages over a WebSocket. Prints the URL with a random token;
+// connections without the token are refused. Binds to loopback unless told otherwise.
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import { describeExit, type HostProcess } from '../host-supervisor.ts';
+import { PresetStore } from '../presets-store.ts';
+import { ensureRendererBuilt } from './renderer-build.ts';
+import { startBridgeServer } from './server.ts';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+const HOST_ENTRY = join(ROOT, 'main', 'trainer', 'host-entry.ts');
+
+const port = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number 0-65535 (0 picks a free one)');
+  return n;
+};
+
+/** Starts host-entry.ts under Node (tsx, inherited from this process's exec arguments). */
+export function forkHost(env: NodeJS.ProcessEnv): HostProcess {
+  const child = fork(HOST_ENTRY, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env, serialization: 'advanced' });
+  return {
+    pid: child.pid ?? -1,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    postMessage: (m) => void (child.connected && child.send(m)),
+    onMessage: (l) => void child.on('message', l),
+    onExit: (l) => void child.once('exit', (code, signal) => l(describeExit(code, signal))),
+    kill: () => void child.kill('SIGKILL'),
+  };
+}
+
+async function main(): Promise<void> {
+  const defaultData = process.env.XDG_CONFIG_HOME ? join(process.env.XDG_CONFIG_HOME, 'dqn-console') : join(homedir(), '.config', 'dqn-console');
+  const opts = new Command('serve')
+    .description('serve the DQN Console dashboard to a browser')
+    .option('--host <address>', 'address to bind (loopback by default; anything else exposes the trainer to the network)', '127.0.0.1')
+    .option('--port <n>', 'port (0 picks a free one)', port, 8787)
+    .option('--data-dir <dir>', 'user data: saved presets and the host log', defaultData)
+    .option('--runs-dir <dir>', 'parent folder of run directories (default: $DQN_RUNS_DIR or <repo>/runs)')
+    .option('--no-build', 'do not rebuild the renderer even if its sources changed')
+    .parse()
+    .opts<{ host: string; port: number; dataDir: string; runsDir?: string; build: boolean }>();
+
+  if (opts.build) await ensureRendererBuilt(ROOT);
+  const env = { ...process.env, ...(opts.runsDir ? { DQN_RUNS_DIR: resolve(opts.runsDir) } : {}) };
+  const server = await startBridgeServer({
+    host: opts.host,
+    port: opts.port,
+    token: randomBytes(18).toString('base64url'),
+    staticDir: join(ROOT, 'out', 'renderer'),
+    presets: new PresetStore(join(opts.dataDir, 'presets')),
+    spawnHost: () => forkHost(env),
+    logDir: join(opts.dataDir, 'logs'),
+  });
+  if (!['127.0.0.1', '::1', 'localhost'].includes(opts.host)) console.warn(`warning: listening on ${opts.host}, not loopback: anyone who can reach it and has the token controls training`);
+  console.log(`DQN Console: ${server.url}`);
+  let closing = false;
+  const stop = () => {
+    if (closing) return;
+    closing = true;
+    console.log('stopping (the live run keeps its checkpoint)...');
+    server.close().then(() => process.exit(0), (e: Error) => (console.error(e.message), process.exit(1)));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((e: Error) => {
+  console.error(`serve: ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,202 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseRunConfig, type RunConfig } from '../../common/config.ts';
+import { HostMessageSchema, type HostMessage, type RunSummary } from '../../common/protocol.ts';
+import type { RunOutcome } from './session-api.ts';
+import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
+import { TrainerHost, type HostPort, type MetricsRecord, type SessionApi } from './host.ts';
+
+/** A session whose runs the test drives by hand through the captured callbacks. */
+class FakeSession implements SessionApi {
+  starts: { opts: StartOptions; cb: RunCallbacks; stopCalls: number; finish: (o: RunOutcome) => void }[] = [];
+  runs: RunSummary[] = [];
+  configs = new Map<string, RunConfig>();
+  metrics = new Map<string, MetricsRecord[]>();
+
+  async startRun(opts: StartOptions, cb: RunCallbacks): Promise<RunHandle> {
+    let finish!: (o: RunOutcome) => void;
+    const done = new Promise<RunOutcome>((r) => (finish = r));
+    const entry = { opts, cb, stopCalls: 0, finish };
+    this.starts.push(entry);
+    cb.onState?.('running');
+    return {
+      runDir: opts.resume ?? `/runs/run-${this.starts.length}`,
+      done,
+      stop: async () => {
+        entry.stopCalls++;
+        cb.onState?.('stopping');
+        finish({ state: 'stopped', steps: 0, env_steps: 0, wall_s: 0 });
+        await done;
+      },
+    };
+  }
+  listRuns(): RunSummary[] {
+    return this.runs;
+  }
+  readRunConfig(runDir: string): RunConfig {
+    const c = this.configs.get(runDir);
+    if (!c) throw new Error(`${runDir} is not a run directory (no config.json)`);
+    return c;
+  }
+  readRunMetrics(runDir: string): MetricsRecord[] {
+    return this.metrics.get(runDir) ?? [];
+  }
+}
+
+/** A port that records what the host sends, each message checked against the protocol schema. */
+function fakePort() {
+  const sent: HostMessage[] = [];
+  let listener: ((data: unknown) => void) | undefined;
+  const port: HostPort = {
+    post: (m) => sent.push(HostMessageSchema.parse(JSON.parse(JSON.stringify(m)))),
+    listen: (l) => {
+      listener = l;
+      return () => (listener = undefined);
+    },
+  };
+  return { port, sent, send: (data: unknown) => listener?.(data) };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+const cartpole = { env: { kind: 'cartpole' }, schedule: { steps_per_epoch: 50 } };
+
+test('a start command starts a run and the session callbacks arrive batched in one frame', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'start', config: cartpole });
+  await tick();
+  assert.equal(session.starts.length, 1);
+  assert.equal(session.starts[0]!.opts.runsDir, '/runs');
+  assert.equal(parseRunConfig(session.starts[0]!.opts.config).schedule.steps_per_epoch, 50);
+  const cb = session.starts[0]!.cb;
+  cb.onScalars?.([{ step: 1, wall_s: 0.1, values: { 'losses/td_loss': 0.5 } }]);
+  cb.onScalars?.([{ step: 2, wall_s: 0.2, values: { 'losses/td_loss': 'NaN' } }]);
+  cb.onEpisodes?.([{ step: 40, value: 12 }]);
+  assert.equal(sent.filter((m) => m.type === 'frame').length, 0, 'nothing is sent before the frame period ends');
+  host.flush();
+  const frames = sent.filter((m) => m.type === 'frame');
+  assert.equal(frames.length, 1);
+  const f = frames[0]!;
+  assert.ok(f.type === 'frame');
+  assert.equal(f.runDir, '/runs/run-1');
+  assert.deepEqual(f.scalars.map((p) => [p.step, p.values['losses/td_loss']]), [[1, 0.5], [2, 'NaN']]);
+  assert.deepEqual(f.episodes, [{ step: 40, value: 12 }]);
+  const running = sent.filter((m) => m.type === 'state' && m.state === 'running' && m.runDir === '/runs/run-1');
+  assert.equal(running.length, 1, 'a running state with the new run folder is announced');
+  await host.shutdown();
+});
+
+test('the frame pending when the state changes is sent before the state', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'start', config: cartpole });
+  await tick();
+  const cb = session.starts[0]!.cb;
+  cb.onEpoch?.({ epoch: 1, step: 50, env_steps: 400, epoch_time_s: 1.5, steps_per_s: 33.3, eval_mean_return: 20, eval_episodes: 10, eval_metrics: {} });
+  send({ type: 'stop' });
+  await tick();
+  await tick();
+  assert.equal(session.starts[0]!.stopCalls, 1);
+  const tail = sent.slice(-3).map((m) => (m.type === 'state' ? `state:${m.state}` : m.type));
+  assert.deepEqual(tail, ['frame', 'state:stopping', 'state:idle']);
+});
+
+test('an invalid config is rejected with the field and the session is not called', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs' });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'start', config: { env: { kind: 'cartpole' }, optim: { lr: -0.001 } } });
+  await tick();
+  assert.equal(session.starts.length, 0);
+  const err = sent.find((m) => m.type === 'error');
+  assert.ok(err && err.type === 'error');
+  assert.equal(err.command, 'start');
+  assert.match(err.message, /config\.optim\.lr/);
+});
+
+test('a second start while a run is live is refused; a halted run reports its reason', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'start', config: cartpole });
+  await tick();
+  send({ type: 'start', config: cartpole });
+  await tick();
+  assert.equal(session.starts.length, 1);
+  const err = sent.find((m) => m.type === 'error');
+  assert.ok(err && err.type === 'error' && /already running/.test(err.message));
+  session.starts[0]!.finish({ state: 'halted', haltReason: 'NaN in loss at step 17', steps: 17, env_steps: 100, wall_s: 1 });
+  await tick();
+  const last = sent.at(-1);
+  assert.ok(last && last.type === 'state');
+  assert.equal(last.state, 'halted');
+  assert.equal(last.detail, 'NaN in loss at step 17');
+  send({ type: 'start', config: cartpole });
+  await tick();
+  assert.equal(session.starts.length, 2, 'after the halt a new run may start');
+  await host.shutdown();
+});
+
+test('resume sends the run history from disk first, then resumes that folder', async () => {
+  const session = new FakeSession();
+  const config = parseRunConfig(cartpole);
+  session.configs.set('/runs/old', config);
+  session.metrics.set('/runs/old', [
+    { type: 'scalars', step: 10, wall_s: 1, values: { 'losses/td_loss': 2 } },
+    { type: 'episode', step: 80, value: 9 },
+    { type: 'epoch', epoch: 1, step: 50, env_steps: 400, epoch_time_s: 2, steps_per_s: 25, eval_mean_return: 11, eval_episodes: 10, eval_metrics: {} },
+  ]);
+  const { port, sent, send } = fakePort();
+  const parent: unknown[] = [];
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000, notifyParent: (m) => parent.push(m) });
+  host.attach(port);
+  send({ type: 'resume', runDir: '/runs/old' });
+  await tick();
+  const data = sent.find((m) => m.type === 'runData');
+  assert.ok(data && data.type === 'runData');
+  assert.deepEqual(data.scalars.map((p) => p.step), [10]);
+  assert.deepEqual(data.episodes, [{ step: 80, value: 9 }]);
+  assert.deepEqual(data.epochs.map((e) => [e.epoch, e.epoch_time_s]), [[1, 2]]);
+  assert.equal(session.starts[0]!.opts.resume, '/runs/old');
+  assert.deepEqual(parent, [{ type: 'runDir', runDir: '/runs/old' }]);
+  assert.ok(sent.indexOf(data) < sent.findIndex((m) => m.type === 'state' && m.runDir === '/runs/old'));
+  await host.shutdown();
+});
+
+test('opening a folder that is not a run answers an error naming it; malformed commands are answered too', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs' });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'openRun', runDir: '/nope' });
+  send({ type: 'launch' });
+  send('start');
+  await tick();
+  const errors = sent.filter((m) => m.type === 'error');
+  assert.equal(errors.length, 3);
+  assert.match(errors[0]!.type === 'error' ? errors[0]!.message : '', /\/nope is not a run directory/);
+  assert.equal(errors[1]!.type === 'error' && errors[1]!.command, 'launch');
+  assert.equal(errors[2]!.type === 'error' && errors[2]!.command, 'unknown');
+});
+
+test('shutdown stops the live run and sends what was pending', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'start', config: cartpole });
+  await tick();
+  session.starts[0]!.cb.onScalars?.([{ step: 3, wall_s: 0.3, values: { 'losses/td_loss': 1 } }]);
+  await host.shutdown();
+  assert.equal(session.starts[0]!.stopCalls, 1);
+  const frame = sent.find((m) => m.type === 'frame');
+  assert.ok(frame && frame.type === 'frame' && frame.scalars[0]!.step === 3);
+  const last = sent.at(-1);
+  assert.ok(last?.type === 'state' && last.state === 'idle');
+});

@@ -1,0 +1,165 @@
+// The dashboard (DESIGN section 8): header, config editor, run history and the chart grid.
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useStore } from 'zustand';
+import { SCALAR_NAMES } from '../../common/run.ts';
+import type { Preset } from '../../common/protocol.ts';
+import { validate, withDefaults } from '../config/fields.ts';
+import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
+import type { Transport } from '../transport/transport.ts';
+import { ConfigEditor, draftConfig, type EditorState } from './ConfigEditor.tsx';
+import { Header } from './Header.tsx';
+import { RunHistory } from './RunHistory.tsx';
+import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
+
+const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: '#f4b400' }];
+const EPOCH_TIME: ChartLine[] = [{ name: EPOCH_TIME_SERIES, label: 'epoch time (s)', color: '#ff7043', smooth: false, dots: true }];
+const Q: ChartLine[] = [
+  { name: SCALAR_NAMES.q_mean, label: 'Q mean', color: '#8ab4f8' },
+  { name: SCALAR_NAMES.mean_max_q, label: 'mean max-Q', color: '#c58af9', smooth: false },
+];
+const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: '#8ab4f8' };
+const CAUSAL: ChartLine[] = [{ name: SCALAR_NAMES.causal_sensitivity, label: 'mean over features', color: '#81c995' }];
+const FEATURE_COLORS = ['#5bb9c2', '#e8a87c', '#c3a6ff', '#f28b82', '#fdd663', '#a7c7e7', '#b5e48c', '#ffb4e1'];
+const causalFeatures = (names: (prefix: string) => string[]): ChartLine[] =>
+  names('causal/')
+    .filter((n) => n !== SCALAR_NAMES.causal_sensitivity)
+    .slice(0, FEATURE_COLORS.length)
+    .map((name, i) => ({ name, label: name.slice('causal/'.length), color: FEATURE_COLORS[i]!, smooth: false }));
+const REPLAY: ChartLine[] = [
+  { name: SCALAR_NAMES.per_total, label: 'total priority', color: '#8ab4f8', smooth: false },
+  { name: SCALAR_NAMES.per_max_priority, label: 'max priority', color: '#f28b82', smooth: false },
+  { name: SCALAR_NAMES.is_weight_mean, label: 'mean IS weight', color: '#81c995', smooth: false },
+  { name: SCALAR_NAMES.beta, label: 'beta', color: '#fdd663', smooth: false },
+];
+const RETURNS: ChartLine[] = [
+  { name: EPISODE_SERIES, label: 'episodic return', color: '#81c995' },
+  { name: EVAL_RETURN_SERIES, label: 'eval mean return', color: '#ff7043', smooth: false, dots: true },
+];
+
+const DEFAULT_DRAFT = withDefaults({ env: { kind: 'cartpole' } }) as unknown as Record<string, unknown>;
+
+export function App({ dashboard, transport }: { dashboard: Dashboard; transport: Transport }) {
+  const [editor, setEditor] = useState<EditorState>({ draft: DEFAULT_DRAFT, base: DEFAULT_DRAFT, baseName: 'defaults', texts: {} });
+  const [presets, setPresets] = useState<Preset[]>([]);
+  const [localError, setLocalError] = useState<string | undefined>();
+  const s = useStore(dashboard.store);
+
+  useEffect(() => {
+    const off1 = transport.subscribe((m) => dashboard.apply(m));
+    const off2 = transport.onConnection((st, d) => {
+      dashboard.setConnection(st, d);
+      if (st === 'open')
+        transport.listPresets().then(setPresets, (e: Error) => setLocalError(`could not list presets: ${e.message}`));
+    });
+    return () => {
+      off1();
+      off2();
+    };
+  }, [dashboard, transport]);
+
+  const loadPreset = useCallback((p: Preset) => {
+    try {
+      const full = withDefaults(p.config as never) as unknown as Record<string, unknown>;
+      setEditor({ draft: full, base: full, baseName: p.name, texts: {} });
+      setLocalError(undefined);
+    } catch (e) {
+      setLocalError(`preset ${p.name} is not a valid config: ${(e as Error).message}`);
+    }
+  }, []);
+
+  // A run that ended is a new entry of the run history.
+  useEffect(() => {
+    if ((s.runState === 'idle' || s.runState === 'halted') && s.connection === 'open' && s.runDir) {
+      try {
+        transport.send({ type: 'listRuns' });
+      } catch {
+        /* not connected: the list is asked for again on reconnect */
+      }
+    }
+  }, [s.runState, s.connection, s.runDir, transport]);
+
+  const problems = useMemo(() => validate(editor.draft), [editor.draft]);
+  const busy = s.runState === 'running' || s.runState === 'stopping';
+  const canStart = problems.size === 0 && s.connection === 'open' && !busy;
+
+  const guard = useCallback((f: () => void) => {
+    try {
+      f();
+      setLocalError(undefined);
+    } catch (e) {
+      setLocalError((e as Error).message);
+    }
+  }, []);
+  const start = useCallback(() => {
+    if (canStart) guard(() => transport.send({ type: 'start', config: draftConfig(editor) }));
+  }, [canStart, editor, guard, transport]);
+  const stop = useCallback(() => guard(() => transport.send({ type: 'stop' })), [guard, transport]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey)) return;
+      if (e.key === 'Enter') start();
+      else if (e.key === '.') stop();
+      else if (e.key === ',') document.querySelector<HTMLElement>('.config .fields input, .config .fields select')?.focus();
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [start, stop]);
+
+  const exit = s.host.lastExit;
+  return (
+    <div className="app">
+      <Header dashboard={dashboard} canStart={canStart} onStart={start} onStop={stop} />
+      {exit && (
+        <div className="banner warn" role="alert" data-testid="host-exit">
+          Trainer host (pid {exit.pid}) {exit.reason}; {exit.restarting ? 'a new host was started' : 'not restarted (it died too often)'}.
+        </div>
+      )}
+      {(s.errors.length > 0 || localError) && (
+        <div className="banner error" role="alert" data-testid="errors">
+          {localError && <p>{localError}</p>}
+          {s.errors.map((e) => (
+            <p key={e.atMs + e.message}>
+              {e.command}: {e.message}
+            </p>
+          ))}
+          <button type="button" onClick={() => (dashboard.dismissErrors(), setLocalError(undefined))}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      <div className="layout">
+        <aside className="side">
+          <ConfigEditor
+            editor={editor}
+            setEditor={setEditor}
+            problems={problems}
+            presets={presets}
+            onLoadPreset={loadPreset}
+            onSavePreset={async (name) => setPresets(await transport.savePreset(name, draftConfig(editor)))}
+            disabled={busy}
+          />
+          <RunHistory dashboard={dashboard} transport={transport} send={guard} />
+        </aside>
+        <main className="charts">
+          <div className="chart-toolbar">
+            <label>
+              Smoothing{' '}
+              <input type="range" min={0} max={0.99} step={0.01} value={s.smoothing} onChange={(e) => dashboard.setSmoothing(Number(e.target.value))} aria-label="Smoothing weight" />{' '}
+              {s.smoothing.toFixed(2)}
+            </label>
+            {s.view.kind === 'history' && <span className="viewing">showing a past run</span>}
+          </div>
+          <SeriesChart dashboard={dashboard} title="Loss" lines={LOSS} xLabel="step" />
+          <SeriesChart dashboard={dashboard} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" />
+          <SeriesChart dashboard={dashboard} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" />
+          <SeriesChart dashboard={dashboard} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" />
+          <SeriesChart dashboard={dashboard} title="Replay" lines={REPLAY} xLabel="step" logDefault />
+          <SeriesChart dashboard={dashboard} title="Episodic return" lines={RETURNS} xLabel="env step" />
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,75 @@
+// Header: run state, compute and replay badges (with the fallback reason), steps/s, epoch, ETA,
+// the live indicator, the trainer host's pid and the Start / Stop buttons.
+import { useEffect, useState } from 'react';
+import { useStore } from 'zustand';
+import type { BackendStatus } from '../../common/run.ts';
+import type { Dashboard } from '../store.ts';
+
+const STATE_LABEL = { idle: 'Idle', running: 'Running', stopping: 'Stopping', halted: 'Halted' } as const;
+
+/** `Compute: CUDA (NVIDIA H200)` / `Compute: CPU (no CUDA device)`. */
+export function computeBadge(b: BackendStatus | undefined): string {
+  if (!b) return 'Compute: – (no run yet)';
+  const c = b.compute;
+  const what = c.backend === 'cuda' ? 'CUDA' : 'CPU';
+  const why = c.backend === 'cuda' ? b.deviceName : c.reason;
+  return `Compute: ${what}${why ? ` (${why})` : ''}`;
+}
+
+/** `Replay: GPU PER` / `Replay: CPU PER (fallback: out of memory, 3.8 GiB asked)`; `uniform` when PER is off. */
+export function replayBadge(b: BackendStatus | undefined, sampler: string | undefined): string {
+  if (!b) return 'Replay: – (no run yet)';
+  const kind = sampler === 'uniform' ? 'uniform' : 'PER';
+  const where = b.replay.backend === 'cuda' ? 'GPU' : 'CPU';
+  return `Replay: ${where} ${kind}${b.replay.reason ? ` (fallback: ${b.replay.reason})` : ''}`;
+}
+
+function formatEta(s: number | undefined): string {
+  if (s === undefined || !Number.isFinite(s)) return '–';
+  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
+
+export function Header({ dashboard, canStart, onStart, onStop }: { dashboard: Dashboard; canStart: boolean; onStart: () => void; onStop: () => void }) {
+  const s = useStore(dashboard.store);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  const live = s.runState === 'running' && s.progress.lastUpdateMs !== undefined && now - s.progress.lastUpdateMs < 3000;
+  const cfg = s.runConfig;
+  const running = s.runState === 'running' || s.runState === 'stopping';
+  return (
+    <header className="header">
+      <h1>DQN Console</h1>
+      <span className={`run-state state-${s.runState}`} role="status" aria-label="Run state" data-testid="run-state">
+        {STATE_LABEL[s.runState]}
+      </span>
+      {s.stateDetail && <span className="state-detail" data-testid="state-detail">{s.stateDetail}</span>}
+      <span className="badge" data-testid="compute-badge">{computeBadge(s.backends)}</span>
+      <span className="badge" data-testid="replay-badge">{replayBadge(s.backends, cfg?.replay.sampler)}</span>
+      <span className="metric" title="gradient steps per second">{s.progress.stepsPerSec ? `${s.progress.stepsPerSec.toFixed(1)} steps/s` : '– steps/s'}</span>
+      <span className="metric">
+        epoch {s.progress.epoch}
+        {cfg ? ` / ${cfg.schedule.epochs}` : ''}
+      </span>
+      <span className="metric">step {s.progress.step}</span>
+      <span className="metric">ETA {formatEta(running ? s.progress.etaSec : undefined)}</span>
+      <span className={`live ${live ? 'on' : 'off'}`} title={s.progress.lastUpdateMs ? `last update ${new Date(s.progress.lastUpdateMs).toLocaleTimeString()}` : 'no update yet'}>
+        {live ? '● live' : '○ not live'}
+      </span>
+      <span className="metric" data-testid="host-pid" data-pid={s.host.pid ?? ''}>
+        {s.connection !== 'open' ? `server: ${s.connection}${s.connectionDetail ? ` (${s.connectionDetail})` : ''}` : s.host.pid ? `host pid ${s.host.pid}` : 'host: starting'}
+      </span>
+      <span className="spacer" />
+      <button type="button" className="primary" onClick={onStart} disabled={!canStart} aria-keyshortcuts="Control+Enter" title="Start a run with this config (Ctrl+Enter)">
+        Start
+      </button>
+      <button type="button" onClick={onStop} disabled={s.runState !== 'running'} aria-keyshortcuts="Control+." title="Stop the run; a checkpoint is kept (Ctrl+.)">
+        Stop
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,192 @@
+// One chart region: raw series faint with the smoothed curve on top, an optional min/max band,
+// NaN/Inf markers, log-scale y, drag-to-zoom (re-bucketed from the full series) with
+// follow-latest when not zoomed, and CSV export of the raw series.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
+import { useStore } from 'zustand';
+import { seriesCsv } from '../lib/csv.ts';
+import { downsampleBand, lowerBound, upperBound, type Marker } from '../lib/downsample.ts';
+import type { Series } from '../lib/series.ts';
+import type { Dashboard } from '../store.ts';
+
+export interface ChartLine {
+  name: string;
+  label: string;
+  color: string;
+  /** Draw the debiased-EMA curve over the faint raw one (default true). */
+  smooth?: boolean;
+  /** Draw a dot on each point (for short series such as epoch times). */
+  dots?: boolean;
+}
+
+interface Props {
+  dashboard: Dashboard;
+  title: string;
+  lines: ChartLine[];
+  /** Names of a min/max pair drawn as a band behind the lines. */
+  band?: { lo: string; hi: string; color: string };
+  xLabel: string;
+  logDefault?: boolean;
+  /** Extra lines chosen at draw time (e.g. causal sensitivity per feature). */
+  dynamicLines?: (names: (prefix: string) => string[]) => ChartLine[];
+}
+
+type Pt = { x: number; y: number };
+const MAX_MARKERS = 40;
+
+/** Short axis labels: 4 significant digits, exponent form for very large or small values. */
+export function tick(v: number): string {
+  const a = Math.abs(v);
+  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(1);
+  return String(Number(v.toPrecision(4)));
+}
+
+function toPoints(xs: Float64Array, ys: Float64Array, n: number, logY: boolean): { pts: Pt[]; hidden: number } {
+  const pts: Pt[] = [];
+  let hidden = 0;
+  for (let i = 0; i < n; i++) {
+    const y = ys[i]!;
+    if (logY && y <= 0) hidden++;
+    else pts.push({ x: xs[i]!, y });
+  }
+  return { pts, hidden };
+}
+
+/** Measures an element's width in CSS pixels. */
+function useWidth(): [React.RefObject<HTMLDivElement | null>, number] {
+  const ref = useRef<HTMLDivElement | null>(null);
+  const [w, setW] = useState(600);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const ro = new ResizeObserver((entries) => setW(Math.max(200, Math.floor(entries[0]!.contentRect.width))));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  return [ref, w];
+}
+
+export function SeriesChart({ dashboard, title, lines, band, xLabel, logDefault = false, dynamicLines }: Props) {
+  const version = useStore(dashboard.store, (s) => s.version);
+  const [logY, setLogY] = useState(logDefault);
+  const [zoom, setZoom] = useState<[number, number] | undefined>();
+  const [drag, setDrag] = useState<{ from: number; to?: number } | undefined>();
+  const [ref, width] = useWidth();
+  const id = `chart-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+
+  const drawn = useMemo(() => {
+    const book = dashboard.shown();
+    const all = [...lines, ...(dynamicLines ? dynamicLines((p) => book.names(p)) : [])];
+    const buckets = Math.max(50, width);
+    let points = 0;
+    let hidden = 0;
+    const markers: (Marker & { label: string })[] = [];
+    const out = all.flatMap((line) => {
+      const s = book.get(line.name);
+      if (!s || s.length === 0) return [];
+      points += s.length;
+      const v = s.view(buckets, zoom?.[0], zoom?.[1]);
+      const raw = toPoints(v.raw.x, v.raw.y, v.raw.length, logY);
+      const smooth = toPoints(v.smooth.x, v.smooth.y, v.smooth.length, logY);
+      hidden += raw.hidden;
+      for (const m of v.raw.markers) if (markers.length < MAX_MARKERS) markers.push({ ...m, label: line.label });
+      return [{ line, raw: raw.pts, smooth: smooth.pts }];
+    });
+    let bandPts: { x: number; range: [number, number] }[] = [];
+    if (band) {
+      const lo = book.get(band.lo);
+      const hi = book.get(band.hi);
+      if (lo && hi && lo.length === hi.length) {
+        const i0 = zoom ? lowerBound(lo.x, lo.length, zoom[0]) : 0;
+        const i1 = zoom ? upperBound(lo.x, lo.length, zoom[1]) : lo.length;
+        const b = downsampleBand(lo.x, lo.y, hi.y, i0, i1, buckets);
+        for (let i = 0; i < b.length; i++) if (!logY || b.lo[i]! > 0) bandPts.push({ x: b.x[i]!, range: [b.lo[i]!, b.hi[i]!] });
+      } else bandPts = [];
+    }
+    return { series: out, markers, points, hidden, bandPts };
+    // `version` changes whenever the series book does.
+  }, [dashboard, lines, dynamicLines, band, width, zoom, logY, version]);
+
+  const exportCsv = () => {
+    const book = dashboard.shown();
+    const names = drawn.series.map((d) => d.line.name);
+    const rows = names.flatMap((name) => {
+      const s = book.get(name);
+      return s ? [{ name, series: s as Series }] : [];
+    });
+    const url = URL.createObjectURL(new Blob([seriesCsv(rows)], { type: 'text/csv' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `${id.slice(6)}.csv`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+
+  const onDown = (e: { activeLabel?: unknown; activeCoordinate?: unknown } | null) => {
+    const x = Number(e?.activeLabel);
+    if (Number.isFinite(x)) setDrag({ from: x });
+  };
+  const onMove = (e: { activeLabel?: unknown } | null) => {
+    const x = Number(e?.activeLabel);
+    if (drag && Number.isFinite(x)) setDrag({ ...drag, to: x });
+  };
+  const onUp = () => {
+    if (drag?.to !== undefined && drag.to !== drag.from) setZoom([Math.min(drag.from, drag.to), Math.max(drag.from, drag.to)]);
+    setDrag(undefined);
+  };
+
+  return (
+    <section className="chart" aria-labelledby={`${id}-title`} data-testid={id}>
+      <div className="chart-head">
+        <h2 id={`${id}-title`}>{title}</h2>
+        <span className="chart-count" data-testid={`${id}-count`}>
+          {drawn.points} points
+        </span>
+        {drawn.markers.length > 0 && (
+          <span className="chart-nonfinite" title={drawn.markers.map((m) => `${m.label}: ${m.kind} at ${m.x}`).join('\n')}>
+            {drawn.markers.length} non-finite
+          </span>
+        )}
+        {drawn.hidden > 0 && <span className="chart-note">{drawn.hidden} points ≤ 0 not shown on log scale</span>}
+        <label className="chart-opt">
+          <input type="checkbox" checked={logY} onChange={(e) => setLogY(e.target.checked)} /> log y
+        </label>
+        {zoom ? (
+          <button type="button" onClick={() => setZoom(undefined)} title="Reset zoom and follow the latest points">
+            Follow latest
+          </button>
+        ) : (
+          <span className="chart-note" title="Drag across the chart to zoom">following latest</span>
+        )}
+        <button type="button" onClick={exportCsv} disabled={drawn.points === 0} aria-label={`Export ${title} as CSV`}>
+          CSV
+        </button>
+      </div>
+      <div ref={ref} className="chart-body">
+        {drawn.series.length === 0 ? (
+          <p className="chart-empty">No data yet.</p>
+        ) : (
+          <ComposedChart width={width} height={220} margin={{ top: 8, right: 12, bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#2a3140" />
+            <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} allowDataOverflow tick={{ fontSize: 11 }} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
+            <YAxis scale={logY ? 'log' : 'auto'} domain={['auto', 'auto']} allowDataOverflow tick={{ fontSize: 11 }} tickFormatter={tick} width={64} />
+            <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? v.toPrecision(5) : String(v))} labelFormatter={(x) => `${xLabel} ${x}`} />
+            {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={band.color} fillOpacity={0.2} isAnimationActive={false} name="min–max" />}
+            {drawn.series.map(({ line, raw, smooth }) =>
+              line.smooth === false
+                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={line.color} dot={line.dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
+                : [
+                    <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={line.color} strokeOpacity={0.25} dot={false} isAnimationActive={false} strokeWidth={1} />,
+                    <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={line.label} stroke={line.color} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
+                  ],
+            )}
+            {drawn.markers.map((m, i) => (
+              <ReferenceLine key={`m${i}`} x={m.x} stroke="#ff5370" strokeDasharray="2 2" label={{ value: m.kind, fill: '#ff5370', fontSize: 10, position: 'top' }} />
+            ))}
+            {drag?.to !== undefined && <ReferenceArea x1={drag.from} x2={drag.to} strokeOpacity={0.3} fill="#8ab4f8" fillOpacity={0.15} />}
+          </ComposedChart>
+        )}
+      </div>
+    </section>
+  );
+}

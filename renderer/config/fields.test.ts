@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { configDiff, editorRows, parseFieldText, setAt, validate, variantDefaults, withDefaults, type FieldSpec } from './fields.ts';
+
+test('every field shows its default, unit and range from the schema', () => {
+  const draft = withDefaults({ env: { kind: 'cartpole' } });
+  const rows = editorRows(draft);
+  const byPath = new Map(rows.map((r) => [r.path, r]));
+  const lr = byPath.get('optim.lr') as FieldSpec;
+  assert.equal(lr.kind, 'number');
+  assert.equal(lr.default, 2.5e-4);
+  assert.equal(lr.unit, '1/step');
+  assert.equal(lr.range, '(0, 1]');
+  const envs = byPath.get('env.num_envs') as FieldSpec;
+  assert.deepEqual([envs.kind, envs.range, envs.unit, envs.default], ['integer', '[1, 4096]', 'envs', 8]);
+  assert.deepEqual(byPath.get('env.kind'), { kind: 'variant', path: 'env.kind', label: 'env.kind', options: ['cartpole', 'trading'] });
+  assert.equal(byPath.has('env.lags'), false, 'trading fields are hidden for a cartpole draft');
+  assert.deepEqual((byPath.get('replay.sampler') as FieldSpec).options, ['proportional', 'rank', 'uniform']);
+  assert.equal((byPath.get('network.hidden') as FieldSpec).kind, 'integer-list');
+  assert.equal((byPath.get('optim.target_update.interval') as FieldSpec).unit, 'steps');
+  // Every leaf of a full config has an editor row.
+  const leaves = ['name', 'seed', 'backend', 'env.kind', 'env.num_envs', 'env.max_episode_steps', 'network.hidden', 'network.dueling', 'optim.target_update.kind', 'schedule.causal_interval'];
+  for (const p of leaves) assert.ok(byPath.has(p), p);
+  const trading = editorRows(setAt(draft, 'env', variantDefaults('env', 'trading')));
+  assert.ok(trading.some((r) => r.path === 'env.lags'));
+  assert.deepEqual(variantDefaults('optim.target_update', 'polyak'), { kind: 'polyak', tau: 0.005 });
+});
+
+test('a negative learning rate and a non-number are reported at their fields', () => {
+  const draft = withDefaults({ env: { kind: 'cartpole' } });
+  const lr = editorRows(draft).find((r) => r.path === 'optim.lr') as FieldSpec;
+  const bad = setAt(setAt(draft, 'optim.lr', parseFieldText(lr, '-0.001')), 'seed', parseFieldText(lr, 'abc'));
+  const problems = validate(bad);
+  assert.match(problems.get('optim.lr')!, />0/);
+  assert.match(problems.get('seed')!, /number/);
+  assert.equal(problems.size, 2);
+  assert.equal(validate(draft).size, 0);
+  assert.deepEqual(parseFieldText({ kind: 'integer-list', path: 'network.hidden', label: '' }, '64, 32'), [64, 32]);
+});
+
+test('the diff against the preset lists exactly the changed leaves', () => {
+  const base = withDefaults({ env: { kind: 'cartpole' } });
+  const draft = setAt(setAt(base, 'optim.lr', 0.001), 'network.hidden', [64, 64]);
+  assert.deepEqual(configDiff(base, draft), [
+    { path: 'network.hidden', from: [256, 256], to: [64, 64] },
+    { path: 'optim.lr', from: 2.5e-4, to: 0.001 },
+  ]);
+  assert.deepEqual(configDiff(base, base), []);
+});

@@ -1,0 +1,199 @@
+// The config editor's field list, derived from the zod RunConfig schema (through its JSON
+// Schema form, which carries each field's default, description, unit and range), so a field
+// added to common/config.ts shows up in the editor with no change here.
+import { z } from 'zod';
+import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../common/config.ts';
+
+type JsonSchema = {
+  type?: string;
+  const?: unknown;
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+  unit?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  properties?: Record<string, JsonSchema>;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+};
+
+/** One editable value. */
+export interface FieldSpec {
+  kind: 'number' | 'integer' | 'boolean' | 'enum' | 'string' | 'integer-list';
+  /** Dotted path in the config, e.g. "optim.lr". */
+  path: string;
+  label: string;
+  description?: string;
+  unit?: string;
+  default?: unknown;
+  options?: string[];
+  /** The valid range as shown, e.g. "(0, 1]" or "[1, 4096]"; undefined when unbounded. */
+  range?: string;
+}
+
+/** A choice between variants of a tagged union (env.kind, optim.target_update.kind). */
+export interface VariantSpec {
+  kind: 'variant';
+  path: string;
+  label: string;
+  options: string[];
+}
+
+export type EditorRow = FieldSpec | VariantSpec;
+
+export const CONFIG_JSON_SCHEMA = z.toJSONSchema(RunConfigSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+
+function rangeText(s: JsonSchema): string | undefined {
+  const lo = s.exclusiveMinimum ?? s.minimum;
+  const hi = s.exclusiveMaximum ?? s.maximum;
+  if (lo === undefined && hi === undefined) return undefined;
+  const left = s.exclusiveMinimum !== undefined ? '(' : '[';
+  const right = s.exclusiveMaximum !== undefined ? ')' : ']';
+  return `${left}${lo ?? '-∞'}, ${hi ?? '∞'}${right}`;
+}
+
+function variantsOf(s: JsonSchema): JsonSchema[] | undefined {
+  const v = s.oneOf ?? s.anyOf;
+  return v && v.every((o) => o.properties?.kind?.const !== undefined) ? v : undefined;
+}
+
+/** Reads the value at a dotted path. */
+export function getAt(obj: unknown, path: string): unknown {
+  let v: unknown = obj;
+  for (const k of path.split('.')) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
+
+/** Returns a copy of `obj` with the value at `path` replaced (objects on the way are copied). */
+export function setAt<T>(obj: T, path: string, value: unknown): T {
+  const [head, ...rest] = path.split('.');
+  const o = { ...(obj as Record<string, unknown>) };
+  o[head!] = rest.length ? setAt((o[head!] ?? {}) as object, rest.join('.'), value) : value;
+  return o as T;
+}
+
+/** The defaults of one union variant, e.g. { kind: 'trading', data: '', num_envs: 8, ... }. */
+export function variantDefaults(path: string, kind: string): Record<string, unknown> {
+  const node = schemaAt(path);
+  const variant = node && variantsOf(node)?.find((v) => v.properties?.kind?.const === kind);
+  const out: Record<string, unknown> = { kind };
+  for (const [k, p] of Object.entries(variant?.properties ?? {})) {
+    if (k === 'kind') continue;
+    out[k] = p.default ?? (p.type === 'string' ? '' : undefined);
+  }
+  return out;
+}
+
+function schemaAt(path: string): JsonSchema | undefined {
+  let s: JsonSchema | undefined = CONFIG_JSON_SCHEMA;
+  for (const k of path.split('.')) s = s?.properties?.[k];
+  return s;
+}
+
+/**
+ * The editor rows for `draft`: every field in schema order, with the fields of the variant the
+ * draft has chosen for each tagged union.
+ */
+export function editorRows(draft: unknown): EditorRow[] {
+  const rows: EditorRow[] = [];
+  const walk = (s: JsonSchema, prefix: string) => {
+    for (const [key, prop] of Object.entries(s.properties ?? {})) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      const variants = variantsOf(prop);
+      if (variants) {
+        const options = variants.map((v) => String(v.properties!.kind!.const));
+        rows.push({ kind: 'variant', path: `${path}.kind`, label: `${path}.kind`, options });
+        const chosen = variants.find((v) => v.properties!.kind!.const === getAt(draft, `${path}.kind`)) ?? variants[0]!;
+        walk({ properties: Object.fromEntries(Object.entries(chosen.properties!).filter(([k]) => k !== 'kind')) }, path);
+      } else if (prop.type === 'object') {
+        walk(prop, path);
+      } else {
+        const base = { path, label: path, description: prop.description, unit: prop.unit, default: prop.default, range: rangeText(prop) };
+        if (prop.type === 'array') rows.push({ ...base, kind: 'integer-list', range: prop.items ? rangeText(prop.items) : undefined });
+        else if (prop.enum) rows.push({ ...base, kind: 'enum', options: prop.enum.map(String) });
+        else if (prop.type === 'boolean') rows.push({ ...base, kind: 'boolean' });
+        else if (prop.type === 'integer') rows.push({ ...base, kind: 'integer' });
+        else if (prop.type === 'number') rows.push({ ...base, kind: 'number' });
+        else rows.push({ ...base, kind: 'string' });
+      }
+    }
+  };
+  walk(CONFIG_JSON_SCHEMA, '');
+  return rows;
+}
+
+/**
+ * Turns the text typed into a field into the value stored in the draft. Text that is not a
+ * number stays a string, so validation reports it ("expected number, received string").
+ */
+export function parseFieldText(field: FieldSpec, text: string): unknown {
+  const t = text.trim();
+  if (field.kind === 'number' || field.kind === 'integer') return t !== '' && Number.isFinite(Number(t)) ? Number(t) : text;
+  if (field.kind === 'integer-list') {
+    const parts = t.split(/[\s,]+/).filter(Boolean);
+    return parts.every((p) => Number.isFinite(Number(p))) ? parts.map(Number) : text;
+  }
+  return text;
+}
+
+/** The text a field shows for a draft value. */
+export function fieldText(value: unknown): string {
+  if (Array.isArray(value)) return value.join(', ');
+  return value === undefined || value === null ? '' : String(value);
+}
+
+/** Validation problems of a draft, by dotted path ('' for the whole config). */
+export function validate(draft: unknown): Map<string, string> {
+  const r = RunConfigSchema.safeParse(draft);
+  const out = new Map<string, string>();
+  if (r.success) return out;
+  for (const issue of r.error.issues) {
+    const path = issue.path.map(String).join('.');
+    if (!out.has(path)) out.set(path, issue.message);
+  }
+  return out;
+}
+
+/** A config with every default filled in, as the editor's draft starts. */
+export function withDefaults(input: RunConfigInput): RunConfig {
+  return RunConfigSchema.parse(input);
+}
+
+/** One changed value of a draft against its preset. */
+export interface DiffEntry {
+  path: string;
+  from: unknown;
+  to: unknown;
+}
+
+function flatten(v: unknown, prefix: string, out: Map<string, unknown>): void {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out);
+  } else {
+    out.set(prefix, v);
+  }
+}
+
+/** The leaves where `draft` differs from `base` (both with defaults filled in), sorted by path. */
+export function configDiff(base: unknown, draft: unknown): DiffEntry[] {
+  const a = new Map<string, unknown>();
+  const b = new Map<string, unknown>();
+  flatten(base, '', a);
+  flatten(draft, '', b);
+  const out: DiffEntry[] = [];
+  for (const path of new Set([...a.keys(), ...b.keys()])) {
+    const from = a.get(path);
+    const to = b.get(path);
+    if (JSON.stringify(from) !== JSON.stringify(to)) out.push({ path, from, to });
+  }
+  return out.sort((x, y) => x.path.localeCompare(y.path));
+}

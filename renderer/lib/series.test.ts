@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { debiasedEma } from './ema.ts';
+import { Series, COMPACT_BUCKET } from './series.ts';
+
+test('a series keeps raw and smoothed values as points arrive, and views a zoomed x-range', () => {
+  const s = new Series(1 << 16, 0.6, 16);
+  const ys = Array.from({ length: 100 }, (_, i) => (i * 37) % 11);
+  ys.forEach((y, i) => s.push(i * 2, y));
+  assert.equal(s.length, 100);
+  assert.deepEqual(Array.from(s.smoothed.subarray(0, 100)), Array.from(debiasedEma(ys, 0.6)));
+  assert.equal(s.push(5, 1), false, 'an out-of-order point is refused');
+  const v = s.view(1000, 20, 40);
+  assert.deepEqual(Array.from(v.raw.x.subarray(0, v.raw.length)), [20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40]);
+  s.setSmoothing(0);
+  assert.deepEqual(Array.from(s.smoothed.subarray(0, 100)), ys);
+});
+
+test('memory is bounded: a full series compacts its older half and keeps spikes and NaNs', () => {
+  const max = 4096;
+  const s = new Series(max, 0.6, 64);
+  const total = 50_000;
+  for (let i = 0; i < total; i++) {
+    const y = i === 1234 ? 1000 : i === 2345 ? NaN : Math.sin(i / 50);
+    s.push(i, y);
+  }
+  assert.ok(s.length <= max, `length ${s.length} <= ${max}`);
+  assert.ok(s.bytes <= 3 * 8 * max);
+  const ys = Array.from(s.y.subarray(0, s.length));
+  assert.ok(ys.includes(1000), 'the spike survived several compactions');
+  assert.ok(ys.some((y) => Number.isNaN(y)), 'the NaN survived');
+  assert.equal(s.lastX, total - 1);
+  const xs = Array.from(s.x.subarray(0, s.length));
+  assert.ok(xs.every((x, i) => i === 0 || x >= xs[i - 1]!), 'x stays sorted');
+  // The newest points are untouched: the last max/2 raw points are exactly the input.
+  const tail = xs.slice(-max / 4);
+  assert.deepEqual(tail, Array.from({ length: max / 4 }, (_, k) => total - max / 4 + k));
+  assert.ok(s.compactedBelow > 0 && s.compactedBelow < total - max / 4);
+  assert.equal(COMPACT_BUCKET, 8);
+});

@@ -1,0 +1,100 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseRunConfig } from '../common/config.ts';
+import type { HostMessage } from '../common/protocol.ts';
+import { createDashboard, EPOCH_TIME_SERIES, EPISODE_SERIES } from './store.ts';
+
+const config = parseRunConfig({ env: { kind: 'cartpole' }, schedule: { epochs: 2, steps_per_epoch: 500 } });
+const frame = (runDir: string, points: [number, number, number | 'NaN'][], extra: Partial<Extract<HostMessage, { type: 'frame' }>> = {}): HostMessage => ({
+  type: 'frame',
+  runDir,
+  scalars: points.map(([step, wall_s, loss]) => ({ step, wall_s, values: { 'losses/td_loss': loss } })),
+  episodes: [],
+  epochs: [],
+  events: [],
+  ...extra,
+});
+
+test('frames fill the live series; steps/s and ETA come from the points', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  d.apply(frame('/runs/a', [[0, 0, 1], [100, 1, 0.5]]), 1000);
+  d.apply(frame('/runs/a', [[200, 2, 'NaN']], { episodes: [{ step: 150, value: 21 }] }), 1200);
+  const loss = d.live.get('losses/td_loss')!;
+  assert.deepEqual(Array.from(loss.x.subarray(0, loss.length)), [0, 100, 200]);
+  assert.ok(Number.isNaN(loss.y[2]!), 'a NaN on the wire is a NaN in the series');
+  assert.equal(d.live.get(EPISODE_SERIES)!.y[0], 21);
+  const p = d.store.getState().progress;
+  assert.equal(p.stepsPerSec, 100); // (200 - 0) steps over (2 - 0) s
+  assert.equal(p.etaSec, 8); // (2 * 500 - 200) / 100
+  assert.equal(p.lastUpdateMs, 1200);
+  assert.equal(d.store.getState().version, 3);
+});
+
+test('an epoch summary adds an epoch-time point; a new run clears the live series', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  d.apply(frame('/runs/a', [[10, 0.1, 1]], { epochs: [{ epoch: 1, step: 500, env_steps: 4000, epoch_time_s: 3.5, steps_per_s: 142, eval_mean_return: 30, eval_episodes: 10, eval_metrics: {} }] }));
+  assert.deepEqual([d.live.get(EPOCH_TIME_SERIES)!.x[0], d.live.get(EPOCH_TIME_SERIES)!.y[0]], [1, 3.5]);
+  assert.equal(d.store.getState().progress.epoch, 1);
+  d.apply({ type: 'state', state: 'idle', runDir: '/runs/a' });
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/b', config });
+  assert.equal(d.live.get('losses/td_loss'), undefined);
+  assert.deepEqual(d.store.getState().epochs, []);
+  d.apply(frame('/runs/a', [[20, 0.2, 1]]));
+  assert.equal(d.live.get('losses/td_loss'), undefined, 'a late frame of the old run is dropped');
+});
+
+test('a resumed run keeps its history from disk as the start of the live series', () => {
+  const d = createDashboard();
+  d.expectResume('/runs/old');
+  d.apply({ type: 'runData', runDir: '/runs/old', config, scalars: [{ step: 5, wall_s: 1, values: { 'losses/td_loss': 2 } }], episodes: [], epochs: [] });
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/old', config });
+  d.apply(frame('/runs/old', [[6, 1.1, 1.5]]));
+  const loss = d.live.get('losses/td_loss')!;
+  assert.deepEqual(Array.from(loss.y.subarray(0, loss.length)), [2, 1.5]);
+  assert.equal(d.store.getState().view.kind, 'live');
+});
+
+test('opening a past run shows it without touching the live run, until back to live', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/live', config });
+  d.apply(frame('/runs/live', [[1, 0.1, 9]]));
+  d.apply({ type: 'runData', runDir: '/runs/past', config, scalars: [{ step: 7, wall_s: 1, values: { 'losses/td_loss': 4 } }], episodes: [], epochs: [] });
+  assert.equal(d.store.getState().view.kind, 'history');
+  assert.equal(d.shown().get('losses/td_loss')!.y[0], 4);
+  assert.equal(d.live.get('losses/td_loss')!.y[0], 9);
+  d.showLive();
+  assert.equal(d.shown().get('losses/td_loss')!.y[0], 9);
+});
+
+test('a host that dies mid-run halts the run with the exit reason; the new host is recorded', () => {
+  const d = createDashboard();
+  d.apply({ type: 'hostReady', pid: 41, restarts: 0 });
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  d.apply({ type: 'hostExit', pid: 41, reason: 'killed by SIGKILL', restarting: true });
+  let s = d.store.getState();
+  assert.equal(s.runState, 'halted');
+  assert.equal(s.stateDetail, 'trainer host killed by SIGKILL');
+  assert.deepEqual(s.host.lastExit, { pid: 41, reason: 'killed by SIGKILL', restarting: true });
+  d.apply({ type: 'hostReady', pid: 42, restarts: 1 });
+  d.apply({ type: 'error', command: 'start', message: 'config.optim.lr: Too small' });
+  s = d.store.getState();
+  assert.equal(s.host.pid, 42);
+  assert.equal(s.host.restarts, 1);
+  assert.equal(s.errors[0]!.message, 'config.optim.lr: Too small');
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/b', config });
+  assert.equal(d.store.getState().host.lastExit, undefined, 'a new run clears the old exit notice');
+});
+
+test('changing the smoothing weight re-smooths every series', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  d.apply(frame('/runs/a', [[1, 0.1, 1], [2, 0.2, 3]]));
+  d.setSmoothing(0);
+  const loss = d.live.get('losses/td_loss')!;
+  assert.deepEqual(Array.from(loss.smoothed.subarray(0, 2)), [1, 3]);
+  d.setSmoothing(0.5);
+  // w = 0.5: (0.5 * 1) / 0.5 = 1, then (0.5 * 0.5 + 0.5 * 3) / 0.75 = 2.333...
+  assert.ok(Math.abs(loss.smoothed[1]! - 1.75 / 0.75) < 1e-12);
+});

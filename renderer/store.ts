@@ -1,0 +1,285 @@
+// The dashboard's state, fed only by messages from the trainer host and its supervisor.
+// Long series live outside React state in SeriesBooks (typed arrays); the zustand state holds
+// the small things (run state, badges, progress) and a `version` counter that charts watch.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { RunConfig } from '../common/config.ts';
+import { fromWire, type HostMessage, type RunSummary } from '../common/protocol.ts';
+import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
+import { DEFAULT_SMOOTHING } from './lib/ema.ts';
+import { DEFAULT_MAX_POINTS, Series } from './lib/series.ts';
+import type { ConnectionState } from './transport/transport.ts';
+
+/** Series names the dashboard adds to the scalar names of common/run.ts. */
+export const EPISODE_SERIES = 'charts/episodic_return';
+export const EPOCH_TIME_SERIES = 'epoch/time_s';
+export const EVAL_RETURN_SERIES = 'eval/mean_return';
+
+/** All series of one run, by name. */
+export class SeriesBook {
+  readonly series = new Map<string, Series>();
+  constructor(
+    private smoothing = DEFAULT_SMOOTHING,
+    private readonly maxPoints = DEFAULT_MAX_POINTS,
+  ) {}
+
+  get(name: string): Series | undefined {
+    return this.series.get(name);
+  }
+
+  /** Appends (x, y), creating the series on first use. */
+  push(name: string, x: number, y: number): void {
+    let s = this.series.get(name);
+    if (!s) {
+      s = new Series(this.maxPoints, this.smoothing);
+      this.series.set(name, s);
+    }
+    s.push(x, y);
+  }
+
+  addScalars(points: readonly ScalarPoint[]): void {
+    for (const p of points) for (const [name, v] of Object.entries(p.values)) this.push(name, p.step, fromWire(v));
+  }
+  addEpisodes(episodes: readonly { step: number; value: number }[]): void {
+    for (const e of episodes) this.push(EPISODE_SERIES, e.step, e.value);
+  }
+  addEpochs(epochs: readonly EpochSummary[]): void {
+    for (const e of epochs) {
+      this.push(EPOCH_TIME_SERIES, e.epoch, e.epoch_time_s);
+      this.push(EVAL_RETURN_SERIES, e.env_steps, e.eval_mean_return);
+    }
+  }
+
+  setSmoothing(weight: number): void {
+    this.smoothing = weight;
+    for (const s of this.series.values()) s.setSmoothing(weight);
+  }
+
+  /** Names of series whose name starts with `prefix`, sorted. */
+  names(prefix: string): string[] {
+    return [...this.series.keys()].filter((n) => n.startsWith(prefix)).sort();
+  }
+
+  /** Bytes held by all series. */
+  get bytes(): number {
+    let b = 0;
+    for (const s of this.series.values()) b += s.bytes;
+    return b;
+  }
+}
+
+export interface HostInfo {
+  pid?: number;
+  restarts: number;
+  /** The last exit of a host process, shown until the next run starts. */
+  lastExit?: { pid: number; reason: string; restarting: boolean };
+}
+
+export interface Progress {
+  step: number;
+  envSteps: number;
+  epoch: number;
+  /** Gradient steps per second over the last few seconds of scalar points. */
+  stepsPerSec?: number;
+  etaSec?: number;
+  /** Local time (ms) the last frame arrived. */
+  lastUpdateMs?: number;
+}
+
+export interface DashboardState {
+  connection: ConnectionState;
+  connectionDetail?: string;
+  host: HostInfo;
+  runState: RunState;
+  stateDetail?: string;
+  runDir?: string;
+  runConfig?: RunConfig;
+  backends?: BackendStatus;
+  progress: Progress;
+  epochs: EpochSummary[];
+  events: RunEvent[];
+  errors: { command: string; message: string; atMs: number }[];
+  runs: RunSummary[];
+  /** What the charts show: the live run, or a past run opened from the history. */
+  view: { kind: 'live' } | { kind: 'history'; runDir: string; config: RunConfig; epochs: EpochSummary[] };
+  /** Bumped whenever a series book changes (charts redraw on it). */
+  version: number;
+  smoothing: number;
+}
+
+/** How far back (s of run time) the steps/s rate looks. */
+const RATE_WINDOW_S = 3;
+const MAX_EVENTS = 200;
+const MAX_ERRORS = 5;
+
+export interface Dashboard {
+  store: StoreApi<DashboardState>;
+  live: SeriesBook;
+  /** The book the charts draw (live or the opened past run). */
+  shown(): SeriesBook;
+  /** Applies one message from the host or the supervisor. */
+  apply(message: HostMessage, nowMs?: number): void;
+  setConnection(state: ConnectionState, detail?: string): void;
+  /** Marks that `runDir` is being resumed: its history (runData) becomes the live series. */
+  expectResume(runDir: string): void;
+  showLive(): void;
+  setSmoothing(weight: number): void;
+  dismissErrors(): void;
+}
+
+/** Creates the dashboard state and the message reducer. */
+export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
+  let live = new SeriesBook(DEFAULT_SMOOTHING, maxPoints);
+  let history: SeriesBook | undefined;
+  let resuming: string | undefined;
+  /** Recent (wall_s, step) pairs for the steps/s rate. */
+  let recent: { wall: number; step: number }[] = [];
+
+  const store = createStore<DashboardState>(() => ({
+    connection: 'connecting',
+    host: { restarts: 0 },
+    runState: 'idle',
+    progress: { step: 0, envSteps: 0, epoch: 0 },
+    epochs: [],
+    events: [],
+    errors: [],
+    runs: [],
+    view: { kind: 'live' },
+    version: 0,
+    smoothing: DEFAULT_SMOOTHING,
+  }));
+  const set = store.setState;
+  const get = store.getState;
+  const bump = () => set((s) => ({ version: s.version + 1 }));
+
+  const resetLive = () => {
+    live = new SeriesBook(get().smoothing, maxPoints);
+    recent = [];
+    set({ epochs: [], events: [], progress: { step: 0, envSteps: 0, epoch: 0 } });
+  };
+
+  const updateProgress = (points: readonly ScalarPoint[], epochs: readonly EpochSummary[], nowMs: number) => {
+    const prev = get().progress;
+    const next: Progress = { ...prev, lastUpdateMs: nowMs };
+    for (const p of points) {
+      recent.push({ wall: p.wall_s, step: p.step });
+      next.step = Math.max(next.step, p.step);
+    }
+    const lastWall = recent.at(-1)?.wall ?? 0;
+    recent = recent.filter((r) => lastWall - r.wall <= RATE_WINDOW_S);
+    const first = recent[0];
+    const last = recent.at(-1);
+    if (first && last && last.wall > first.wall) next.stepsPerSec = (last.step - first.step) / (last.wall - first.wall);
+    const e = epochs.at(-1);
+    if (e) {
+      next.epoch = e.epoch;
+      next.envSteps = e.env_steps;
+      next.step = Math.max(next.step, e.step);
+    }
+    const cfg = get().runConfig;
+    if (cfg && next.stepsPerSec && next.stepsPerSec > 0) {
+      const total = cfg.schedule.epochs * cfg.schedule.steps_per_epoch;
+      next.etaSec = Math.max(0, total - next.step) / next.stepsPerSec;
+    }
+    return next;
+  };
+
+  const apply = (m: HostMessage, nowMs = Date.now()) => {
+    switch (m.type) {
+      case 'frame': {
+        const s = get();
+        if (s.runDir && m.runDir && m.runDir !== s.runDir) return; // a frame of a run we no longer show
+        live.addScalars(m.scalars);
+        live.addEpisodes(m.episodes);
+        live.addEpochs(m.epochs);
+        set({
+          progress: updateProgress(m.scalars, m.epochs, nowMs),
+          epochs: m.epochs.length ? [...s.epochs, ...m.epochs] : s.epochs,
+          events: m.events.length ? [...s.events, ...m.events].slice(-MAX_EVENTS) : s.events,
+        });
+        bump();
+        return;
+      }
+      case 'state': {
+        const s = get();
+        if (m.runDir && m.runDir !== s.runDir) {
+          if (m.runDir !== resuming) resetLive();
+          resuming = undefined;
+        }
+        set({
+          runState: m.state,
+          stateDetail: m.detail,
+          runDir: m.runDir ?? s.runDir,
+          runConfig: m.config ?? s.runConfig,
+          // A new run clears the last host exit once it is running again.
+          host: m.state === 'running' && m.runDir !== s.runDir ? { ...s.host, lastExit: undefined } : s.host,
+        });
+        bump();
+        return;
+      }
+      case 'backends':
+        set({ backends: m.status });
+        return;
+      case 'runs':
+        set({ runs: m.runs });
+        return;
+      case 'runData': {
+        const book = new SeriesBook(get().smoothing, maxPoints);
+        book.addScalars(m.scalars);
+        book.addEpisodes(m.episodes);
+        book.addEpochs(m.epochs);
+        if (m.runDir === resuming) {
+          live = book;
+          recent = [];
+          set({ epochs: m.epochs, events: [], runConfig: m.config, runDir: m.runDir, view: { kind: 'live' }, progress: updateProgress(m.scalars.slice(-1), m.epochs, nowMs) });
+          resuming = undefined;
+        } else {
+          history = book;
+          set({ view: { kind: 'history', runDir: m.runDir, config: m.config, epochs: m.epochs } });
+        }
+        bump();
+        return;
+      }
+      case 'error':
+        set((s) => ({ errors: [...s.errors, { command: m.command, message: m.message, atMs: nowMs }].slice(-MAX_ERRORS) }));
+        return;
+      case 'hostReady':
+        set((s) => ({ host: { ...s.host, pid: m.pid, restarts: m.restarts } }));
+        return;
+      case 'hostExit': {
+        // The host's run died with it: the run is no longer live.
+        const s = get();
+        set({
+          host: { ...s.host, pid: undefined, lastExit: { pid: m.pid, reason: m.reason, restarting: m.restarting } },
+          runState: s.runState === 'running' || s.runState === 'stopping' ? 'halted' : s.runState,
+          stateDetail: s.runState === 'running' || s.runState === 'stopping' ? `trainer host ${m.reason}` : s.stateDetail,
+        });
+        return;
+      }
+    }
+  };
+
+  return {
+    store,
+    get live() {
+      return live;
+    },
+    shown: () => (get().view.kind === 'history' && history ? history : live),
+    apply,
+    setConnection: (connection, connectionDetail) => set({ connection, connectionDetail }),
+    expectResume: (runDir) => {
+      resuming = runDir;
+    },
+    showLive: () => {
+      history = undefined;
+      set({ view: { kind: 'live' } });
+      bump();
+    },
+    setSmoothing: (weight) => {
+      live.setSmoothing(weight);
+      history?.setSmoothing(weight);
+      set({ smoothing: weight });
+      bump();
+    },
+    dismissErrors: () => set({ errors: [] }),
+  };
+}
