@@ -29,7 +29,7 @@ export function leafPriority(td: number, alpha: number, eps: number, pClip = 1e6
   return Math.pow(Math.min(Math.abs(Math.fround(td)), pClip) + eps, alpha);
 }
 
-export { seededRandom } from './helpers/random.ts';
+export { seededRandom } from '../../common/random.ts';
 
 /**
  * B transitions of state dim D whose reward is `firstId + i` (so a slot's content tells which

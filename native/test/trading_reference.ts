@@ -1,7 +1,7 @@
 // A slow, obvious float64 reference of the trading environment (native/src/env/trading_env.h),
 // written from the documented rules, for the tests to check the native env against.
 import type { MarketArrays } from '../trainer.ts';
-import { seededRandom } from './helpers/random.ts';
+import { seededRandom } from '../../common/random.ts';
 
 export const FEATURES = 7;
 export const LOOKBACK = 20;

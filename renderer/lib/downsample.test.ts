@@ -1,18 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { seededRandom } from '../../common/random.ts';
 import { bucketSizeFor, downsample, downsampleBand } from './downsample.ts';
 
-/** Deterministic pseudo-random numbers (mulberry32) so a failure can be replayed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers, so a failure can be replayed. */
+const rng = seededRandom;
 
 function series(n: number, seed: number) {
   const r = rng(seed);

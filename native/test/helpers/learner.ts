@@ -2,7 +2,7 @@
 // reference of the Q-network forward pass (dense layers W [in x out] row-major then b, ReLU
 // trunk, dueling Q = V + A - mean(A) or a plain Q layer), as DESIGN section 4 specifies.
 import type { Layout, NetSpec, Slot } from '../../learner_testing.ts';
-import { seededRandom } from './random.ts';
+import { seededRandom } from '../../../common/random.ts';
 
 export * from '../../learner_testing.ts';
 

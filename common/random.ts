@@ -1,4 +1,4 @@
-// Seeded test inputs, independent of the addon's own generators.
+// Seeded pseudo-random numbers for tests and tools, independent of the addon's own generators.
 
 /** mulberry32: a seeded uniform [0, 1) generator. */
 export function seededRandom(seed: number): () => number {
