@@ -200,3 +200,23 @@ test('a resumed trainer refills its replay buffer (learning_starts transitions) 
   assert.ok(after.env_steps >= before.env_steps + 200, `collected ${after.env_steps - before.env_steps} env steps`);
   assert.ok(after.env_steps <= before.env_steps + 200 + 4 + 2, `collected ${after.env_steps - before.env_steps} env steps`);
 });
+
+test("replay.device 'cuda' puts the trainer's buffer on the GPU when one is usable, and otherwise on the CPU with the reason", async () => {
+  const gpu = loadAddon().backendInfo();
+  const t = createTrainer({ config: config({ replay: { capacity: 4096, device: 'cuda' } }), backend: 'cpu' });
+  if (gpu.cudaAvailable) {
+    assert.equal(t.info.replayBackend, 'cuda');
+    assert.equal(t.info.replayFallbackReason, '');
+    await t.run(50); // the CPU learner samples from and updates the GPU buffer through host arrays
+    assert.equal(scalars(t).step, 50);
+    const oom = createTrainer({ config: config({ replay: { capacity: 4096, device: 'cuda', simulate_oom: true } }), backend: 'cpu' });
+    assert.equal(oom.info.replayBackend, 'cpu');
+    assert.match(oom.info.replayFallbackReason, /out of memory, .* GiB asked, .* GiB free/);
+  } else {
+    assert.equal(t.info.replayBackend, 'cpu');
+    assert.equal(t.info.replayFallbackReason, gpu.cudaCompiled ? gpu.reason : 'built without the CUDA toolkit');
+  }
+  const auto = createTrainer({ config: config(), backend: 'cpu' });
+  assert.equal(auto.info.replayBackend, 'cpu', "'auto' follows the compute backend (the CPU here)");
+  assert.equal(auto.info.replayFallbackReason, '');
+});

@@ -65,6 +65,12 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   c.replay.is_normalization =
       replay.choice("is_normalization", {"buffer", "batch"}) == 0 ? IsNormalization::kBuffer : IsNormalization::kBatch;
   c.replay.rank_sort_interval = replay.integer("rank_sort_interval", 1, 1000000);
+  // replay.device 'auto' follows the compute backend; the trainer computes on the CPU, so auto
+  // means the CPU buffer there, and only an explicit 'cuda' puts it on the GPU.
+  constexpr ReplayDevice kDevices[] = {ReplayDevice::kCpu, ReplayDevice::kCpu, ReplayDevice::kCuda};
+  c.replay_placement.device = kDevices[replay.choice("device", {"auto", "cpu", "cuda"})];
+  c.replay_placement.state_bf16 = replay.choice("state_dtype", {"f32", "bf16"}) == 1;
+  c.replay_placement.simulate_oom = replay.flag("simulate_oom");
 
   const Section optim = root.sub("optim");
   c.learner.adam.lr = optim.num("lr", DBL_MIN, 1);

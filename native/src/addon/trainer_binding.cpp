@@ -210,7 +210,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     Napi::Object o = Napi::Object::New(env);
     o.Set("backend", "cpu");
     o.Set("replayBackend", trainer_->replay_backend());
-    o.Set("replayFallbackReason", "");
+    o.Set("replayFallbackReason", trainer_->replay_fallback_reason());
     o.Set("stateDim", trainer_->state_dim());
     o.Set("nActions", trainer_->n_actions());
     const auto names = trainer_->causal_feature_names();

@@ -61,7 +61,10 @@ Trainer::Trainer(const TrainerConfig& config)
   config_.replay.state_dim = env_->obs_dim();
   config_.replay.seed = Rng(config.seed, kReplayStream).next();
   config_.learner.act_rows = std::max(env_->num_envs(), eval_env_->num_envs());
-  replay_ = MakeCpuReplay(config_.replay);
+  ReplayChoice choice = MakeReplay(config_.replay, config_.replay_placement);
+  replay_ = std::move(choice.replay);
+  replay_fallback_ = std::move(choice.fallback_reason);
+  replay_runtime_fallback_ = std::move(choice.runtime_fallback_reason);
   learner_ = std::make_unique<Learner>(config_.net, config_.learner, config.seed, env_->causal_features());
 
   obs_.resize(e * d);
@@ -102,6 +105,11 @@ double Trainer::epsilon() const {
 void Trainer::redirect_scalars(ScalarBlock* dst) {
   *dst = *scalars_;
   scalars_ = dst;
+}
+
+std::string Trainer::replay_fallback_reason() const {
+  std::string later = replay_runtime_fallback_();
+  return later.empty() ? replay_fallback_ : later;
 }
 
 std::vector<std::string> Trainer::causal_feature_names() const {

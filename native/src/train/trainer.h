@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 #include "cpu/rng.h"
 #include "env/make_env.h"
 #include "env/vec_env.h"
+#include "replay/make_replay.h"
 #include "replay/replay.h"
 #include "train/learner.h"
 #include "train/n_step.h"
@@ -34,6 +36,7 @@ struct TrainerConfig {
   NetConfig net;         ///< state_dim and n_actions are taken from the environment
   LearnerConfig learner;
   ReplayConfig replay;   ///< state_dim and seed are set by the trainer
+  ReplayPlacement replay_placement;  ///< CPU or GPU replay (config replay.device; auto follows the compute backend)
   double gamma = 0.99;
   int n_step = 1;
   ExplorationConfig exploration;
@@ -97,6 +100,9 @@ class Trainer {
   int state_dim() const { return env_->obs_dim(); }
   int n_actions() const { return env_->num_actions(); }
   std::string replay_backend() const { return replay_->backend(); }
+  /// Why the replay buffer is on the CPU although the GPU was asked for ("" otherwise): set at
+  /// construction (no device, out of memory) or later (a replay kernel failed).
+  std::string replay_fallback_reason() const;
   std::vector<std::string> causal_feature_names() const;
   double epsilon() const;  ///< epsilon at the current env step
   Learner& learner() { return *learner_; }
@@ -109,6 +115,8 @@ class Trainer {
   TrainerConfig config_;
   std::unique_ptr<VecEnv> env_, eval_env_;
   std::unique_ptr<Replay> replay_;
+  std::string replay_fallback_;
+  std::function<std::string()> replay_runtime_fallback_;
   std::unique_ptr<Learner> learner_;
   NStepAccumulator n_step_;
   TransitionStaging staging_;
