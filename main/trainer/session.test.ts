@@ -19,8 +19,10 @@ class ScriptedTrainer implements NativeTrainer {
   stopFlag = false;
   loaded?: Uint8Array;
   constructor(readonly options: TrainerOptions, readonly script: { nanAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void } = {}) {}
+  replayFallbackReason = '';
   get info() {
-    return { backend: this.options.backend, replayBackend: this.options.backend, replayFallbackReason: '', stateDim: 4, nActions: 2, causalFeatureNames: ['x'] };
+    const replayBackend = this.replayFallbackReason ? ('cpu' as const) : this.options.backend;
+    return { backend: this.options.backend, replayBackend, replayFallbackReason: this.replayFallbackReason, stateDim: 4, nActions: 2, causalFeatureNames: ['x'] };
   }
   get step() {
     return Number(this.view.getBigInt64(layout.fields.step!.offset, true));
@@ -123,4 +125,18 @@ test('asking for CUDA without a device falls back to the CPU and says why', asyn
   await h.done;
   assert.equal(compute, 'cpu (no CUDA device)');
   assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"fallback","message":"compute on CPU: no CUDA device"/);
+});
+
+test('a replay fallback during the run is logged once and re-announced to the badges', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const badges: string[] = [];
+  const failAt = (t: ScriptedTrainer) => {
+    if (t.step === 30) t.replayFallbackReason = 'replay kernel failed (cudaErrorLaunchFailure)';
+  };
+  const h = await startRun({ config, runsDir }, { onBackends: (b) => badges.push(`${b.replay.backend}:${b.replay.reason}`) }, deps((o) => new ScriptedTrainer(o, { stopAfterStep: failAt })));
+  await h.done;
+  assert.deepEqual(badges, ['cpu:', 'cpu:replay kernel failed (cudaErrorLaunchFailure)']);
+  const fallbacks = readFileSync(join(h.runDir, 'events.log'), 'utf8').split('\n').filter((l) => l.includes('"fallback"'));
+  assert.equal(fallbacks.length, 1);
+  assert.match(fallbacks[0]!, /replay on CPU: replay kernel failed/);
 });

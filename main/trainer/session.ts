@@ -124,11 +124,23 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   } else {
     event('start', `run ${config.name} on ${chosen.backend}`);
   }
-  cb.onBackends?.({
-    compute: { backend: trainer.info.backend, reason: chosen.reason === 'requested' ? '' : chosen.reason },
-    replay: { backend: trainer.info.replayBackend, reason: trainer.info.replayFallbackReason },
-    deviceName: addon.backendInfo().deviceName,
-  });
+  const deviceName = addon.backendInfo().deviceName;
+  let replayReason = trainer.info.replayFallbackReason;
+  const announceBackends = () =>
+    cb.onBackends?.({
+      compute: { backend: trainer.info.backend, reason: chosen.reason === 'requested' ? '' : chosen.reason },
+      replay: { backend: trainer.info.replayBackend, reason: replayReason },
+      deviceName,
+    });
+  /** A replay kernel that fails mid-run moves the buffer to the CPU: say so once. */
+  const watchReplay = () => {
+    const now = trainer.info.replayFallbackReason;
+    if (now === replayReason) return;
+    replayReason = now;
+    event('fallback', `replay on CPU: ${now}`);
+    announceBackends();
+  };
+  announceBackends();
 
   const metrics = new MetricsWriter(join(runDir, 'metrics.jsonl'));
   let stopRequested = false;
@@ -161,6 +173,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
         let remaining = (meta.epoch + 1) * spe - meta.step;
         while (remaining > 0 && !stopRequested) {
           const res = await trainer.run(Math.min(remaining, MAX_CHUNK_STEPS));
+          watchReplay();
           const s = readScalars(trainer.scalars, layout);
           meta.step = s.step!;
           meta.env_steps = s.env_steps!;
