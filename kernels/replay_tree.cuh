@@ -39,15 +39,17 @@ __device__ __forceinline__ double LeafPriority(double td_abs, const ReplayView& 
 /// Largest double below x (x > 0): the clamp that keeps a mass strictly inside a range.
 __device__ __forceinline__ double Below(double x) { return nextafter(x, 0.0); }
 
-/// Recomputes internal node j of level l (< L) from its K children: the sum in child order and
-/// the minimum over non-empty children. Children are K-aligned, so loads are 16 bytes wide.
+/// Sum (in child order) and minimum over non-empty children of internal node j of level l
+/// (< L), read from its K children. Children are K-aligned, so loads are 16 bytes wide; they go
+/// through L2 (ld.global.cg), so a node written by another block of the same launch before a
+/// fence is seen (the update's last block relies on it).
 template <int K>
-__device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_t j) {
+__device__ __forceinline__ void NodeValue(const ReplayView& v, int l, int64_t j, double& sum, double& min) {
   const int64_t first = v.tree.offset[l + 1] + static_cast<int64_t>(K) * j;
   const double2* child = reinterpret_cast<const double2*>(v.sum + first);
   double2 c[K / 2];
 #pragma unroll
-  for (int k = 0; k < K / 2; ++k) c[k] = child[k];
+  for (int k = 0; k < K / 2; ++k) c[k] = __ldcg(child + k);
   double s = 0, m = INFINITY;
   if (l + 1 == v.tree.levels) {
 #pragma unroll
@@ -61,7 +63,7 @@ __device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_
     const double2* cmin = reinterpret_cast<const double2*>(v.min + first);
     double2 n[K / 2];
 #pragma unroll
-    for (int k = 0; k < K / 2; ++k) n[k] = cmin[k];
+    for (int k = 0; k < K / 2; ++k) n[k] = __ldcg(cmin + k);
 #pragma unroll
     for (int k = 0; k < K / 2; ++k) {
       s += c[k].x;
@@ -69,8 +71,23 @@ __device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_
       m = fmin(m, fmin(n[k].x, n[k].y));
     }
   }
+  sum = s;
+  min = m;
+}
+
+/// Recomputes internal node j of level l (< L) from its K children (NodeValue) and stores it.
+template <int K>
+__device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_t j) {
+  double s, m;
+  NodeValue<K>(v, l, j, s, m);
   v.sum[v.tree.offset[l] + j] = s;
   v.min[v.tree.offset[l] + j] = m;
+}
+
+/// Nodes of level l that cover stored slots: ceil(capacity / K^(L - l)).
+__device__ __host__ __forceinline__ int64_t NeededNodes(const ReplayView& v, int l) {
+  const int shift = v.tree.fan_log * (v.tree.levels - l);
+  return (v.capacity + (int64_t{1} << shift) - 1) >> shift;
 }
 
 /// Stratified descent by a group of K consecutive lanes (all lanes of the warp must call it).

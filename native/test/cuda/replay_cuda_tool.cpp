@@ -277,6 +277,62 @@ void CheckLargeUpdateAndWrap() {
   std::printf("multi-chunk update of %lld entries after a 2.5x wrap: counts and leaves match the CPU\n", (long long)n);
 }
 
+/// Multi-block updates on a tree several levels deep, against the CPU: spread entries (many
+/// blocks), entries packed into one partition with many duplicates (one busy block), and a
+/// batch longer than one window (epoch marks across windows); with and without chained launches.
+void CheckWideUpdates() {
+  for (int fan_log : {4, 5})
+    for (bool chained : {true, false}) {
+      dqn::ReplayConfig c;
+      c.capacity = 300000;
+      c.state_dim = 2;
+      c.seed = 3 + fan_log;
+      auto cpu = dqn::MakeCpuReplay(c);
+      CudaReplayOptions o;
+      o.fan_log = fan_log;
+      o.chained_launches = chained;
+      CudaReplay gpu(c, o);
+      std::mt19937_64 rng(17 + fan_log);
+      const HostBatch hb = MakeBatch(c.capacity + 1234, 2, rng, 0);  // wraps: slots < 1234 written twice
+      cpu->insert(hb.view(false));
+      gpu.insert(hb.view(false));
+      int bad_counts = 0;
+      for (int round = 0; round < 3; ++round) {
+        const int64_t n = round == 2 ? 9000 : 4096;
+        std::vector<int32_t> idx(n);
+        std::vector<uint32_t> gen(n);
+        std::vector<float> td(n);
+        std::lognormal_distribution<float> ln(0.f, 3.f);
+        for (int64_t k = 0; k < n; ++k) {
+          idx[k] = round == 1 ? static_cast<int32_t>(5000 + rng() % 300) : static_cast<int32_t>(rng() % c.capacity);
+          gen[k] = idx[k] < 1234 ? 2u : 1u;
+          if (rng() % 50 == 0) gen[k] += 1;  // stale
+          td[k] = ln(rng);
+          if (rng() % 40 == 0) td[k] = NAN;
+        }
+        const dqn::UpdateResult uc = cpu->update_priorities(idx.data(), gen.data(), td.data(), n);
+        const dqn::UpdateResult ug = gpu.update_priorities(idx.data(), gen.data(), td.data(), n);
+        bad_counts += !(uc.applied == ug.applied && uc.rejected_nonfinite == ug.rejected_nonfinite && uc.stale == ug.stale &&
+                        uc.duplicates == ug.duplicates);
+      }
+      std::vector<double> lc(c.capacity), lg(c.capacity);
+      cpu->leaf_priorities(lc.data());
+      gpu.leaf_priorities(lg.data());
+      int bad = 0;
+      long double exact = 0;
+      for (int64_t i = 0; i < c.capacity; ++i) {
+        bad += lc[i] != lg[i];
+        exact += lg[i];
+      }
+      const double rel = std::fabs(gpu.total_priority() - static_cast<double>(exact)) / static_cast<double>(exact);
+      EXPECT(bad_counts == 0 && bad == 0 && rel <= 1e-12 && cpu->max_priority() == gpu.max_priority(),
+             "wide update K=%d chained=%d: %d count mismatches, %d leaves differ, root rel %g", 1 << fan_log, chained,
+             bad_counts, bad, rel);
+      std::printf("wide updates K=%d chained=%d (4096 spread, 4096 in 300 slots, 9000): counts and leaves match, root rel %.2g\n",
+                  1 << fan_log, chained, rel);
+    }
+}
+
 /// The captured step (sample + update) replayed as a graph equals the same calls made eagerly.
 void CheckGraphReplay() {
   dqn::ReplayConfig c;
@@ -370,6 +426,7 @@ void CheckFallbacks() {
 int Check() {
   CheckAgainstCpu();
   CheckLargeUpdateAndWrap();
+  CheckWideUpdates();
   CheckGraphReplay();
   // Under compute-sanitizer (DQN_SANITIZE=1) the deliberately failing launch would be reported.
   if (!std::getenv("DQN_SANITIZE")) CheckFallbacks();
@@ -583,6 +640,17 @@ int Bench() {
       r.reserve_batch(256);
       r.capture_step_graph(256);
       const double step = timer.us(r.stream(), iters, 5, [&] { r.launch_step_graph(); });
+      if (!bf16) {
+        CudaReplayOptions plain = o;
+        plain.chained_launches = false;
+        CudaReplay q(c, plain);
+        q.insert(tb);
+        q.insert(tb);
+        q.reserve_batch(256);
+        q.capture_step_graph(256);
+        const double off = timer.us(q.stream(), iters, 5, [&] { q.launch_step_graph(); });
+        std::printf("chained launches off: step graph 1e6/256 (K=16, as the f32 row below): %.2f us\n", off);
+      }
       std::printf("states %s: %.1f bytes/transition; host insert (pageable H2D, %lld rows): %.2f M rows/s; step graph "
                   "1e6/256: %.2f us\n",
                   bf16 ? "bf16" : "f32 ", r.bytes_per_transition(), (long long)n, n / us, step);
