@@ -44,6 +44,8 @@ template <int K, bool kBf16>
 __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, SampleView out, int64_t batch) {
   __shared__ double top[kTopNodes];
   __shared__ uint64_t ticket;
+  __shared__ int64_t offset[kMaxTreeLevels + 1];
+  StageOffsets(v, offset);
   WaitForPriorGrids();
   AllowNextGrid();
   // This block's share of one sample call (see DeviceState::sample_ticks); the atomic's latency
@@ -58,7 +60,7 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   const DeviceState& st = *v.state;
   const int64_t size = st.size;
   const double total = v.sum[0], min_leaf = v.min[0];
-  __syncthreads();  // `top` and `ticket` are in
+  __syncthreads();  // `top`, `ticket` and `offset` are in
   const int64_t step = static_cast<int64_t>(ticket / kTicksPerSample);
   const double beta = BetaAt(v, step);
   const int lane = threadIdx.x & 31;
@@ -76,7 +78,7 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   if (v.sampler == SamplerKind::kProportional) {
     const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
     double leaf;
-    slot = Descend<K>(v, m, top, top_levels, leaf);
+    slot = Descend<K>(v, offset, m, top, top_levels, leaf);
     p = leaf / total;
     p_min = min_leaf / total;
   } else if (v.sampler == SamplerKind::kRank) {
@@ -123,13 +125,9 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   __shared__ bool is_last;
   __shared__ double red[kSampleThreads / 32];
   __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    is_last = atomicAdd(&v.state->blocks_done, 1u) == gridDim.x - 1;
-  }
+  if (threadIdx.x == 0) is_last = ArriveAcqRel(&v.state->blocks_done) == gridDim.x - 1;
   __syncthreads();
   if (!is_last) return;
-  __threadfence();
   double pmin = INFINITY;
   for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) pmin = fmin(pmin, __ldcg(out.probabilities + b));
   for (int off = 16; off > 0; off >>= 1) pmin = fmin(pmin, __shfl_xor_sync(0xffffffffu, pmin, off));

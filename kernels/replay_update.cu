@@ -71,6 +71,7 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
   __shared__ unsigned long long counts[4];  // applied, rejected, stale, duplicates
   __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
   __shared__ bool is_last;
+  __shared__ int64_t offset[kMaxTreeLevels + 1];
   const uint32_t table_size = 1u << plan.hash_bits;
   const auto clear_shared = [&] {
     for (uint32_t i = threadIdx.x; i < table_size; i += kThreads) table[i] = kEmpty;
@@ -80,21 +81,29 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
   clear_shared();
   if (threadIdx.x < 4) counts[threadIdx.x] = 0;
   if (threadIdx.x == 0) max_bits = 0;
+  StageOffsets(v, offset);
   WaitForPriorGrids();
   AllowNextGrid();
 
   DeviceState& ws = *v.state;
+  // State that only the last block writes, at its very end: loaded now, off the critical path.
+  UpdateCounts total;
+  double max_priority = 0;
+  if (threadIdx.x == 0) {
+    total = ws.total_update;
+    max_priority = ws.max_priority;
+  }
   const int64_t size = ws.size;
   const uint32_t tag = ws.update_epoch + 1;
   const int L = v.tree.levels, P = plan.part_level, f = v.tree.fan_log;
   const int64_t blocks = gridDim.x, g = blockIdx.x;
   const int64_t node_lo = g * plan.part_nodes / blocks, node_hi = (g + 1) * plan.part_nodes / blocks;
   const int64_t slot_lo = node_lo << (f * (L - P)), slot_hi = node_hi << (f * (L - P));
-  double* leaves = v.sum + v.tree.offset[L];
   const int64_t windows = (n + kWindow - 1) / kWindow;
   unsigned applied = 0, rejected = 0, stale = 0, dups = 0;  // per thread: at most n <= 2^20
   unsigned int local_max = 0;
-  __syncthreads();  // shared set-up done
+  __syncthreads();  // shared set-up and `offset` done
+  double* leaves = v.sum + offset[L];
 
   for (int64_t w = windows - 1; w >= 0; --w) {
     const int64_t first = w * kWindow;
@@ -160,7 +169,7 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
         const int64_t node = static_cast<int64_t>(slot[k]) >> shift;
         const int64_t bit = bit_base + node - level_lo;
         const uint32_t b = 1u << (bit & 31);
-        if (!(atomicOr(&claimed[bit >> 5], b) & b)) RecomputeNode<K>(v, l, node);
+        if (!(atomicOr(&claimed[bit >> 5], b) & b)) RecomputeNode<K>(v, offset, l, node);
       }
       bit_base += (node_hi - node_lo) << (f * (l - P));
       __syncthreads();
@@ -188,12 +197,17 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
     for (int c = 0; c < 4; ++c)
       if (counts[c]) atomicAdd(&ws.pending[c], counts[c]);
     if (max_bits) atomicMax(&ws.pending_max_bits, max_bits);
-    __threadfence();
-    is_last = atomicAdd(&ws.update_blocks_done, 1u) == gridDim.x - 1;
+    is_last = ArriveAcqRel(&ws.update_blocks_done) == gridDim.x - 1;
   }
   __syncthreads();
   if (!is_last) return;
-  __threadfence();
+  // Take the pending counts now; their round trip overlaps the recomputation below.
+  unsigned long long pending[4] = {0, 0, 0, 0};
+  unsigned pending_max = 0;
+  if (threadIdx.x == 0) {
+    for (int c = 0; c < 4; ++c) pending[c] = atomicExch(&ws.pending[c], 0ull);
+    pending_max = atomicExch(&ws.pending_max_bits, 0u);
+  }
 
   // The last block: every needed node above level P, bottom up. A level of at most kTopCache
   // nodes is also kept in shared memory, and the level above it is computed from there (same
@@ -211,10 +225,10 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
           m = fmin(m, prev_min[c]);
         }
       } else {
-        NodeValue<K>(v, l, j, s, m);
+        NodeValue<K>(v, offset, l, j, s, m);
       }
-      v.sum[v.tree.offset[l] + j] = s;
-      v.min[v.tree.offset[l] + j] = m;
+      v.sum[offset[l] + j] = s;
+      v.min[offset[l] + j] = m;
       if (to_cache) {
         cache_sum[l & 1][j] = s;
         cache_min[l & 1][j] = m;
@@ -224,17 +238,17 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
   }
   if (threadIdx.x == 0) {
     UpdateCounts last;
-    last.applied = static_cast<int64_t>(atomicExch(&ws.pending[0], 0ull));
-    last.rejected_nonfinite = static_cast<int64_t>(atomicExch(&ws.pending[1], 0ull));
-    last.stale = static_cast<int64_t>(atomicExch(&ws.pending[2], 0ull));
-    last.duplicates = static_cast<int64_t>(atomicExch(&ws.pending[3], 0ull));
-    const unsigned mb = atomicExch(&ws.pending_max_bits, 0u);
+    last.applied = static_cast<int64_t>(pending[0]);
+    last.rejected_nonfinite = static_cast<int64_t>(pending[1]);
+    last.stale = static_cast<int64_t>(pending[2]);
+    last.duplicates = static_cast<int64_t>(pending[3]);
+    total.applied += last.applied;
+    total.rejected_nonfinite += last.rejected_nonfinite;
+    total.stale += last.stale;
+    total.duplicates += last.duplicates;
     ws.last_update = last;
-    ws.total_update.applied += last.applied;
-    ws.total_update.rejected_nonfinite += last.rejected_nonfinite;
-    ws.total_update.stale += last.stale;
-    ws.total_update.duplicates += last.duplicates;
-    ws.max_priority = fmax(ws.max_priority, static_cast<double>(__uint_as_float(mb)));
+    ws.total_update = total;
+    ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(pending_max)));
     ws.update_epoch = tag;
     ws.update_blocks_done = 0;
   }
