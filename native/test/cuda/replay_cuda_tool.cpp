@@ -664,7 +664,7 @@ int Bench() {
         q.reserve_batch(256);
         q.capture_step_graph(256);
         const double off = timer.us(q.stream(), iters, 5, [&] { q.launch_step_graph(); });
-        std::printf("chained launches off: step graph 1e6/256 (K=16, as the f32 row below): %.2f us\n", off);
+        std::printf("chained launches off: step graph 1e6/256 (default K=32, as the f32 row below): %.2f us\n", off);
       }
       std::printf("states %s: %.1f bytes/transition; host insert (pageable H2D, %lld rows): %.2f M rows/s; step graph "
                   "1e6/256: %.2f us\n",
