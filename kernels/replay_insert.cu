@@ -46,6 +46,9 @@ __global__ void InsertRowsKernel(ReplayView v, InsertView in, int64_t count) {
 /// also advances cursor and size.
 template <int K>
 __global__ void PropagateRangeKernel(ReplayView v, int64_t count, int l) {
+  __shared__ int64_t offset[kMaxTreeLevels + 1];
+  StageOffsets(v, offset);
+  __syncthreads();
   const int64_t n = count < v.capacity ? count : v.capacity;
   const int64_t cursor = v.state->cursor;
   const int64_t start = (cursor + (count - n)) % v.capacity;
@@ -63,7 +66,7 @@ __global__ void PropagateRangeKernel(ReplayView v, int64_t count, int l) {
   const int64_t n1 = hi1 - lo1 + 1, n2 = hi2 - lo2 + 1;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n1 + n2; t += stride)
-    RecomputeNode<K>(v, l, t < n1 ? lo1 + t : lo2 + (t - n1));
+    RecomputeNode<K>(v, offset, l, t < n1 ? lo1 + t : lo2 + (t - n1));
   if (l == 0 && blockIdx.x == 0 && threadIdx.x == 0) {
     DeviceState& ws = *v.state;
     ws.cursor = (cursor + count) % v.capacity;

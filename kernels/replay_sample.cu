@@ -1,11 +1,14 @@
 // Sampling kernel of the CUDA replay: draws B slots (proportional: stratified sum-tree descent;
 // rank-based: stratified inversion of the power-law CDF; uniform), gathers the transitions and
-// computes the IS weights; its last block normalises by the batch (option), takes the weights'
-// mean and advances the beta schedule. One launch, no host sync: capturable in a CUDA graph.
+// computes the IS weights; with batch-max normalisation (option) its last block divides by the
+// batch's largest weight. The blocks advance the call counter (beta schedule, Philox counter)
+// with one atomic each (DeviceState::sample_ticks). One launch, no host sync: capturable in a
+// CUDA graph.
 // Random numbers, masses, probabilities and weights follow the CPU reference
 // (replay/cpu_replay.cpp) expression by expression, so both backends draw the same numbers.
 #include <cuda_runtime.h>
 
+#include "kernels/replay_chain.cuh"
 #include "kernels/replay_launch.cuh"
 #include "kernels/replay_tree.cuh"
 #include "replay/philox.h"
@@ -13,7 +16,7 @@
 namespace dqn::cuda::detail {
 namespace {
 
-constexpr int kSampleThreads = 128;
+constexpr int kSampleThreads = 256;
 /// Shared-memory copy of the tree's first levels below the root: at most 32 + 32 * 32 nodes
 /// (levels 1 and 2 of a 32-ary tree), read by every descent of the block.
 constexpr int kTopNodes = 32 + 32 * 32;
@@ -39,14 +42,26 @@ __device__ int64_t RankOf(const double* cdf, int64_t n, double m) {
 
 template <int K, bool kBf16>
 __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, SampleView out, int64_t batch) {
-  // Start the loads of the top levels first: they overlap with the state loads below.
   __shared__ double top[kTopNodes];
+  __shared__ uint64_t ticket;
+  __shared__ int64_t offset[kMaxTreeLevels + 1];
+  StageOffsets(v, offset);
+  WaitForPriorGrids();
+  AllowNextGrid();
+  // This block's share of one sample call (see DeviceState::sample_ticks); the atomic's latency
+  // overlaps with the loads of the top levels.
+  if (threadIdx.x == 0) {
+    const uint64_t share = kTicksPerSample / gridDim.x + (blockIdx.x < kTicksPerSample % gridDim.x ? 1 : 0);
+    ticket = atomicAdd(reinterpret_cast<unsigned long long*>(&v.state->sample_ticks), share);
+  }
   const int top_levels = v.sampler == SamplerKind::kProportional ? TopLevels(v) : 0;
   const int64_t top_count = top_levels ? v.tree.offset[top_levels] + v.tree.count[top_levels] - v.tree.offset[1] : 0;
   for (int64_t i = threadIdx.x; i < top_count; i += kSampleThreads) top[i] = v.sum[v.tree.offset[1] + i];
   const DeviceState& st = *v.state;
   const int64_t size = st.size;
-  const int64_t step = st.sample_steps;
+  const double total = v.sum[0], min_leaf = v.min[0];
+  __syncthreads();  // `top`, `ticket` and `offset` are in
+  const int64_t step = static_cast<int64_t>(ticket / kTicksPerSample);
   const double beta = BetaAt(v, step);
   const int lane = threadIdx.x & 31;
   const int64_t k = (static_cast<int64_t>(blockIdx.x) * kSampleThreads + threadIdx.x) / K;  // draw of this group
@@ -61,22 +76,20 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   int64_t slot;
   double p, p_min;  // P(slot) and the smallest P over the stored slots
   if (v.sampler == SamplerKind::kProportional) {
-    const double total = v.sum[0];
     const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
-    __syncthreads();  // `top` is loaded
     double leaf;
-    slot = Descend<K>(v, m, top, top_levels, leaf);
+    slot = Descend<K>(v, offset, m, top, top_levels, leaf);
     p = leaf / total;
-    p_min = v.min[0] / total;
+    p_min = min_leaf / total;
   } else if (v.sampler == SamplerKind::kRank) {
-    const double total = v.rank_cdf[size];
-    const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
+    const double rank_total = v.rank_cdf[size];
+    const double m = fmin((static_cast<double>(k) + u) * (rank_total / static_cast<double>(batch)), Below(rank_total));
     const int64_t r = RankOf(v.rank_cdf, size, m);
     // Slots added since the last sort hold the max priority: they rank first, newest first.
     const int64_t added = size - st.sorted_size;
     slot = r <= added ? size - r : v.rank_slots[r - added - 1];
-    p = (v.rank_cdf[r] - v.rank_cdf[r - 1]) / total;  // the width of rank r's interval, as on the CPU
-    p_min = (v.rank_cdf[size] - v.rank_cdf[size - 1]) / total;
+    p = (v.rank_cdf[r] - v.rank_cdf[r - 1]) / rank_total;  // the width of rank r's interval, as on the CPU
+    p_min = (v.rank_cdf[size] - v.rank_cdf[size - 1]) / rank_total;
   } else {
     slot = static_cast<int64_t>(floor(u * static_cast<double>(size)));
     p = p_min = 1.0 / static_cast<double>(size);
@@ -106,45 +119,25 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
       out.next_states[b * d + e] = LoadState<kBf16>(v.next_states, row * d + e);
     }
   }
+  if (!v.batch_max_weights) return;
 
-  // The last block to finish: batch-max weights, the weights' mean, the next step.
+  // Batch-max normalisation: the last block to finish divides by the batch's largest weight.
   __shared__ bool is_last;
   __shared__ double red[kSampleThreads / 32];
   __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    is_last = atomicAdd(&v.state->blocks_done, 1u) == gridDim.x - 1;
-  }
+  if (threadIdx.x == 0) is_last = ArriveAcqRel(&v.state->blocks_done) == gridDim.x - 1;
   __syncthreads();
   if (!is_last) return;
-  __threadfence();
-  if (v.batch_max_weights) {
-    double pmin = INFINITY;
-    for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) pmin = fmin(pmin, __ldcg(out.probabilities + b));
-    for (int off = 16; off > 0; off >>= 1) pmin = fmin(pmin, __shfl_xor_sync(0xffffffffu, pmin, off));
-    if (lane == 0) red[threadIdx.x / 32] = pmin;
-    __syncthreads();
-    pmin = red[0];
-    for (int w = 1; w < kSampleThreads / 32; ++w) pmin = fmin(pmin, red[w]);
-    __syncthreads();
-    for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads)
-      out.weights[b] = static_cast<float>(PowLikeHost(pmin / __ldcg(out.probabilities + b), beta));
-    __syncthreads();
-  }
-  double sum = 0;
-  for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) sum += __ldcg(out.weights + b);
-  for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
-  if (lane == 0) red[threadIdx.x / 32] = sum;
+  double pmin = INFINITY;
+  for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads) pmin = fmin(pmin, __ldcg(out.probabilities + b));
+  for (int off = 16; off > 0; off >>= 1) pmin = fmin(pmin, __shfl_xor_sync(0xffffffffu, pmin, off));
+  if (lane == 0) red[threadIdx.x / 32] = pmin;
   __syncthreads();
-  if (threadIdx.x == 0) {
-    double total = 0;
-    for (int w = 0; w < kSampleThreads / 32; ++w) total += red[w];
-    DeviceState& ws = *v.state;
-    ws.weight_mean = total / static_cast<double>(batch);
-    ws.beta_used = beta;
-    ws.sample_steps = step + 1;
-    ws.blocks_done = 0;
-  }
+  pmin = red[0];
+  for (int w = 1; w < kSampleThreads / 32; ++w) pmin = fmin(pmin, red[w]);
+  for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads)
+    out.weights[b] = static_cast<float>(PowLikeHost(pmin / __ldcg(out.probabilities + b), beta));
+  if (threadIdx.x == 0) v.state->blocks_done = 0;
 }
 
 __global__ void NeverRunsKernel() {}
@@ -161,10 +154,10 @@ cudaError_t LaunchSample(const ReplayView& v, const SampleView& out, int64_t bat
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
     const int64_t threads = batch * K;
     const unsigned grid = static_cast<unsigned>((threads + kSampleThreads - 1) / kSampleThreads);
-    if (v.state_bf16) SampleKernel<K, true><<<grid, kSampleThreads, 0, stream>>>(v, out, batch);
-    else SampleKernel<K, false><<<grid, kSampleThreads, 0, stream>>>(v, out, batch);
+    const auto kernel = v.state_bf16 ? SampleKernel<K, true> : SampleKernel<K, false>;
+    return LaunchChained(v.chained_launches, kernel, grid, kSampleThreads, 0, stream, v, out, batch);
   })
-  return cudaGetLastError();
+  return cudaErrorInvalidValue;  // not reached: every fan-out case returns
 }
 
 }  // namespace dqn::cuda::detail

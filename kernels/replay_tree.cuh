@@ -39,15 +39,18 @@ __device__ __forceinline__ double LeafPriority(double td_abs, const ReplayView& 
 /// Largest double below x (x > 0): the clamp that keeps a mass strictly inside a range.
 __device__ __forceinline__ double Below(double x) { return nextafter(x, 0.0); }
 
-/// Recomputes internal node j of level l (< L) from its K children: the sum in child order and
-/// the minimum over non-empty children. Children are K-aligned, so loads are 16 bytes wide.
+/// Sum (in child order) and minimum over non-empty children of internal node j of level l
+/// (< L), read from its K children. Children are K-aligned, so loads are 16 bytes wide; they go
+/// through L2 (ld.global.cg), so a node written by another block of the same launch before a
+/// fence is seen (the update's last block relies on it).
 template <int K>
-__device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_t j) {
-  const int64_t first = v.tree.offset[l + 1] + static_cast<int64_t>(K) * j;
+__device__ __forceinline__ void NodeValue(const ReplayView& v, const int64_t* offset, int l, int64_t j, double& sum,
+                                          double& min) {
+  const int64_t first = offset[l + 1] + static_cast<int64_t>(K) * j;
   const double2* child = reinterpret_cast<const double2*>(v.sum + first);
   double2 c[K / 2];
 #pragma unroll
-  for (int k = 0; k < K / 2; ++k) c[k] = child[k];
+  for (int k = 0; k < K / 2; ++k) c[k] = __ldcg(child + k);
   double s = 0, m = INFINITY;
   if (l + 1 == v.tree.levels) {
 #pragma unroll
@@ -61,7 +64,7 @@ __device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_
     const double2* cmin = reinterpret_cast<const double2*>(v.min + first);
     double2 n[K / 2];
 #pragma unroll
-    for (int k = 0; k < K / 2; ++k) n[k] = cmin[k];
+    for (int k = 0; k < K / 2; ++k) n[k] = __ldcg(cmin + k);
 #pragma unroll
     for (int k = 0; k < K / 2; ++k) {
       s += c[k].x;
@@ -69,8 +72,40 @@ __device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_
       m = fmin(m, fmin(n[k].x, n[k].y));
     }
   }
-  v.sum[v.tree.offset[l] + j] = s;
-  v.min[v.tree.offset[l] + j] = m;
+  sum = s;
+  min = m;
+}
+
+/// Recomputes internal node j of level l (< L) from its K children (NodeValue) and stores it.
+template <int K>
+__device__ __forceinline__ void RecomputeNode(const ReplayView& v, const int64_t* offset, int l, int64_t j) {
+  double s, m;
+  NodeValue<K>(v, offset, l, j, s, m);
+  v.sum[offset[l] + j] = s;
+  v.min[offset[l] + j] = m;
+}
+
+/// Copies the level offsets into shared memory (one thread per level, all loads at once), so
+/// the level loops index shared memory instead of the kernel parameters (a run-time index into
+/// the parameter bank is a dependent constant-cache load per level). Needs a barrier before use.
+__device__ __forceinline__ void StageOffsets(const ReplayView& v, int64_t* offset) {
+  if (threadIdx.x <= static_cast<unsigned>(v.tree.levels)) offset[threadIdx.x] = v.tree.offset[threadIdx.x];
+}
+
+/// Arrival at a last-block counter: atomically adds 1 with acquire-release semantics at device
+/// scope and returns the old value. Called by one thread after a block barrier, it publishes
+/// the block's writes to the block that arrives last, which then sees every block's writes
+/// (after its own barrier); cheaper than __threadfence() + atomicAdd.
+__device__ __forceinline__ unsigned ArriveAcqRel(unsigned* counter) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(counter) : "memory");
+  return old;
+}
+
+/// Nodes of level l that cover stored slots: ceil(capacity / K^(L - l)).
+__device__ __host__ __forceinline__ int64_t NeededNodes(const ReplayView& v, int l) {
+  const int shift = v.tree.fan_log * (v.tree.levels - l);
+  return (v.capacity + (int64_t{1} << shift) - 1) >> shift;
 }
 
 /// Stratified descent by a group of K consecutive lanes (all lanes of the warp must call it).
@@ -81,7 +116,8 @@ __device__ __forceinline__ void RecomputeNode(const ReplayView& v, int l, int64_
 /// copy of sum[offset[1] .. offset[top_levels + 1])), the rest from global memory. Returns the
 /// leaf (slot) index and sets `leaf` to its value, the same in every lane.
 template <int K>
-__device__ __forceinline__ int64_t Descend(const ReplayView& v, double m, const double* top, int top_levels, double& leaf) {
+__device__ __forceinline__ int64_t Descend(const ReplayView& v, const int64_t* offset, double m, const double* top,
+                                           int top_levels, double& leaf) {
   const int lane = threadIdx.x & 31;
   const int g = lane & (K - 1);
   const unsigned group_bits = K == 32 ? 0xffffffffu : ((1u << K) - 1u) << (lane & ~(K - 1));
@@ -89,8 +125,8 @@ __device__ __forceinline__ int64_t Descend(const ReplayView& v, double m, const 
   int64_t node = 0;
   double xc = 0;
   for (int l = 0; l < v.tree.levels; ++l) {
-    const int64_t at = v.tree.offset[l + 1] + static_cast<int64_t>(K) * node + g;
-    const double x = l < top_levels ? top[at - v.tree.offset[1]] : v.sum[at];
+    const int64_t at = offset[l + 1] + static_cast<int64_t>(K) * node + g;
+    const double x = l < top_levels ? top[at - offset[1]] : v.sum[at];
     double incl = x;
 #pragma unroll
     for (int off = 1; off < K; off <<= 1) {

@@ -51,7 +51,7 @@ export interface ReplayOptions {
   /** Test switch: the first GPU sample hits a real non-sticky launch error, so the buffer moves to
    * the CPU at run time (also env DQN_SIMULATE_REPLAY_KERNEL_ERROR=1). */
   simulateKernelError?: boolean;
-  /** GPU sum-tree fan-out (a tuning choice, DESIGN section 3): '16' (default, measured fastest), '32' or '2'. */
+  /** GPU sum-tree fan-out (a tuning choice, DESIGN section 3): '32' (default, measured fastest), '16' or '2'. */
   treeFanout?: '2' | '16' | '32';
 }
 

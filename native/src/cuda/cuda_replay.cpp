@@ -68,6 +68,13 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
   v.beta_steps = config.beta_steps;
   v.seed[0] = static_cast<uint32_t>(config.seed);
   v.seed[1] = static_cast<uint32_t>(config.seed >> 32);
+  v.chained_launches = options.chained_launches;
+  {
+    int device = 0;
+    Check(cudaGetDevice(&device), "reading the current device");
+    Check(cudaDeviceGetAttribute(&v.sm_count, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
+  }
+  Check(detail::PrepareUpdateKernels(), "configuring the update kernels");
 
   const bool rank = v.sampler == detail::SamplerKind::kRank;
   if (rank) Check(detail::RankTempBytes(config.capacity, &rank_temp_bytes_), "sizing the rank sort");
@@ -388,11 +395,15 @@ double CudaReplay::beta() const {
   return std::min(1.0, config_.beta0 + (1.0 - config_.beta0) * progress);
 }
 
-int64_t CudaReplay::sample_steps() const { return read_state().sample_steps; }
+int64_t CudaReplay::sample_steps() const { return static_cast<int64_t>(read_state().sample_ticks / detail::kTicksPerSample); }
 
 void CudaReplay::set_sample_steps(int64_t steps) {
   if (steps < 0) throw std::invalid_argument("sample_steps must be >= 0, got " + std::to_string(steps));
-  Check(cudaMemcpyAsync(&view_.state->sample_steps, &steps, sizeof steps, cudaMemcpyHostToDevice, stream_), "setting the sample step");
+  // The device counter holds steps * 2^32 in 64 bits (DeviceState::sample_ticks).
+  if (steps >= (int64_t{1} << 32))
+    throw std::invalid_argument("sample_steps must be < 4294967296 on the CUDA backend, got " + std::to_string(steps));
+  const uint64_t ticks = static_cast<uint64_t>(steps) * detail::kTicksPerSample;
+  Check(cudaMemcpyAsync(&view_.state->sample_ticks, &ticks, sizeof ticks, cudaMemcpyHostToDevice, stream_), "setting the sample step");
   synchronize();
 }
 
@@ -401,7 +412,7 @@ void CudaReplay::download(Contents& c) const {
   const int64_t n = st.size, d = config_.state_dim;
   c.size = n;
   c.cursor = st.cursor;
-  c.sample_steps = st.sample_steps;
+  c.sample_steps = static_cast<int64_t>(st.sample_ticks / detail::kTicksPerSample);
   c.max_priority = st.max_priority;
   c.states.resize(n * d);
   c.next_states.resize(n * d);

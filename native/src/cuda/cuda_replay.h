@@ -29,8 +29,10 @@ class Carver;
 
 /// GPU-specific construction options.
 struct CudaReplayOptions {
-  int fan_log = 4;            ///< sum-tree fan-out 2^fan_log: 1 (binary), 4 (16-ary, measured fastest) or 5 (32-ary)
+  int fan_log = 5;            ///< sum-tree fan-out 2^fan_log: 1 (binary), 4 (16-ary) or 5 (32-ary, measured fastest)
   bool state_bf16 = false;    ///< store states as bf16 (gathered back as f32)
+  /// Programmatic dependent launch of the sample and update kernels (ReplayView::chained_launches).
+  bool chained_launches = true;
   bool simulate_oom = false;  ///< test switch: fail as if the allocation ran out of memory
   /// Test switch: the first sample launches a kernel with an invalid configuration, a real
   /// non-sticky CUDA launch error (exercises the runtime fallback).

@@ -24,7 +24,7 @@ struct ReplayPlacement {
   /// Test switch (also env DQN_SIMULATE_REPLAY_KERNEL_ERROR=1): the first GPU sample fails with
   /// a real non-sticky launch error, so the buffer moves to the CPU at run time.
   bool simulate_kernel_error = false;
-  int fan_log = 4;            ///< CUDA: sum-tree fan-out 2^fan_log (1, 4 or 5; 16-ary measured fastest, bench/RESULTS.md)
+  int fan_log = 5;            ///< CUDA: sum-tree fan-out 2^fan_log (1, 4 or 5; 32-ary measured fastest, bench/RESULTS.md)
 };
 
 /// The buffer and, when the GPU was wanted (auto or cuda) but the CPU is used, why.

@@ -277,6 +277,62 @@ void CheckLargeUpdateAndWrap() {
   std::printf("multi-chunk update of %lld entries after a 2.5x wrap: counts and leaves match the CPU\n", (long long)n);
 }
 
+/// Multi-block updates on a tree several levels deep, against the CPU: spread entries (many
+/// blocks), entries packed into one partition with many duplicates (one busy block), and a
+/// batch longer than one window (epoch marks across windows); with and without chained launches.
+void CheckWideUpdates() {
+  for (int fan_log : {4, 5})
+    for (bool chained : {true, false}) {
+      dqn::ReplayConfig c;
+      c.capacity = 300000;
+      c.state_dim = 2;
+      c.seed = 3 + fan_log;
+      auto cpu = dqn::MakeCpuReplay(c);
+      CudaReplayOptions o;
+      o.fan_log = fan_log;
+      o.chained_launches = chained;
+      CudaReplay gpu(c, o);
+      std::mt19937_64 rng(17 + fan_log);
+      const HostBatch hb = MakeBatch(c.capacity + 1234, 2, rng, 0);  // wraps: slots < 1234 written twice
+      cpu->insert(hb.view(false));
+      gpu.insert(hb.view(false));
+      int bad_counts = 0;
+      for (int round = 0; round < 3; ++round) {
+        const int64_t n = round == 2 ? 9000 : 4096;
+        std::vector<int32_t> idx(n);
+        std::vector<uint32_t> gen(n);
+        std::vector<float> td(n);
+        std::lognormal_distribution<float> ln(0.f, 3.f);
+        for (int64_t k = 0; k < n; ++k) {
+          idx[k] = round == 1 ? static_cast<int32_t>(5000 + rng() % 300) : static_cast<int32_t>(rng() % c.capacity);
+          gen[k] = idx[k] < 1234 ? 2u : 1u;
+          if (rng() % 50 == 0) gen[k] += 1;  // stale
+          td[k] = ln(rng);
+          if (rng() % 40 == 0) td[k] = NAN;
+        }
+        const dqn::UpdateResult uc = cpu->update_priorities(idx.data(), gen.data(), td.data(), n);
+        const dqn::UpdateResult ug = gpu.update_priorities(idx.data(), gen.data(), td.data(), n);
+        bad_counts += !(uc.applied == ug.applied && uc.rejected_nonfinite == ug.rejected_nonfinite && uc.stale == ug.stale &&
+                        uc.duplicates == ug.duplicates);
+      }
+      std::vector<double> lc(c.capacity), lg(c.capacity);
+      cpu->leaf_priorities(lc.data());
+      gpu.leaf_priorities(lg.data());
+      int bad = 0;
+      long double exact = 0;
+      for (int64_t i = 0; i < c.capacity; ++i) {
+        bad += std::fabs(lc[i] - lg[i]) > 4e-16 * lc[i];  // the CPU's and CUDA's pow: within an ulp
+        exact += lg[i];
+      }
+      const double rel = std::fabs(gpu.total_priority() - static_cast<double>(exact)) / static_cast<double>(exact);
+      EXPECT(bad_counts == 0 && bad == 0 && rel <= 1e-12 && cpu->max_priority() == gpu.max_priority(),
+             "wide update K=%d chained=%d: %d count mismatches, %d leaves differ, root rel %g", 1 << fan_log, chained,
+             bad_counts, bad, rel);
+      std::printf("wide updates K=%d chained=%d (4096 spread, 4096 in 300 slots, 9000): counts and leaves match, root rel %.2g\n",
+                  1 << fan_log, chained, rel);
+    }
+}
+
 /// The captured step (sample + update) replayed as a graph equals the same calls made eagerly.
 void CheckGraphReplay() {
   dqn::ReplayConfig c;
@@ -370,6 +426,7 @@ void CheckFallbacks() {
 int Check() {
   CheckAgainstCpu();
   CheckLargeUpdateAndWrap();
+  CheckWideUpdates();
   CheckGraphReplay();
   // Under compute-sanitizer (DQN_SANITIZE=1) the deliberately failing launch would be reported.
   if (!std::getenv("DQN_SANITIZE")) CheckFallbacks();
@@ -421,6 +478,8 @@ std::vector<int64_t> EnvList(const char* name, std::vector<int64_t> fallback) {
   return out;
 }
 
+constexpr int kStepsPerGraph = 16;
+
 int Bench() {
   const int d = 51;
   // Subsets for quick or sanitizer runs: DQN_BENCH_CAPACITIES, _FANLOGS, _BATCHES, _ITERS.
@@ -465,10 +524,10 @@ int Bench() {
   cudaMemcpy(d_gen, ones.data(), max_b * 4, cudaMemcpyHostToDevice);
   cudaMemcpy(d_td, htd.data(), max_b * 4, cudaMemcpyHostToDevice);
 
-  std::printf("%-9s %-4s %-5s %-4s | %9s %9s | %9s %9s | %9s | %8s\n", "capacity", "K", "batch", "dup", "sample", "sample",
-              "update", "update", "step", "B/trans");
-  std::printf("%-9s %-4s %-5s %-4s | %9s %9s | %9s %9s | %9s | %8s\n", "", "", "", "", "eager us", "graph us", "eager us",
-              "graph us", "graph us", "");
+  std::printf("%-9s %-4s %-5s %-4s | %9s %9s | %9s %9s | %9s %9s | %8s\n", "capacity", "K", "batch", "dup", "sample",
+              "sample", "update", "update", "step", "step", "B/trans");
+  std::printf("%-9s %-4s %-5s %-4s | %9s %9s | %9s %9s | %9s %9s | %8s\n", "", "", "", "", "eager us", "graph us", "eager us",
+              "graph us", "graph us", "x16 us", "");
   for (int64_t capacity : capacities)
     for (int64_t fan_log_wide : fan_logs) {
       const int fan_log = static_cast<int>(fan_log_wide);
@@ -547,18 +606,31 @@ int Bench() {
           r.capture_step_graph(b);
           cudaMemcpyAsync(r.batch_td(), htd.data(), b * 4, cudaMemcpyHostToDevice, s);
           const double step_graph = timer.us(s, iters, 5, [&] { r.launch_step_graph(); });
+          // The same step 16 times in one graph: the per-graph launch cost is shared, as in a
+          // training-step graph that holds the replay step among the learner's kernels.
+          cudaGraph_t g16;
+          cudaGraphExec_t e16;
+          CudaOk(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
+          for (int i = 0; i < kStepsPerGraph; ++i) r.run_step(b);
+          CudaOk(cudaStreamEndCapture(s, &g16), "capture");
+          CudaOk(cudaGraphInstantiate(&e16, g16, 0), "instantiate");
+          const double step16 =
+              timer.us(s, std::max(1, iters / kStepsPerGraph), 5, [&] { cudaGraphLaunch(e16, s); }) / kStepsPerGraph;
+          cudaGraphExecDestroy(e16);
+          cudaGraphDestroy(g16);
           r.synchronize();
           cudaGraphExecDestroy(e1);
           cudaGraphExecDestroy(e2);
           cudaGraphDestroy(g1);
           cudaGraphDestroy(g2);
-          std::printf("%-9lld %-4d %-5lld %-4d | %9.2f %9.2f | %9.2f %9.2f | %9.2f | %8.1f\n", (long long)capacity,
+          std::printf("%-9lld %-4d %-5lld %-4d | %9.2f %9.2f | %9.2f %9.2f | %9.2f %9.2f | %8.1f\n", (long long)capacity,
                       1 << fan_log, (long long)b, dup, sample_eager, sample_graph, update_eager, update_graph, step_graph,
-                      r.bytes_per_transition());
+                      step16, r.bytes_per_transition());
           std::printf("JSON {\"capacity\":%lld,\"fanout\":%d,\"batch\":%lld,\"dup\":%d,\"sample_us\":%.3f,\"sample_graph_us\":%.3f,"
-                      "\"update_us\":%.3f,\"update_graph_us\":%.3f,\"step_graph_us\":%.3f,\"bytes_per_transition\":%.1f}\n",
+                      "\"update_us\":%.3f,\"update_graph_us\":%.3f,\"step_graph_us\":%.3f,\"step_in_16_graph_us\":%.3f,"
+                      "\"bytes_per_transition\":%.1f}\n",
                       (long long)capacity, 1 << fan_log, (long long)b, dup, sample_eager, sample_graph, update_eager,
-                      update_graph, step_graph, r.bytes_per_transition());
+                      update_graph, step_graph, step16, r.bytes_per_transition());
         }
     }
   // Host inserts (pageable memory, as from JS typed arrays) and bf16 storage.
@@ -583,10 +655,56 @@ int Bench() {
       r.reserve_batch(256);
       r.capture_step_graph(256);
       const double step = timer.us(r.stream(), iters, 5, [&] { r.launch_step_graph(); });
+      if (!bf16) {
+        CudaReplayOptions plain = o;
+        plain.chained_launches = false;
+        CudaReplay q(c, plain);
+        q.insert(tb);
+        q.insert(tb);
+        q.reserve_batch(256);
+        q.capture_step_graph(256);
+        const double off = timer.us(q.stream(), iters, 5, [&] { q.launch_step_graph(); });
+        std::printf("chained launches off: step graph 1e6/256 (default K=32, as the f32 row below): %.2f us\n", off);
+      }
       std::printf("states %s: %.1f bytes/transition; host insert (pageable H2D, %lld rows): %.2f M rows/s; step graph "
                   "1e6/256: %.2f us\n",
                   bf16 ? "bf16" : "f32 ", r.bytes_per_transition(), (long long)n, n / us, step);
     }
+  }
+  return 0;
+}
+
+/// A few eager sample + update steps at capacity 1e6, batch 256, after one fill insert and one
+/// priority update of every slot: run under a profiler (ncu --launch-skip 1 -k regex:Sample|Update).
+int Profile() {
+  const int d = 51;
+  for (int fan_log : {4, 5}) {
+    dqn::ReplayConfig c;
+    c.capacity = 1000000;
+    c.state_dim = d;
+    CudaReplayOptions o;
+    o.fan_log = fan_log;
+    CudaReplay r(c, o);
+    std::mt19937_64 rng(3);
+    const int64_t chunk = 1 << 16;
+    const HostBatch hb = MakeBatch(chunk, d, rng, 0);
+    for (int64_t done = 0; done < c.capacity; done += chunk) {
+      HostBatch part = hb;
+      dqn::TransitionBatch v = part.view(false);
+      v.count = std::min(chunk, c.capacity - done);
+      r.insert(v);
+    }
+    std::vector<int32_t> idx(c.capacity);
+    std::vector<uint32_t> gen(c.capacity, 1u);
+    std::vector<float> td(c.capacity);
+    std::lognormal_distribution<float> ln(0, 1);
+    for (int64_t i = 0; i < c.capacity; ++i) idx[i] = static_cast<int32_t>(i), td[i] = ln(rng);
+    r.update_priorities(idx.data(), gen.data(), td.data(), c.capacity);
+    r.reserve_batch(256);
+    r.set_batch_td(td.data(), 256);
+    for (int i = 0; i < 4; ++i) r.run_step(256);
+    r.synchronize();
+    std::printf("profile K=%d: 4 steps done\n", 1 << fan_log);
   }
   return 0;
 }
@@ -601,6 +719,7 @@ int main(int argc, char** argv) {
     std::printf("device: %s, %d SMs, %.0f MB L2\n", p.name, p.multiProcessorCount, p.l2CacheSize / 1e6);
     if (mode == "check") return Check();
     if (mode == "bench") return Bench();
+    if (mode == "profile") return Profile();
     std::fprintf(stderr, "usage: replay_cuda_tool check|bench\n");
     return 2;
   } catch (const std::exception& e) {
