@@ -87,6 +87,21 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
     episodes: z.array(EpisodePointSchema),
     epochs: z.array(EpochSummarySchema),
   }),
+  /**
+   * The records of the run in `runDir` so far (its metrics file plus what is not flushed yet),
+   * sent to a renderer that says `hello` while that run is live or was the last one, before any
+   * later frame; the renderer replaces its live series with these. Long runs arrive bounded:
+   * scalar points and episodes older than the newest half of the budget are merged into
+   * min / max / last per bucket (`compactedBelow` is the first step that is not merged).
+   */
+  z.object({
+    type: z.literal('liveHistory'),
+    runDir: z.string(),
+    scalars: z.array(ScalarPointSchema),
+    episodes: z.array(EpisodePointSchema),
+    epochs: z.array(EpochSummarySchema),
+    compactedBelow: z.number().optional(),
+  }),
   /** A command failed (invalid config, unreadable run folder...): `message` says why. */
   z.object({ type: z.literal('error'), command: z.string(), message: z.string() }),
   /** Sent by the supervisor: a trainer host process is up. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
-import { CHROMIUM_FLAGS, openDashboard, rejectNegativeLearningRate, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
+import { CHROMIUM_FLAGS, openDashboard, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
@@ -34,7 +34,7 @@ function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess;
   });
 }
 
-test('browser mode: start a CartPole run, see Loss and Epoch time points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
+test('browser mode: start a CartPole run, see Loss and Epoch time points and the legends, reload mid-run and keep the points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
   await ensureRendererBuilt(ROOT);
   const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-'));
   mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
@@ -54,6 +54,7 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points, reject
     await openDashboard(page, 'e2e-cartpole (user)');
     await rejectNegativeLearningRate(page);
     await startAndWatch(page, 'dashboard-running.png');
+    await reloadKeepsHistory(page);
 
     // Kill the trainer host: the reason is shown, the run is halted, a new host comes up.
     const pid = Number(await page.getByTestId('host-pid').getAttribute('data-pid'));

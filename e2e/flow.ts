@@ -1,6 +1,7 @@
 // The dashboard flow both end-to-end tests drive (browser mode and the Electron app): load a
-// tiny CartPole preset, reject a negative learning rate, start, see Loss points and an Epoch
-// time point, screenshot, stop. Playwright (playwright-core) only; nothing here imports electron.
+// tiny CartPole preset, reject a negative learning rate, focus the config / start / stop by
+// keyboard, see Loss points and an Epoch time point, check the chart legends, screenshot, stop.
+// Playwright (playwright-core) only; nothing here imports electron.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -69,6 +70,12 @@ export async function openDashboard(page: Page, presetLabel: string): Promise<vo
 
 /** A negative learning rate is shown as an error beside the field and disables Start; fixing it enables Start. */
 export async function rejectNegativeLearningRate(page: Page): Promise<void> {
+  // Ctrl+, focuses the first config field (DESIGN section 8: keyboard), and says so.
+  const fields = page.getByRole('group', { name: 'Config fields' });
+  assert.equal(await fields.getAttribute('aria-keyshortcuts'), 'Control+,');
+  await page.getByRole('button', { name: 'Start' }).focus();
+  await page.keyboard.press('Control+,');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), await fields.locator('input, select').first().getAttribute('id'));
   const lr = page.getByLabel('optim.lr');
   await lr.fill('-0.001');
   const field = page.locator('.field', { has: lr });
@@ -81,12 +88,46 @@ export async function rejectNegativeLearningRate(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Start' }).and(page.locator(':enabled')).waitFor();
 }
 
-/** Starts a run and waits for Loss points and, after the first epoch, an Epoch time point. */
+/** Legend entries of a chart region: [label, scalar name] pairs. */
+export async function legend(page: Page, title: string): Promise<[string, string][]> {
+  const items = page.getByRole('list', { name: `${title} legend` }).getByRole('listitem');
+  return Promise.all((await items.all()).map(async (li) => [((await li.textContent()) ?? '').trim(), (await li.getAttribute('title')) ?? ''] as [string, string]));
+}
+
+/** Every chart with several curves names them (label in the DOM, scalar name as its title). */
+export async function checkLegends(page: Page): Promise<void> {
+  assert.deepEqual(await legend(page, 'Replay'), [
+    ['total priority', 'replay/total_priority'],
+    ['max priority', 'replay/max_priority'],
+    ['mean IS weight', 'replay/is_weight_mean'],
+    ['beta', 'replay/beta'],
+  ]);
+  assert.deepEqual(await legend(page, 'Loss'), [
+    ['TD loss (raw)', 'losses/td_loss'],
+    ['TD loss (EMA 0.60)', 'losses/td_loss'],
+  ]);
+  assert.deepEqual((await legend(page, 'Q-values')).map(([l]) => l), ['Q min–max', 'Q mean (raw)', 'Q mean (EMA 0.60)', 'mean max-Q']);
+  // CartPole's features in the environment's order, after the mean over them.
+  assert.deepEqual((await legend(page, 'Causal sensitivity')).slice(2), [
+    ['x', 'causal/x'],
+    ['x_dot', 'causal/x_dot'],
+    ['theta', 'causal/theta'],
+    ['theta_dot', 'causal/theta_dot'],
+  ]);
+  assert.deepEqual((await legend(page, 'Episodic return')).map(([l]) => l), ['training episodes (raw)', 'training episodes (EMA 0.60)', 'evaluation mean']);
+}
+
+/** Starts a run with Ctrl+Enter and waits for Loss points and, after the first epoch, an Epoch time point. */
 export async function startAndWatch(page: Page, screenshot?: string): Promise<void> {
-  await page.getByRole('button', { name: 'Start' }).click();
+  const start = page.getByRole('button', { name: 'Start' });
+  assert.equal(await start.getAttribute('aria-keyshortcuts'), 'Control+Enter');
+  assert.match((await start.getAttribute('title')) ?? '', /Ctrl\+Enter/);
+  await page.keyboard.press('Control+Enter');
   await waitForState(page, 'Running');
   await waitForPoints(page, 'Loss', 2);
   await waitForPoints(page, 'Epoch time', 1);
+  await waitForPoints(page, 'Causal sensitivity', 5);
+  await checkLegends(page);
   assert.match((await page.getByTestId('compute-badge').textContent()) ?? '', /^Compute: CPU/);
   assert.ok((await chartPoints(page, 'Loss')) >= 2);
   if (screenshot) {
@@ -95,10 +136,33 @@ export async function startAndWatch(page: Page, screenshot?: string): Promise<vo
   }
 }
 
+/** Stops the run with Ctrl+. and waits for Idle. */
 export async function stop(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Stop' }).click();
+  const button = page.getByRole('button', { name: 'Stop' });
+  assert.equal(await button.getAttribute('aria-keyshortcuts'), 'Control+.');
+  await page.keyboard.press('Control+.');
   await waitForState(page, 'Idle');
   assert.equal(await page.getByRole('button', { name: 'Start' }).isEnabled(), true);
+}
+
+/**
+ * Reloads the page mid-run: the charts come back with the run's earlier points (the host's
+ * liveHistory), not only the points that arrive after the reconnect.
+ */
+export async function reloadKeepsHistory(page: Page): Promise<void> {
+  await waitForPoints(page, 'Loss', 15);
+  const before = await chartPoints(page, 'Loss');
+  await page.reload();
+  await waitForState(page, 'Running');
+  // The first count the Loss chart shows after the reload: without the history it would be the
+  // one or two points of the first frame.
+  const first = await page.waitForFunction(() => {
+    const region = [...document.querySelectorAll('section.chart')].find((s) => s.querySelector('h2')?.textContent === 'Loss');
+    const n = Number(/(\d+) points/.exec(region?.querySelector('.chart-count')?.textContent ?? '')?.[1] ?? 0);
+    return n > 0 ? n : false;
+  }, undefined, LONG);
+  const after = Number(await first.jsonValue());
+  assert.ok(after >= before, `the Loss chart shows ${after} points right after the reload, ${before} before it`);
 }
 
 /** Why the end-to-end tests cannot run here, or undefined when they can. */

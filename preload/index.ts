@@ -10,11 +10,18 @@ import { HostCommandSchema, HostMessageSchema, PresetSchema, type HostCommandInp
 
 const listeners = new Set<(m: HostMessage) => void>();
 let port: MessagePort | undefined;
+/** Messages that arrived before the page subscribed (the answer to our hello, with the live run's history, can beat React's first effect); bounded. */
+const early: HostMessage[] = [];
+const MAX_EARLY = 64;
 
 function deliver(data: unknown): void {
   const parsed = HostMessageSchema.safeParse(data);
   if (!parsed.success) {
     console.error('dqn: ignored an invalid message from the trainer host', parsed.error.issues.slice(0, 3));
+    return;
+  }
+  if (listeners.size === 0) {
+    if (early.length < MAX_EARLY) early.push(parsed.data);
     return;
   }
   for (const l of listeners) l(parsed.data);
@@ -48,6 +55,7 @@ const api: DqnBridgeApi = {
     openRun: (runDir: string) => post({ type: 'openRun', runDir }),
     onMessage: (listener) => {
       listeners.add(listener);
+      for (const m of early.splice(0)) listener(m);
       return () => void listeners.delete(listener);
     },
   },

@@ -98,3 +98,21 @@ test('changing the smoothing weight re-smooths every series', () => {
   // w = 0.5: (0.5 * 1) / 0.5 = 1, then (0.5 * 0.5 + 0.5 * 3) / 0.75 = 2.333...
   assert.ok(Math.abs(loss.smoothed[1]! - 1.75 / 0.75) < 1e-12);
 });
+
+test('the live history sent after a reconnect replaces the live series; one for another run is ignored', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  d.apply(frame('/runs/a', [[70, 7, 0.7]]));
+  const epoch = { epoch: 1, step: 50, env_steps: 400, epoch_time_s: 1.5, steps_per_s: 33, eval_mean_return: 20, eval_episodes: 10, eval_metrics: {} };
+  const scalars = [10, 50, 70].map((step) => ({ step, wall_s: step / 10, values: { 'losses/td_loss': step / 100 } }));
+  d.apply({ type: 'liveHistory', runDir: '/runs/b', scalars: scalars.slice(0, 1), episodes: [], epochs: [] });
+  assert.equal(d.live.get('losses/td_loss')!.length, 1, 'a history of a run we do not show changes nothing');
+  d.apply({ type: 'liveHistory', runDir: '/runs/a', scalars, episodes: [{ step: 300, value: 14 }], epochs: [epoch] });
+  d.apply(frame('/runs/a', [[80, 8, 0.6]]));
+  const loss = d.live.get('losses/td_loss')!;
+  assert.deepEqual(Array.from(loss.x.subarray(0, loss.length)), [10, 50, 70, 80], 'the earlier points are back, the step-70 point once');
+  assert.deepEqual(Array.from(d.live.get(EPOCH_TIME_SERIES)!.y.subarray(0, 1)), [1.5]);
+  assert.equal(d.live.get(EPISODE_SERIES)!.y[0], 14);
+  assert.equal(d.store.getState().progress.epoch, 1);
+  assert.equal(d.store.getState().progress.step, 80);
+});

@@ -54,9 +54,9 @@ export class SeriesBook {
     for (const s of this.series.values()) s.setSmoothing(weight);
   }
 
-  /** Names of series whose name starts with `prefix`, sorted. */
+  /** Names of series whose name starts with `prefix`, in the order they first appeared (the order the host sends them). */
   names(prefix: string): string[] {
-    return [...this.series.keys()].filter((n) => n.startsWith(prefix)).sort();
+    return [...this.series.keys()].filter((n) => n.startsWith(prefix));
   }
 
   /** Bytes held by all series. */
@@ -236,6 +236,17 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
           history = book;
           set({ view: { kind: 'history', runDir: m.runDir, config: m.config, epochs: m.epochs } });
         }
+        bump();
+        return;
+      }
+      case 'liveHistory': {
+        // The run so far, sent after our hello: it replaces what the live series hold.
+        if (m.runDir !== get().runDir) return;
+        live = new SeriesBook(get().smoothing, maxPoints);
+        live.addScalars(m.scalars);
+        live.addEpisodes(m.episodes);
+        live.addEpochs(m.epochs);
+        set({ epochs: m.epochs, progress: updateProgress(m.scalars.slice(-1), m.epochs, nowMs) });
         bump();
         return;
       }

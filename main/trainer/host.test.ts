@@ -200,3 +200,72 @@ test('shutdown stops the live run and sends what was pending', async () => {
   const last = sent.at(-1);
   assert.ok(last?.type === 'state' && last.state === 'idle');
 });
+
+test('a renderer that connects mid-run gets the run so far (metrics file + unflushed records) before later frames, nothing twice', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
+  const first = fakePort();
+  host.attach(first.port);
+  first.send({ type: 'start', config: cartpole });
+  await tick();
+  const cb = session.starts[0]!.cb;
+  const pt = (step: number, loss: number) => ({ step, wall_s: step / 10, values: { 'losses/td_loss': loss } });
+  const epoch1 = { epoch: 1, step: 50, env_steps: 400, epoch_time_s: 1.5, steps_per_s: 33.3, eval_mean_return: 20, eval_episodes: 10, eval_metrics: {} };
+  cb.onScalars?.([pt(10, 1), pt(50, 0.9)]);
+  cb.onEpisodes?.([{ step: 300, value: 14 }]);
+  // The session flushes metrics.jsonl at the epoch boundary, then reports the epoch.
+  session.metrics.set('/runs/run-1', [
+    { type: 'scalars', ...pt(10, 1) },
+    { type: 'episode', step: 300, value: 14 },
+    { type: 'scalars', ...pt(50, 0.9) },
+    { type: 'epoch', ...epoch1 },
+  ]);
+  cb.onEpoch?.(epoch1);
+  cb.onScalars?.([pt(60, 0.8)]);
+  host.flush(); // the first renderer has seen step 60 in a frame; it is not in the file yet
+  cb.onScalars?.([pt(70, 0.7)]);
+  cb.onEpisodes?.([{ step: 520, value: 31 }]); // pending, not sent yet
+
+  const late = fakePort();
+  host.attach(late.port);
+  late.send({ type: 'hello' });
+  await tick();
+  const i = late.sent.findIndex((m) => m.type === 'liveHistory');
+  const h = late.sent[i];
+  assert.ok(h && h.type === 'liveHistory', 'the late renderer gets the history');
+  assert.equal(h.runDir, '/runs/run-1');
+  assert.deepEqual(h.scalars.map((p) => [p.step, p.values['losses/td_loss']]), [[10, 1], [50, 0.9], [60, 0.8], [70, 0.7]]);
+  assert.deepEqual(h.episodes, [{ step: 300, value: 14 }, { step: 520, value: 31 }]);
+  assert.deepEqual(h.epochs.map((e) => e.epoch), [1]);
+  assert.equal(h.compactedBelow, undefined);
+  assert.ok(late.sent.findIndex((m) => m.type === 'state' && m.runDir === '/runs/run-1') < i, 'the state (with the run folder) comes first');
+  assert.equal(late.sent.slice(0, i).filter((m) => m.type === 'frame').length, 0, 'no frame before the history');
+  // The first renderer got the pending records as a frame, not the history.
+  assert.equal(first.sent.filter((m) => m.type === 'liveHistory').length, 0);
+  assert.deepEqual(first.sent.filter((m) => m.type === 'frame').flatMap((f) => (f.type === 'frame' ? f.scalars.map((p) => p.step) : [])), [10, 50, 60, 70]);
+
+  cb.onScalars?.([pt(80, 0.6)]);
+  host.flush();
+  const after = late.sent.slice(i + 1).flatMap((m) => (m.type === 'frame' ? m.scalars.map((p) => p.step) : []));
+  assert.deepEqual(after, [80], 'later frames hold only records newer than the history');
+  await host.shutdown();
+});
+
+test('the history of a long run is bounded to historyMaxPoints', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000, historyMaxPoints: 10 });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'start', config: cartpole });
+  await tick();
+  session.starts[0]!.cb.onScalars?.(Array.from({ length: 40 }, (_, k) => ({ step: k + 1, wall_s: k, values: { 'losses/td_loss': k } })));
+  send({ type: 'hello' });
+  await tick();
+  const h = sent.find((m) => m.type === 'liveHistory');
+  assert.ok(h && h.type === 'liveHistory');
+  // 40 points, max 10: the newest 5 stay (steps 36..40); the 35 older ones make floor((10 - 5) / 3)
+  // = 1 bucket -> 3 points: min 0 at its first step (1), max 34 at its middle (18), last 34 at step 35.
+  assert.deepEqual(h.scalars.map((p) => [p.step, p.values['losses/td_loss']]), [[1, 0], [18, 34], [35, 34], [36, 35], [37, 36], [38, 37], [39, 38], [40, 39]]);
+  assert.equal(h.compactedBelow, 36);
+  await host.shutdown();
+});

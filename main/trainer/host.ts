@@ -15,6 +15,7 @@ import {
   type RunSummary,
 } from '../../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
+import { boundPoints, HISTORY_MAX_POINTS } from './history.ts';
 import type { MetricsRecord } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 
@@ -43,6 +44,8 @@ export interface TrainerHostOptions {
   runsDir: string;
   /** Frame period in ms (default FRAME_PERIOD_MS). */
   framePeriodMs?: number;
+  /** Most scalar points (and episodes) a `liveHistory` message carries (default HISTORY_MAX_POINTS). */
+  historyMaxPoints?: number;
   /** Tells the supervisor about the live run folder (its stdout/stderr go to that run's log). */
   notifyParent?: (message: HostToParent) => void;
 }
@@ -50,7 +53,9 @@ export interface TrainerHostOptions {
 /**
  * Drives training runs on behalf of the dashboard. Commands arrive on attached ports and are
  * parsed with HostCommandSchema; everything the session reports is batched into one `frame`
- * message per frame period (state changes are sent at once, after the pending frame).
+ * message per frame period (state changes are sent at once, after the pending frame). A port
+ * that says `hello` while a run is live (or after it ended) gets that run's records so far in
+ * one `liveHistory` message before any later frame, so a reloaded page draws complete charts.
  */
 export class TrainerHost {
   private readonly ports = new Set<HostPort>();
@@ -63,6 +68,11 @@ export class TrainerHost {
   private handle: RunHandle | undefined;
   private starting = false;
   private pending = emptyFrame('');
+  /**
+   * Records the session reported since its last metrics flush (it flushes at each epoch
+   * boundary, before onEpoch, and at the end of a run), so metrics.jsonl + these = the run so far.
+   */
+  private unflushed: { scalars: ScalarPoint[]; episodes: EpisodePoint[] } = { scalars: [], episodes: [] };
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -100,6 +110,12 @@ export class TrainerHost {
         case 'hello':
           this.reply(from, this.stateMessage());
           if (this.backends) this.reply(from, { type: 'backends', status: this.backends });
+          if (this.runDir) {
+            // What is pending goes to the other ports; the history holds it too, and every later
+            // frame holds only newer records.
+            this.flush(from);
+            this.reply(from, this.liveHistory(this.runDir));
+          }
           return;
         case 'start':
           return await this.start({ config: cmd.config, runsDir: this.options.runsDir }, cmd.config);
@@ -134,12 +150,12 @@ export class TrainerHost {
     this.stopTimer();
   }
 
-  /** Sends the pending frame, if it holds anything. */
-  flush(): void {
+  /** Sends the pending frame, if it holds anything, to every port but `except`. */
+  flush(except?: HostPort): void {
     const f = this.pending;
     if (f.scalars.length + f.episodes.length + f.epochs.length + f.events.length === 0) return;
     this.pending = emptyFrame(this.runDir ?? '');
-    this.broadcast(f);
+    for (const port of this.ports) if (port !== except) port.post(f);
   }
 
   private async start(opts: StartOptions, config: RunConfig): Promise<void> {
@@ -149,6 +165,7 @@ export class TrainerHost {
     this.runDir = undefined;
     this.config = undefined;
     this.pending = emptyFrame('');
+    this.unflushed = { scalars: [], episodes: [] };
     let handle: RunHandle;
     try {
       handle = await this.session.startRun(opts, this.callbacks());
@@ -174,6 +191,7 @@ export class TrainerHost {
   private finished(handle: RunHandle, state: RunState, detail: string | undefined): void {
     if (this.handle !== handle) return;
     this.handle = undefined;
+    this.unflushed = { scalars: [], episodes: [] };
     this.stopTimer();
     this.setState(state, detail);
   }
@@ -186,9 +204,18 @@ export class TrainerHost {
         this.flush();
         this.broadcast({ type: 'backends', status });
       },
-      onScalars: (points) => void this.pending.scalars.push(...points),
-      onEpisodes: (episodes) => void this.pending.episodes.push(...episodes),
-      onEpoch: (summary) => void this.pending.epochs.push(summary),
+      onScalars: (points) => {
+        this.pending.scalars.push(...points);
+        this.unflushed.scalars.push(...points);
+      },
+      onEpisodes: (episodes) => {
+        this.pending.episodes.push(...episodes);
+        this.unflushed.episodes.push(...episodes);
+      },
+      onEpoch: (summary) => {
+        this.pending.epochs.push(summary);
+        this.unflushed = { scalars: [], episodes: [] }; // flushed to metrics.jsonl with this epoch's record
+      },
       onEvent: (event: RunEvent) => void this.pending.events.push(event),
     };
   }
@@ -204,7 +231,30 @@ export class TrainerHost {
     return { type: 'state', state: this.state, detail: this.detail, runDir: this.runDir, config: this.config };
   }
 
+  /** The run's metrics file plus the unflushed records, bounded (see boundPoints). */
+  private liveHistory(runDir: string): HostMessage {
+    const { scalars, episodes, epochs } = this.records(runDir);
+    scalars.push(...this.unflushed.scalars);
+    episodes.push(...this.unflushed.episodes);
+    const max = this.options.historyMaxPoints ?? HISTORY_MAX_POINTS;
+    const s = boundPoints(scalars, max);
+    const e = boundPoints(episodes.map((p) => ({ step: p.step, wall_s: 0, values: { r: p.value } })), max);
+    return {
+      type: 'liveHistory',
+      runDir,
+      scalars: s.points,
+      episodes: e.points.map((p) => ({ step: p.step, value: p.values.r as number })),
+      epochs,
+      compactedBelow: s.compactedBelow,
+    };
+  }
+
   private runData(runDir: string, config: RunConfig): HostMessage {
+    return { type: 'runData', runDir, config, ...this.records(runDir) };
+  }
+
+  /** A run folder's metrics file split by record type. */
+  private records(runDir: string): { scalars: ScalarPoint[]; episodes: EpisodePoint[]; epochs: EpochSummary[] } {
     const scalars: ScalarPoint[] = [];
     const episodes: EpisodePoint[] = [];
     const epochs: EpochSummary[] = [];
@@ -216,7 +266,7 @@ export class TrainerHost {
         epochs.push(summary);
       }
     }
-    return { type: 'runData', runDir, config, scalars, episodes, epochs };
+    return { scalars, episodes, epochs };
   }
 
   private startTimer(): void {

@@ -21,6 +21,11 @@ export interface RunCallbacks {
   onScalars?(points: ScalarPoint[]): void;
   /** Training episodes that finished: (env step, return). */
   onEpisodes?(episodes: { step: number; value: number }[]): void;
+  /**
+   * An epoch ended. Called after every record up to and including this epoch's summary was
+   * flushed to metrics.jsonl (the trainer host relies on it to know what the file holds); the
+   * rest is flushed before `done` resolves.
+   */
   onEpoch?(summary: EpochSummary): void;
   onEvent?(event: RunEvent): void;
 }

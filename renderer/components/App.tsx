@@ -17,14 +17,16 @@ const Q: ChartLine[] = [
   { name: SCALAR_NAMES.q_mean, label: 'Q mean', color: '#8ab4f8' },
   { name: SCALAR_NAMES.mean_max_q, label: 'mean max-Q', color: '#c58af9', smooth: false },
 ];
-const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: '#8ab4f8' };
+const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: '#8ab4f8', label: 'Q min–max' };
 const CAUSAL: ChartLine[] = [{ name: SCALAR_NAMES.causal_sensitivity, label: 'mean over features', color: '#81c995' }];
 const FEATURE_COLORS = ['#5bb9c2', '#e8a87c', '#c3a6ff', '#f28b82', '#fdd663', '#a7c7e7', '#b5e48c', '#ffb4e1'];
+/** Colour of feature i: the palette, then hues spaced by the golden angle (no two lines share one). */
+const featureColor = (i: number) => FEATURE_COLORS[i] ?? `hsl(${Math.round((i * 137.5) % 360)} 60% 65%)`;
+/** One line per feature, in the environment's feature order (x, x_dot, theta, theta_dot; ret_1 ... tod). */
 const causalFeatures = (names: (prefix: string) => string[]): ChartLine[] =>
   names('causal/')
     .filter((n) => n !== SCALAR_NAMES.causal_sensitivity)
-    .slice(0, FEATURE_COLORS.length)
-    .map((name, i) => ({ name, label: name.slice('causal/'.length), color: FEATURE_COLORS[i]!, smooth: false }));
+    .map((name, i) => ({ name, label: name.slice('causal/'.length), color: featureColor(i), smooth: false }));
 const REPLAY: ChartLine[] = [
   { name: SCALAR_NAMES.per_total, label: 'total priority', color: '#8ab4f8', smooth: false },
   { name: SCALAR_NAMES.per_max_priority, label: 'max priority', color: '#f28b82', smooth: false },
@@ -32,8 +34,8 @@ const REPLAY: ChartLine[] = [
   { name: SCALAR_NAMES.beta, label: 'beta', color: '#fdd663', smooth: false },
 ];
 const RETURNS: ChartLine[] = [
-  { name: EPISODE_SERIES, label: 'episodic return', color: '#81c995' },
-  { name: EVAL_RETURN_SERIES, label: 'eval mean return', color: '#ff7043', smooth: false, dots: true },
+  { name: EPISODE_SERIES, label: 'training episodes', color: '#81c995' },
+  { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: '#ff7043', smooth: false, dots: true },
 ];
 
 const DEFAULT_DRAFT = withDefaults({ env: { kind: 'cartpole' } }) as unknown as Record<string, unknown>;
@@ -152,12 +154,12 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
             </label>
             {s.view.kind === 'history' && <span className="viewing">showing a past run</span>}
           </div>
-          <SeriesChart dashboard={dashboard} title="Loss" lines={LOSS} xLabel="step" />
-          <SeriesChart dashboard={dashboard} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" />
-          <SeriesChart dashboard={dashboard} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" />
-          <SeriesChart dashboard={dashboard} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" />
+          <SeriesChart dashboard={dashboard} title="Loss" lines={LOSS} xLabel="step" yLabel="Huber TD loss" />
+          <SeriesChart dashboard={dashboard} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" />
+          <SeriesChart dashboard={dashboard} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" yLabel="Q (return units)" />
+          <SeriesChart dashboard={dashboard} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" yLabel="mean |Q − Q_do(f)|" />
           <SeriesChart dashboard={dashboard} title="Replay" lines={REPLAY} xLabel="step" logDefault />
-          <SeriesChart dashboard={dashboard} title="Episodic return" lines={RETURNS} xLabel="env step" />
+          <SeriesChart dashboard={dashboard} title="Episodic return" lines={RETURNS} xLabel="env step" yLabel="return" />
         </main>
       </div>
     </div>

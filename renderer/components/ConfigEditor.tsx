@@ -63,7 +63,12 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
   return (
     <section className="panel config" aria-labelledby="config-title">
       <div className="panel-head">
-        <h2 id="config-title">Config</h2>
+        <h2 id="config-title">
+          Config{' '}
+          <kbd className="kbd-hint" title="Ctrl+, moves the focus to the first config field">
+            Ctrl+,
+          </kbd>
+        </h2>
         <label>
           Preset{' '}
           <select
@@ -100,14 +105,14 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
         </button>
         {saveMsg && <span className="muted">{saveMsg}</span>}
       </form>
-      <div className="fields" role="group" aria-label="Config fields">
+      <div className="fields" role="group" aria-label="Config fields" aria-keyshortcuts="Control+,">
         {rows.map((row) => {
           const id = inputId(row.path);
           const problem = problems.get(row.path);
           const f = row.kind === 'variant' ? undefined : row;
           return (
             <div key={row.path} className={`field${problem ? ' invalid' : ''}`}>
-              <label htmlFor={id} title={f?.description}>
+              <label htmlFor={id} title={f?.description ? `${row.path}: ${f.description}` : row.path}>
                 {row.label}
               </label>
               {control(row)}

@@ -1,11 +1,13 @@
 // One chart region: raw series faint with the smoothed curve on top, an optional min/max band,
 // NaN/Inf markers, log-scale y, drag-to-zoom (re-bucketed from the full series) with
-// follow-latest when not zoomed, and CSV export of the raw series.
+// follow-latest when not zoomed, CSV export of the raw series, and a legend (in the DOM, so it is
+// read out) that names every curve.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useStore } from 'zustand';
 import { seriesCsv } from '../lib/csv.ts';
 import { downsampleBand, lowerBound, upperBound, type Marker } from '../lib/downsample.ts';
+import { legendEntries, niceTicks, type LegendEntry } from '../lib/legend.ts';
 import type { Series } from '../lib/series.ts';
 import type { Dashboard } from '../store.ts';
 
@@ -23,9 +25,13 @@ interface Props {
   dashboard: Dashboard;
   title: string;
   lines: ChartLine[];
-  /** Names of a min/max pair drawn as a band behind the lines. */
-  band?: { lo: string; hi: string; color: string };
+  /** Names of a min/max pair drawn as a band behind the lines; `label` names it in the legend. */
+  band?: { lo: string; hi: string; color: string; label: string };
   xLabel: string;
+  /** Whole-number x (epochs): ticks step by at least 1. */
+  xInteger?: boolean;
+  /** What the y axis measures, with its unit (e.g. "seconds"). */
+  yLabel?: string;
   logDefault?: boolean;
   /** Extra lines chosen at draw time (e.g. causal sensitivity per feature). */
   dynamicLines?: (names: (prefix: string) => string[]) => ChartLine[];
@@ -33,6 +39,22 @@ interface Props {
 
 type Pt = { x: number; y: number };
 const MAX_MARKERS = 40;
+/** Pixels per x-axis tick label. */
+const PX_PER_TICK = 90;
+
+/** A small picture of how an entry's curve is drawn. */
+function Swatch({ entry }: { entry: LegendEntry }) {
+  return (
+    <svg width="18" height="10" aria-hidden="true">
+      {entry.kind === 'band' ? (
+        <rect x="0" y="1" width="18" height="8" fill={entry.color} fillOpacity={0.3} />
+      ) : (
+        <line x1="0" y1="5" x2="18" y2="5" stroke={entry.color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? 0.35 : 1} />
+      )}
+      {entry.kind === 'dots' && <circle cx="9" cy="5" r="3" fill={entry.color} />}
+    </svg>
+  );
+}
 
 /** Short axis labels: 4 significant digits, exponent form for very large or small values. */
 export function tick(v: number): string {
@@ -66,8 +88,9 @@ function useWidth(): [React.RefObject<HTMLDivElement | null>, number] {
   return [ref, w];
 }
 
-export function SeriesChart({ dashboard, title, lines, band, xLabel, logDefault = false, dynamicLines }: Props) {
+export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
   const version = useStore(dashboard.store, (s) => s.version);
+  const smoothing = useStore(dashboard.store, (s) => s.smoothing);
   const [logY, setLogY] = useState(logDefault);
   const [zoom, setZoom] = useState<[number, number] | undefined>();
   const [drag, setDrag] = useState<{ from: number; to?: number } | undefined>();
@@ -103,9 +126,23 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, logDefault 
         for (let i = 0; i < b.length; i++) if (!logY || b.lo[i]! > 0) bandPts.push({ x: b.x[i]!, range: [b.lo[i]!, b.hi[i]!] });
       } else bandPts = [];
     }
-    return { series: out, markers, points, hidden, bandPts };
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    for (const d of out)
+      for (const pts of [d.raw, d.smooth]) {
+        if (pts.length) x0 = Math.min(x0, pts[0]!.x);
+        if (pts.length) x1 = Math.max(x1, pts.at(-1)!.x);
+      }
+    const xRange: [number, number] = zoom ?? [x0, x1];
+    return { series: out, markers, points, hidden, bandPts, xRange };
     // `version` changes whenever the series book does.
   }, [dashboard, lines, dynamicLines, band, width, zoom, logY, version]);
+
+  const legend = useMemo(
+    () => legendEntries(drawn.series.map((d) => d.line), smoothing, band && drawn.bandPts.length > 0 ? band : undefined),
+    [drawn, smoothing, band],
+  );
+  const xTicks = useMemo(() => niceTicks(drawn.xRange[0], drawn.xRange[1], Math.max(2, Math.floor(width / PX_PER_TICK)), xInteger), [drawn.xRange, width, xInteger]);
 
   const exportCsv = () => {
     const book = dashboard.shown();
@@ -162,22 +199,40 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, logDefault 
           CSV
         </button>
       </div>
+      {legend.length > 0 && (
+        <ul className="chart-legend" aria-label={`${title} legend`}>
+          {legend.map((e) => (
+            <li key={e.key} title={e.series} data-series={e.series}>
+              <Swatch entry={e} />
+              {e.label}
+            </li>
+          ))}
+        </ul>
+      )}
       <div ref={ref} className="chart-body">
         {drawn.series.length === 0 ? (
           <p className="chart-empty">No data yet.</p>
         ) : (
           <ComposedChart width={width} height={220} margin={{ top: 8, right: 12, bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
             <CartesianGrid strokeDasharray="3 3" stroke="#2a3140" />
-            <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} allowDataOverflow tick={{ fontSize: 11 }} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
-            <YAxis scale={logY ? 'log' : 'auto'} domain={['auto', 'auto']} allowDataOverflow tick={{ fontSize: 11 }} tickFormatter={tick} width={64} />
+            <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} ticks={xTicks} interval={0} allowDataOverflow tick={{ fontSize: 11 }} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
+            <YAxis
+              scale={logY ? 'log' : 'auto'}
+              domain={['auto', 'auto']}
+              allowDataOverflow
+              tick={{ fontSize: 11 }}
+              tickFormatter={tick}
+              width={yLabel ? 72 : 64}
+              label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, fontSize: 11, fill: '#8b93a3', style: { textAnchor: 'middle' } } : undefined}
+            />
             <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? v.toPrecision(5) : String(v))} labelFormatter={(x) => `${xLabel} ${x}`} />
-            {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={band.color} fillOpacity={0.2} isAnimationActive={false} name="min–max" />}
+            {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={band.color} fillOpacity={0.2} isAnimationActive={false} name={band.label} />}
             {drawn.series.map(({ line, raw, smooth }) =>
               line.smooth === false
                 ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={line.color} dot={line.dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
                 : [
                     <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={line.color} strokeOpacity={0.25} dot={false} isAnimationActive={false} strokeWidth={1} />,
-                    <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={line.label} stroke={line.color} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
+                    <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={line.color} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
                   ],
             )}
             {drawn.markers.map((m, i) => (

@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { legendEntries, niceTicks } from './legend.ts';
+
+test('a smoothed line gets a raw and an EMA entry, a plain line one, a band one, all with their scalar names', () => {
+  const e = legendEntries(
+    [
+      { name: 'q/mean', label: 'Q mean', color: '#111' },
+      { name: 'q/mean_max', label: 'mean max-Q', color: '#222', smooth: false },
+      { name: 'eval/mean_return', label: 'evaluation mean', color: '#333', smooth: false, dots: true },
+    ],
+    0.6,
+    { lo: 'q/min', hi: 'q/max', color: '#111', label: 'Q min–max' },
+  );
+  assert.deepEqual(
+    e.map((x) => [x.label, x.kind, x.series]),
+    [
+      ['Q min–max', 'band', 'q/min … q/max'],
+      ['Q mean (raw)', 'raw', 'q/mean'],
+      ['Q mean (EMA 0.60)', 'line', 'q/mean'],
+      ['mean max-Q', 'line', 'q/mean_max'],
+      ['evaluation mean', 'dots', 'eval/mean_return'],
+    ],
+  );
+  assert.equal(new Set(e.map((x) => x.key)).size, e.length, 'keys are unique');
+});
+
+test('axis ticks are round numbers inside the range, not the range ends', () => {
+  // 500..7000 over ~5 ticks: raw step 1300 -> 1000.
+  assert.deepEqual(niceTicks(500, 7000, 5), [1000, 2000, 3000, 4000, 5000, 6000, 7000]);
+  // Env steps 564..7064: the same step, first tick 1000.
+  assert.deepEqual(niceTicks(564, 7064, 5), [1000, 2000, 3000, 4000, 5000, 6000, 7000]);
+  // Epochs 1..14: raw step 2.6 -> 2.
+  assert.deepEqual(niceTicks(1, 14, 5, true), [2, 4, 6, 8, 10, 12, 14]);
+  // Epochs 1..3 with 5 ticks asked: raw step 0.4 would give fractions; integer axes step by 1.
+  assert.deepEqual(niceTicks(1, 3, 5, true), [1, 2, 3]);
+  // Small values: 0.1 + 0.2 style float noise is rounded away.
+  assert.deepEqual(niceTicks(0, 0.3, 3), [0, 0.1, 0.2, 0.3]);
+  assert.deepEqual(niceTicks(5, 5, 5), [5]);
+  assert.deepEqual(niceTicks(NaN, 5, 5), []);
+});

@@ -1,0 +1,62 @@
+// What a chart's legend lists: one entry per curve drawn, in drawing order, so every line of a
+// chart with several can be told apart. A smoothed line is two curves (the faint raw series and
+// its debiased EMA on top) and so two entries; a min/max band is one. Each entry carries the
+// standard scalar name(s) of what it draws (common/run.ts SCALAR_NAMES), shown as its tooltip.
+
+/** How a curve is drawn; the legend's swatch looks the same. */
+export type LegendKind = 'line' | 'raw' | 'dots' | 'band';
+
+export interface LegendEntry {
+  key: string;
+  label: string;
+  color: string;
+  kind: LegendKind;
+  /** Scalar name(s) drawn, e.g. "replay/beta" or "q/min … q/max". */
+  series: string;
+}
+
+/** A chart line as the legend needs it (SeriesChart's ChartLine fits). */
+export interface LegendLine {
+  name: string;
+  label: string;
+  color: string;
+  smooth?: boolean;
+  dots?: boolean;
+}
+
+/**
+ * Legend entries for `lines` (those with data, in drawing order) and an optional band drawn
+ * behind them. `smoothing` is the EMA weight in [0, 1), shown on the smoothed curve's entry.
+ */
+export function legendEntries(lines: readonly LegendLine[], smoothing: number, band?: { lo: string; hi: string; color: string; label: string }): LegendEntry[] {
+  const out: LegendEntry[] = [];
+  if (band) out.push({ key: `${band.lo}-band`, label: band.label, color: band.color, kind: 'band', series: `${band.lo} … ${band.hi}` });
+  for (const l of lines) {
+    if (l.smooth === false) {
+      out.push({ key: l.name, label: l.label, color: l.color, kind: l.dots ? 'dots' : 'line', series: l.name });
+    } else {
+      out.push({ key: `${l.name}-raw`, label: `${l.label} (raw)`, color: l.color, kind: 'raw', series: l.name });
+      out.push({ key: `${l.name}-smooth`, label: `${l.label} (EMA ${smoothing.toFixed(2)})`, color: l.color, kind: 'line', series: l.name });
+    }
+  }
+  return out;
+}
+
+/**
+ * Round tick values for a linear axis over [lo, hi]: multiples of 1, 2 or 5 x 10^k, about
+ * `count` of them (d3-scale's tick rule), never finer than 1 when `integer`. Empty for a
+ * non-finite or empty range; [lo] when lo == hi.
+ */
+export function niceTicks(lo: number, hi: number, count: number, integer = false): number[] {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi < lo) return [];
+  if (hi === lo) return [lo];
+  const raw = (hi - lo) / Math.max(1, count);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const err = raw / power;
+  let step = (err >= Math.sqrt(50) ? 10 : err >= Math.sqrt(10) ? 5 : err >= Math.sqrt(2) ? 2 : 1) * power;
+  if (integer) step = Math.max(1, Math.round(step));
+  const ticks: number[] = [];
+  // The 1e-9 slack keeps an end that is a multiple of step despite float noise (3 * 0.1 > 0.3).
+  for (let k = Math.ceil(lo / step - 1e-9), last = Math.floor(hi / step + 1e-9); k <= last; k++) ticks.push(Number((k * step).toPrecision(12)));
+  return ticks;
+}
