@@ -47,6 +47,8 @@ export interface LearnerTesting {
     q: Float32Array; qNextOnline: Float32Array; qNextTarget: Float32Array; actions: Int32Array; rewards: Float32Array;
     discounts: Float32Array; weights: Float32Array; nActions: number; doubleDqn: boolean; huberDelta: number;
   }): { loss: number; tdMse: number; td: Float32Array; dq: Float32Array };
+  /** Learning rate of step t (1-based): linear from lr to lrEnd over decaySteps, then lrEnd; decaySteps 0: lr. */
+  scheduledLearningRate(lr: number, lrEnd: number, decaySteps: number, t: number): number;
   adamUpdate(input: { t: number; lr: number; beta1: number; beta2: number; eps: number; gradScale: number; g: Float32Array; w: Float32Array; m: Float32Array; v: Float32Array }): void;
   clipGradients(g: Float32Array, maxNorm: number): { norm: number; coefficient: number };
   nStep(options: { numEnvs: number; stateDim: number; n: number; gamma: number }, steps: NStepInput[]): Transitions;

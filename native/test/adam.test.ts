@@ -45,3 +45,13 @@ test('global grad-norm clipping: coefficient min(1, max_norm / (norm + 1e-6)), o
   assert.equal(lt.clipGradients(g, 0).coefficient, 1);
   assert.ok(Number.isNaN(lt.clipGradients(Float32Array.of(1, NaN), 1).norm));
 });
+
+test('the learning rate moves linearly from lr to lr_end over lr_decay_steps, then stays; 0 steps keeps it constant', () => {
+  const lr = learnerTesting().scheduledLearningRate;
+  assert.equal(lr(1e-3, 1e-4, 0, 1), 1e-3);
+  assert.equal(lr(1e-3, 1e-4, 0, 1_000_000), 1e-3);
+  assert.equal(lr(1e-3, 1e-4, 100, 1), 1e-3, 'step 1 uses lr');
+  assert.ok(Math.abs(lr(1e-3, 1e-4, 100, 51) - (1e-3 + (1e-4 - 1e-3) * 0.5)) < 1e-18, 'half way at step 51');
+  assert.ok(Math.abs(lr(1e-3, 1e-4, 100, 101) - 1e-4) < 1e-18);
+  assert.ok(Math.abs(lr(1e-3, 1e-4, 100, 5000) - 1e-4) < 1e-18, 'held at lr_end');
+});

@@ -229,6 +229,13 @@ Napi::Value AdamFn(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+/// scheduledLearningRate(lr, lrEnd, decaySteps, t) -> the learning rate of step t
+Napi::Value LrFn(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), ScheduledLearningRate(Number(info[0], "lr", 0, 1e6), Number(info[1], "lrEnd", 0, 1e6),
+                                                             Integer(info[2], "decaySteps", 0, INT32_MAX),
+                                                             Integer(info[3], "t", 1, INT32_MAX)));
+}
+
 /// clipGradients(g: Float32Array, maxNorm) -> {norm, coefficient}
 Napi::Value ClipFn(const Napi::CallbackInfo& info) {
   const auto g = Typed<float>(info[0], "g");
@@ -430,6 +437,7 @@ void InitLearnerTesting(Napi::Env env, Napi::Object exports) {
   t.Set("tdLoss", Napi::Function::New(env, TdLossFn, "tdLoss"));
   t.Set("adamUpdate", Napi::Function::New(env, AdamFn, "adamUpdate"));
   t.Set("clipGradients", Napi::Function::New(env, ClipFn, "clipGradients"));
+  t.Set("scheduledLearningRate", Napi::Function::New(env, LrFn, "scheduledLearningRate"));
   t.Set("nStep", Napi::Function::New(env, NStepFn, "nStep"));
   t.Set("CartPole", CartPoleWrap::Define(env));
   t.Set("Learner", LearnerWrap::Define(env));

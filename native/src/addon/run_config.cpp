@@ -75,6 +75,9 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   const Section optim = root.sub("optim");
   c.learner.adam.lr = optim.num("lr", DBL_MIN, 1);
   c.learner.adam.eps = optim.num("adam_eps", 1e-12, 1);
+  c.learner.lr_decay_steps = optim.integer("lr_decay_steps", 0, 1000000000000);
+  const Napi::Value lr_end = optim.o.Get("lr_end");
+  c.learner.lr_end = lr_end.IsUndefined() ? c.learner.adam.lr : Number(lr_end, optim.at("lr_end"), DBL_MIN, 1);
   c.learner.grad_clip = optim.num("grad_clip", 0, 1e6);
   c.learner.batch_size = optim.integer("batch_size", 1, 65536);
   c.gamma = optim.num("gamma", 0, 1);

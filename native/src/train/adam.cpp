@@ -1,6 +1,7 @@
 // Adam and global gradient-norm clipping (see adam.h).
 #include "train/adam.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dqn {
@@ -9,6 +10,12 @@ double GlobalNorm(const float* g, int64_t n) {
   double sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(g[i]) * g[i];
   return std::sqrt(sum);
+}
+
+double ScheduledLearningRate(double lr, double lr_end, int64_t decay_steps, int64_t t) {
+  if (decay_steps <= 0) return lr;
+  const double progress = std::min(1.0, static_cast<double>(t - 1) / static_cast<double>(decay_steps));
+  return lr + (lr_end - lr) * progress;
 }
 
 double ClipCoefficient(double norm, double max_norm) {

@@ -21,6 +21,10 @@ double GlobalNorm(const float* g, int64_t n);
 /// is 0 (clipping off).
 double ClipCoefficient(double norm, double max_norm);
 
+/// Learning rate at step t (1-based) of a linear schedule from lr to lr_end over decay_steps
+/// steps, then held at lr_end; decay_steps = 0 keeps lr constant.
+double ScheduledLearningRate(double lr, double lr_end, int64_t decay_steps, int64_t t);
+
 /// One Adam update at step t >= 1 (1-based, the bias corrections use it) of w [n] with the
 /// gradient grad_scale * g [n]; m and v [n] are the first and second moment estimates:
 ///   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;

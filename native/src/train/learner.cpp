@@ -108,7 +108,9 @@ uint32_t Learner::step(const SampleBatch& batch, float* td_errors, ScalarBlock& 
   out.grad_norm = norm;
   if (!std::isfinite(norm)) return kNanGradients;
   const auto scale = static_cast<float>(ClipCoefficient(norm, config_.grad_clip));
-  AdamUpdate(config_.adam, t, scale, grad_.data(), online_.data(), m_.data(), v_.data(), layout_.size());
+  AdamConfig adam = config_.adam;
+  adam.lr = ScheduledLearningRate(config_.adam.lr, config_.lr_end, config_.lr_decay_steps, t);
+  AdamUpdate(adam, t, scale, grad_.data(), online_.data(), m_.data(), v_.data(), layout_.size());
   poison(kNanWeights, t, online_.data());
   if (!AllFinite(online_.data(), layout_.size())) return kNanWeights;
   steps_ = t;

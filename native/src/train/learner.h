@@ -21,6 +21,8 @@ enum class TargetUpdate { kHard, kPolyak };
 /// Learner options (see common/config.ts, optim and schedule sections, for defaults and ranges).
 struct LearnerConfig {
   AdamConfig adam;
+  double lr_end = 0;            ///< learning rate reached after lr_decay_steps (linear schedule)
+  int64_t lr_decay_steps = 0;   ///< 0 = constant adam.lr
   double grad_clip = 10;  ///< global grad-norm clip, 0 = off
   int64_t batch_size = 256;
   bool double_dqn = true;
