@@ -65,7 +65,7 @@ export async function openDashboard(page: Page, presetLabel: string): Promise<vo
   assert.match((await page.getByTestId('replay-badge').textContent()) ?? '', /^Replay:/);
   await page.getByRole('combobox', { name: 'Preset' }).locator('option', { hasText: presetLabel }).waitFor({ state: 'attached', ...LONG });
   await page.getByRole('combobox', { name: 'Preset' }).selectOption({ label: presetLabel });
-  assert.equal(await page.getByLabel('schedule.steps_per_epoch').inputValue(), String(TINY_CARTPOLE.schedule.steps_per_epoch));
+  assert.equal(await page.getByLabel('schedule.steps_per_epoch', { exact: true }).inputValue(), String(TINY_CARTPOLE.schedule.steps_per_epoch));
 }
 
 /** A negative learning rate is shown as an error beside the field and disables Start; fixing it enables Start. */
@@ -76,7 +76,7 @@ export async function rejectNegativeLearningRate(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Start' }).focus();
   await page.keyboard.press('Control+,');
   assert.equal(await page.evaluate(() => document.activeElement?.id), await fields.locator('input, select').first().getAttribute('id'));
-  const lr = page.getByLabel('optim.lr');
+  const lr = page.getByLabel('optim.lr', { exact: true });
   await lr.fill('-0.001');
   const field = page.locator('.field', { has: lr });
   await field.getByRole('alert').waitFor();
