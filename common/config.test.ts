@@ -32,3 +32,14 @@ test('cross-field rules are checked: eps_end above eps_start and a batch larger 
     /exploration\.eps_end: eps_end \(0\.5\) must not exceed eps_start \(0\.1\)[\s\S]*optim\.batch_size: batch_size \(128\) must not exceed replay\.capacity \(100\)/,
   );
 });
+
+test('a misspelled or unknown key is refused by name instead of silently taking the default', () => {
+  assert.throws(
+    () => parseRunConfig({ env: { kind: 'cartpole' }, optim: { learning_rate: 0.1 }, schedul: { epochs: 2 } }),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.deepEqual(e.problems.sort(), ['optim.learning_rate: unknown field (misspelled?)', 'schedul: unknown field (misspelled?)']);
+      return true;
+    },
+  );
+});

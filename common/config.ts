@@ -15,13 +15,13 @@ const int = (min: number, max: number, def: number, meta: FieldMeta) =>
 const num = (min: number, max: number, def: number, meta: FieldMeta) =>
   z.number().min(min).max(max).default(def).meta(meta);
 
-export const CartPoleEnvSchema = z.object({
+export const CartPoleEnvSchema = z.strictObject({
   kind: z.literal('cartpole'),
   num_envs: int(1, 4096, 8, { description: 'environment copies stepped together', unit: 'envs' }),
   max_episode_steps: int(1, 100_000, 500, { description: 'time limit; reaching it is a truncation, not a terminal', unit: 'env steps' }),
 });
 
-export const TradingEnvSchema = z.object({
+export const TradingEnvSchema = z.strictObject({
   kind: z.literal('trading'),
   data: z.string().min(1).meta({ description: 'OHLCV CSV file (timestamp,open,high,low,close,volume); relative paths resolve against the repository' }),
   bad_rows: z.enum(['refuse', 'skip']).default('refuse').meta({ description: 'what to do with a malformed CSV row: refuse the file, or skip the row and report it' }),
@@ -37,12 +37,12 @@ export const TradingEnvSchema = z.object({
 
 export const EnvSchema = z.discriminatedUnion('kind', [CartPoleEnvSchema, TradingEnvSchema]);
 
-export const NetworkSchema = z.object({
+export const NetworkSchema = z.strictObject({
   hidden: z.array(z.number().int().min(1).max(4096)).min(1).max(8).default([256, 256]).meta({ description: 'hidden layer widths of the MLP trunk', unit: 'units' }),
   dueling: z.boolean().default(true).meta({ description: 'dueling head: Q = V + A - mean(A) (Wang et al. 2016)' }),
 });
 
-export const ReplaySchema = z.object({
+export const ReplaySchema = z.strictObject({
   capacity: int(64, 100_000_000, 100_000, { description: 'transitions kept (ring buffer)', unit: 'transitions' }),
   sampler: z.enum(['proportional', 'rank', 'uniform']).default('proportional').meta({ description: 'PER sampler: proportional (sum tree), rank-based, or uniform (PER off)' }),
   alpha: num(0, 1, 0.6, { description: 'priority exponent: P(i) ∝ p_i^alpha' }),
@@ -58,11 +58,11 @@ export const ReplaySchema = z.object({
 });
 
 export const TargetUpdateSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('hard'), interval: int(1, 10_000_000, 1000, { description: 'copy online to target every C steps', unit: 'steps' }) }),
-  z.object({ kind: z.literal('polyak'), tau: num(1e-6, 1, 0.005, { description: 'Polyak averaging rate per step' }) }),
+  z.strictObject({ kind: z.literal('hard'), interval: int(1, 10_000_000, 1000, { description: 'copy online to target every C steps', unit: 'steps' }) }),
+  z.strictObject({ kind: z.literal('polyak'), tau: num(1e-6, 1, 0.005, { description: 'Polyak averaging rate per step' }) }),
 ]);
 
-export const OptimSchema = z.object({
+export const OptimSchema = z.strictObject({
   lr: z.number().gt(0).max(1).default(2.5e-4).meta({ description: 'Adam learning rate', unit: '1/step' }),
   lr_end: z.number().gt(0).max(1).optional().meta({ description: 'learning rate reached after lr_decay_steps (linear schedule); absent: lr throughout', unit: '1/step' }),
   lr_decay_steps: int(0, 1e12, 0, { description: 'steps over which the learning rate moves linearly from lr to lr_end (0: constant lr)', unit: 'steps' }),
@@ -76,13 +76,13 @@ export const OptimSchema = z.object({
   target_update: TargetUpdateSchema.default({ kind: 'hard', interval: 1000 }),
 });
 
-export const ExplorationSchema = z.object({
+export const ExplorationSchema = z.strictObject({
   eps_start: num(0, 1, 1, { description: 'initial epsilon of epsilon-greedy' }),
   eps_end: num(0, 1, 0.05, { description: 'final epsilon' }),
   eps_decay_steps: int(1, 1e12, 50_000, { description: 'env steps over which epsilon decays linearly', unit: 'env steps' }),
 });
 
-export const ScheduleSchema = z.object({
+export const ScheduleSchema = z.strictObject({
   epochs: int(1, 1_000_000, 10, { description: 'epochs to run', unit: 'epochs' }),
   steps_per_epoch: int(1, 1e9, 10_000, { description: 'gradient steps per epoch', unit: 'steps' }),
   learning_starts: int(0, 1e9, 1000, { description: 'env steps collected before the first gradient step', unit: 'env steps' }),
@@ -94,7 +94,7 @@ export const ScheduleSchema = z.object({
 });
 
 export const RunConfigSchema = z
-  .object({
+  .strictObject({
     name: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" and "-" only').default('run'),
     seed: int(0, 2 ** 31 - 1, 1, { description: 'seed of every random stream (envs, exploration, replay, init)' }),
     backend: z.enum(['auto', 'cpu', 'cuda']).default('auto').meta({ description: 'compute backend; auto picks CUDA when a device is present' }),
@@ -124,7 +124,7 @@ export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export function parseRunConfig(input: unknown): RunConfig {
   const result = RunConfigSchema.safeParse(input);
   if (result.success) return result.data;
-  throw new ConfigError(result.error.issues.map((issue) => formatIssue(issue, input)));
+  throw new ConfigError(result.error.issues.flatMap((issue) => formatIssue(issue, input)));
 }
 
 /** An invalid configuration; `problems` holds one line per invalid field. */
@@ -144,10 +144,14 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-/** `optim.lr: Number must be greater than 0 (got -0.001)` */
-export function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
-  const path = issue.path.map(String).join('.') || '(root)';
+/**
+ * One line per problem: `optim.lr: Too small: expected number to be >0 (got -0.001)`, or for a
+ * key the schema does not know, `optim.learning_rate: unknown field (misspelled?)`.
+ */
+export function formatIssue(issue: z.core.$ZodIssue, input: unknown): string[] {
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${path ? `${path}.` : ''}${key}: unknown field (misspelled?)`);
   const got = valueAt(input, issue.path);
   const shown = got === undefined ? '' : ` (got ${JSON.stringify(got)})`;
-  return `${path}: ${issue.message}${shown}`;
+  return [`${path || '(root)'}: ${issue.message}${shown}`];
 }
