@@ -40,7 +40,7 @@ export type EpochSummary = z.infer<typeof EpochSummarySchema>;
 /** An event of the run's event log (fallbacks, halts, restarts, checkpoints). */
 export const RunEventSchema = z.object({
   time: z.string(),
-  kind: z.enum(['start', 'resume', 'fallback', 'halt', 'checkpoint', 'stop', 'finish', 'error']),
+  kind: z.enum(['start', 'resume', 'fallback', 'halt', 'checkpoint', 'stop', 'finish', 'error', 'warning']),
   message: z.string(),
 });
 export type RunEvent = z.infer<typeof RunEventSchema>;

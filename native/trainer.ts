@@ -42,6 +42,8 @@ export interface RunResult {
   stopped: boolean;
   /** Returns of the training episodes that finished during the call, in order. */
   episodeReturns: number[];
+  /** Env step (all copies counted) at which each of those episodes finished. */
+  episodeEnvSteps: number[];
 }
 
 /** Result of a greedy evaluation. */

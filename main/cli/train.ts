@@ -86,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
     onScalars: (points) => progress.scalars(points),
     onEpisodes: (eps) => progress.episodes(eps),
     onEpoch: (e) => progress.epoch(e, resolved.schedule.epochs),
-    onEvent: (e) => (e.kind === 'fallback' || e.kind === 'halt' || e.kind === 'error' ? progress.message(`${e.kind}: ${e.message}`) : undefined),
+    onEvent: (e) => (e.kind === 'fallback' || e.kind === 'halt' || e.kind === 'error' || e.kind === 'warning' ? progress.message(`${e.kind}: ${e.message}`) : undefined),
   });
   progress.message(`run directory: ${handle.runDir}`);
   const onSignal = () => {

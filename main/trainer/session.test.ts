@@ -35,7 +35,7 @@ class ScriptedTrainer implements NativeTrainer {
   async run(steps: number): Promise<RunResult> {
     this.stopFlag = false;
     for (let i = 0; i < steps; i++) {
-      if (this.stopFlag) return { steps: i, stopped: true, episodeReturns: [] };
+      if (this.stopFlag) return { steps: i, stopped: true, episodeReturns: [], episodeEnvSteps: [] };
       if (this.script.nanAtStep === this.step) {
         this.view.setUint32(layout.fields.nan_flags!.offset, 1, true);
         throw new Error(`NaN in loss at step ${this.step}`);
@@ -44,7 +44,7 @@ class ScriptedTrainer implements NativeTrainer {
       this.script.stopAfterStep?.(this);
       await Promise.resolve();
     }
-    return { steps, stopped: false, episodeReturns: [this.step] };
+    return { steps, stopped: false, episodeReturns: [this.step], episodeEnvSteps: [this.step * 4 - 1] };
   }
   stop() {
     this.stopFlag = true;
@@ -139,4 +139,20 @@ test('a replay fallback during the run is logged once and re-announced to the ba
   const fallbacks = readFileSync(join(h.runDir, 'events.log'), 'utf8').split('\n').filter((l) => l.includes('"fallback"'));
   assert.equal(fallbacks.length, 1);
   assert.match(fallbacks[0]!, /replay on CPU: replay kernel failed/);
+});
+
+test('resuming a finished run says it is complete and how to extend it, without touching it', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const h = await startRun({ config, runsDir }, {}, deps((o) => new ScriptedTrainer(o)));
+  await h.done;
+  const before = readFileSync(join(h.runDir, 'metrics.jsonl'), 'utf8');
+  await assert.rejects(
+    startRun({ config, runsDir, resume: h.runDir }, {}, deps((o) => new ScriptedTrainer(o))),
+    { message: `${h.runDir} is already complete (2 epochs, 100 steps): pass --epochs N with N > 2 to train it further` },
+  );
+  assert.equal(readFileSync(join(h.runDir, 'metrics.jsonl'), 'utf8'), before);
+  const more = await startRun({ config, runsDir, resume: h.runDir, overrides: { epochs: 3 } }, {}, deps((o) => new ScriptedTrainer(o)));
+  const out = await more.done;
+  assert.equal(out.steps, 150);
+  assert.equal(out.last?.steps_per_s !== undefined && out.last.step, 150);
 });

@@ -100,6 +100,14 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     cb.onEvent?.(e);
   };
 
+  const ckpt = opts.resume ? latestCheckpoint(runDir, (why) => event('error', `skipped checkpoint: ${why}`)) : undefined;
+  if (opts.resume) {
+    if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint`);
+    const total = config.schedule.epochs * config.schedule.steps_per_epoch;
+    if (ckpt.meta.step >= total)
+      throw new Error(`${runDir} is already complete (${ckpt.meta.epoch} epochs, ${ckpt.meta.step} steps): pass --epochs N with N > ${ckpt.meta.epoch} to train it further`);
+  }
+
   const chosen = chooseBackend(config.backend, addon);
   let trainer: NativeTrainer;
   try {
@@ -112,12 +120,10 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   }
   if (chosen.backend === 'cpu' && config.backend === 'cuda') event('fallback', `compute on CPU: ${chosen.reason}`);
   if (trainer.info.replayFallbackReason) event('fallback', `replay on CPU: ${trainer.info.replayFallbackReason}`);
-  for (const w of warnings) event('start', w);
+  for (const w of warnings) event('warning', w);
 
   let meta: CheckpointMeta = { step: 0, env_steps: 0, epoch: 0, wall_s: 0 };
-  if (opts.resume) {
-    const ckpt = latestCheckpoint(runDir, (why) => event('error', `skipped checkpoint: ${why}`));
-    if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint`);
+  if (ckpt) {
     trainer.loadState(ckpt.state);
     meta = { ...ckpt.meta };
     event('resume', `resumed from ${ckpt.path} at step ${meta.step}`);
@@ -170,6 +176,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     try {
       while (meta.epoch < epochs && !stopRequested) {
         const epochStart = deps.now();
+        const epochFirstStep = meta.step; // a resumed run may start inside an epoch
         let remaining = (meta.epoch + 1) * spe - meta.step;
         while (remaining > 0 && !stopRequested) {
           const res = await trainer.run(Math.min(remaining, MAX_CHUNK_STEPS));
@@ -179,7 +186,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
           meta.env_steps = s.env_steps!;
           remaining = (meta.epoch + 1) * spe - meta.step;
           if (res.episodeReturns.length) {
-            const eps = res.episodeReturns.map((value) => ({ step: meta.env_steps, value }));
+            const eps = res.episodeReturns.map((value, i) => ({ step: res.episodeEnvSteps[i]!, value }));
             for (const e of eps) metrics.add({ type: 'episode', ...e });
             cb.onEpisodes?.(eps);
           }
@@ -195,7 +202,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
           step: meta.step,
           env_steps: meta.env_steps,
           epoch_time_s: epochTime,
-          steps_per_s: spe / Math.max(epochTime, 1e-9),
+          steps_per_s: (meta.step - epochFirstStep) / Math.max(epochTime, 1e-9),
           eval_mean_return: ev.meanReturn,
           eval_episodes: ev.episodes,
           eval_metrics: ev.metrics,
@@ -222,7 +229,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
       checkpoint(`stop-step-${meta.step}`);
       event('stop', `stopped at step ${meta.step}`);
     } else {
-      event('finish', `finished ${meta.epoch} epochs, ${meta.step} steps`);
+      event('finish', `finished ${meta.epoch} epoch${meta.epoch === 1 ? '' : 's'}, ${meta.step} steps`);
     }
     cb.onState?.('idle');
     return { state: stopRequested ? 'stopped' : 'finished', steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), last };

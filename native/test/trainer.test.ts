@@ -66,6 +66,14 @@ test('run follows the schedule: learning_starts env steps first, then train_ever
   assert.equal(s.nan_flags, 0);
   assert.equal(s.episodes, r.episodeReturns.length);
   assert.ok(r.episodeReturns.every((x) => x >= 1 && x <= 500));
+  // Each episode is stamped with the env step at which it ended: increasing, within the run, and
+  // (CartPole pays 1 per step, 4 copies step together) no earlier than its own length allows.
+  assert.equal(r.episodeEnvSteps.length, r.episodeReturns.length);
+  r.episodeEnvSteps.forEach((end, k) => {
+    if (k > 0) assert.ok(end > r.episodeEnvSteps[k - 1]!, `episode ${k} ends after episode ${k - 1}`);
+    assert.ok(end <= s.env_steps);
+    assert.ok(end >= 4 * (r.episodeReturns[k]! - 1) + 1, `episode ${k} of length ${r.episodeReturns[k]} cannot end at env step ${end}`);
+  });
   assert.ok(Number.isFinite(s.loss) && s.grad_norm > 0);
 });
 

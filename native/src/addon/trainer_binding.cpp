@@ -142,6 +142,9 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
           Napi::Array returns = Napi::Array::New(e, r.episode_returns.size());
           for (uint32_t i = 0; i < r.episode_returns.size(); ++i) returns.Set(i, r.episode_returns[i]);
           o.Set("episodeReturns", returns);
+          Napi::Array ends = Napi::Array::New(e, r.episode_env_steps.size());
+          for (uint32_t i = 0; i < r.episode_env_steps.size(); ++i) ends.Set(i, static_cast<double>(r.episode_env_steps[i]));
+          o.Set("episodeEnvSteps", ends);
           return Napi::Value(o);
         });
     w->Queue();

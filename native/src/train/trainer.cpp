@@ -163,6 +163,7 @@ void Trainer::collect(bool random_actions, RunStats& stats) {
       scalars_->episode_length = static_cast<double>(ep_length_[u]);
       ++scalars_->episodes;
       stats.episode_returns.push_back(ep_return_[u]);
+      stats.episode_env_steps.push_back(scalars_->env_steps + i + 1);  // env_steps advances by e after the loop
       ep_return_[u] = 0;
       ep_length_[u] = 0;
     }

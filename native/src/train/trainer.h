@@ -49,6 +49,7 @@ struct RunStats {
   int64_t steps = 0;     ///< gradient steps done in this call
   bool stopped = false;  ///< ended early by stop()
   std::vector<double> episode_returns;  ///< training episodes finished in this call, in order
+  std::vector<int64_t> episode_env_steps;  ///< env step (all copies counted) at which each one finished
 };
 
 /// Outcome of a greedy evaluation.
