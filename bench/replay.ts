@@ -70,6 +70,7 @@ function parseArgs(args: string[]): Options {
 /** A full buffer: capacity transitions in chunks, then every priority set to a random |td|. */
 function filledBuffer(o: Options, capacity: number): ReplayBuffer {
   const replay = new ReplayBuffer({ capacity, stateDim: o.stateDim, sampler: o.sampler, rankSortInterval: o.rankSortInterval, device: o.backend, seed: 1 });
+  if (o.backend === 'cuda' && replay.backend !== 'cuda') console.error(`note: --backend cuda runs on the CPU here: ${replay.fallbackReason}`);
   const chunk = Math.min(capacity, 65_536);
   const states = Float32Array.from({ length: chunk * o.stateDim }, (_, i) => Math.sin(i));
   const batch = { states, nextStates: states, actions: new Int32Array(chunk), rewards: new Float32Array(chunk), dones: new Uint8Array(chunk) };
