@@ -1,22 +1,20 @@
 // End-to-end test of the desktop app through Playwright's Electron driver: the same flow as
 // browser mode. It needs the Electron binary, which `npm install` does not download (electron
 // has no postinstall); where it is missing the test is skipped and says so. Nothing here
-// imports electron: the binary is found through node_modules/electron/path.txt.
+// imports electron: the binary is found as `npm start` finds it (scripts/electron-binary.ts).
 import { test } from 'node:test';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron } from 'playwright-core';
+import { findElectron } from '../scripts/electron-binary.ts';
 import { openDashboard, rejectNegativeLearningRate, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing } from './flow.ts';
 
 /** The Electron executable, or why there is none. */
 function electronBinary(): { path?: string; why?: string } {
   if (process.env.ELECTRON_PATH) return existsSync(process.env.ELECTRON_PATH) ? { path: process.env.ELECTRON_PATH } : { why: `ELECTRON_PATH=${process.env.ELECTRON_PATH} does not exist` };
-  const dir = join(ROOT, 'node_modules', 'electron');
-  const pathFile = join(dir, 'path.txt');
-  if (!existsSync(pathFile)) return { why: 'the Electron binary is not installed (node_modules/electron has no path.txt; run `npx install-electron` where downloads are allowed, or set ELECTRON_PATH)' };
-  const path = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(path) ? { path } : { why: `the Electron binary ${path} is missing` };
+  const found = findElectron(ROOT, process.env);
+  return 'path' in found ? found : { why: `the Electron binary is not installed (missing ${found.missing}; run \`npx install-electron\` where downloads are allowed, or set ELECTRON_PATH)` };
 }
 
 const bin = electronBinary();

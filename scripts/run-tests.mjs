@@ -3,7 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-const ROOTS = ['common', 'main', 'native/test', 'renderer', 'bench', 'e2e'];
+const ROOTS = ['common', 'main', 'native/test', 'renderer', 'bench', 'e2e', 'scripts'];
 const SKIP = new Set(['node_modules', 'out', 'build']);
 
 function collect(dir, found) {

@@ -58,6 +58,9 @@ async function main(): Promise<void> {
     presets: new PresetStore(join(opts.dataDir, 'presets')),
     spawnHost: () => forkHost(env),
     logDir: join(opts.dataDir, 'logs'),
+  }).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'EADDRINUSE') throw new Error(`port ${opts.port} on ${opts.host} is in use: pass --port N (or stop the other server)`);
+    throw e;
   });
   if (!['127.0.0.1', '::1', 'localhost'].includes(opts.host)) console.warn(`warning: listening on ${opts.host}, not loopback: anyone who can reach it and has the token controls training`);
   console.log(`DQN Console: ${server.url}`);

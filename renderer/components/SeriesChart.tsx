@@ -7,6 +7,7 @@ import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine,
 import { useStore } from 'zustand';
 import { seriesCsv } from '../lib/csv.ts';
 import { downsampleBand, lowerBound, upperBound, type Marker } from '../lib/downsample.ts';
+import { tooltipValue } from '../lib/format.ts';
 import { legendEntries, niceTicks, type LegendEntry } from '../lib/legend.ts';
 import type { Series } from '../lib/series.ts';
 import type { Dashboard } from '../store.ts';
@@ -225,7 +226,7 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = 
               width={yLabel ? 72 : 64}
               label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, fontSize: 11, fill: '#8b93a3', style: { textAnchor: 'middle' } } : undefined}
             />
-            <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? v.toPrecision(5) : String(v))} labelFormatter={(x) => `${xLabel} ${x}`} />
+            <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={(x) => `${xLabel} ${x}`} />
             {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={band.color} fillOpacity={0.2} isAnimationActive={false} name={band.label} />}
             {drawn.series.map(({ line, raw, smooth }) =>
               line.smooth === false
