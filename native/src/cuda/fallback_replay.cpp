@@ -11,26 +11,15 @@ namespace dqn::cuda {
 FallbackReplay::FallbackReplay(const ReplayConfig& config, std::unique_ptr<CudaReplay> gpu)
     : config_(config), gpu_(std::move(gpu)) {}
 
-template <typename F>
-auto FallbackReplay::guarded(F f) -> decltype(f(std::declval<Replay&>())) {
+template <typename Self, typename F>
+decltype(auto) FallbackReplay::Guarded(Self& self, F f) {
   try {
-    return f(active());
+    return f(self.active());
   } catch (const CudaError& e) {
-    if (!gpu_ || e.sticky()) throw;
-    move_to_cpu(e.what());
+    if (!self.gpu_ || e.sticky()) throw;
+    self.move_to_cpu(e.what());
   }
-  return f(active());
-}
-
-template <typename F>
-auto FallbackReplay::guarded(F f) const -> decltype(f(std::declval<const Replay&>())) {
-  try {
-    return f(active());
-  } catch (const CudaError& e) {
-    if (!gpu_ || e.sticky()) throw;
-    move_to_cpu(e.what());
-  }
-  return f(active());
+  return f(self.active());
 }
 
 void FallbackReplay::move_to_cpu(const std::string& reason) const {
@@ -71,18 +60,18 @@ void FallbackReplay::move_to_cpu(const std::string& reason) const {
   reason_ = reason;
 }
 
-void FallbackReplay::insert(const TransitionBatch& batch) { guarded([&](Replay& r) { r.insert(batch); }); }
-void FallbackReplay::sample(int64_t batch_size, SampleBatch& out) { guarded([&](Replay& r) { r.sample(batch_size, out); }); }
+void FallbackReplay::insert(const TransitionBatch& batch) { Guarded(*this, [&](Replay& r) { r.insert(batch); }); }
+void FallbackReplay::sample(int64_t batch_size, SampleBatch& out) { Guarded(*this, [&](Replay& r) { r.sample(batch_size, out); }); }
 UpdateResult FallbackReplay::update_priorities(const int32_t* indices, const uint32_t* generations,
                                                const float* td_errors, int64_t n) {
-  return guarded([&](Replay& r) { return r.update_priorities(indices, generations, td_errors, n); });
+  return Guarded(*this, [&](Replay& r) { return r.update_priorities(indices, generations, td_errors, n); });
 }
-double FallbackReplay::total_priority() const { return guarded([](const Replay& r) { return r.total_priority(); }); }
-double FallbackReplay::max_priority() const { return guarded([](const Replay& r) { return r.max_priority(); }); }
-double FallbackReplay::beta() const { return guarded([](const Replay& r) { return r.beta(); }); }
-int64_t FallbackReplay::sample_steps() const { return guarded([](const Replay& r) { return r.sample_steps(); }); }
-void FallbackReplay::set_sample_steps(int64_t steps) { guarded([&](Replay& r) { r.set_sample_steps(steps); }); }
-void FallbackReplay::leaf_priorities(double* out) const { guarded([&](const Replay& r) { r.leaf_priorities(out); }); }
+double FallbackReplay::total_priority() const { return Guarded(*this, [](const Replay& r) { return r.total_priority(); }); }
+double FallbackReplay::max_priority() const { return Guarded(*this, [](const Replay& r) { return r.max_priority(); }); }
+double FallbackReplay::beta() const { return Guarded(*this, [](const Replay& r) { return r.beta(); }); }
+int64_t FallbackReplay::sample_steps() const { return Guarded(*this, [](const Replay& r) { return r.sample_steps(); }); }
+void FallbackReplay::set_sample_steps(int64_t steps) { Guarded(*this, [&](Replay& r) { r.set_sample_steps(steps); }); }
+void FallbackReplay::leaf_priorities(double* out) const { Guarded(*this, [&](const Replay& r) { r.leaf_priorities(out); }); }
 
 std::unique_ptr<FallbackReplay> MakeCudaReplayWithFallback(const ReplayConfig& config, const CudaReplayOptions& options) {
   return std::make_unique<FallbackReplay>(config, std::make_unique<CudaReplay>(config, options));

@@ -40,11 +40,10 @@ class FallbackReplay final : public Replay {
  private:
   const Replay& active() const { return gpu_ ? static_cast<const Replay&>(*gpu_) : *cpu_; }
   Replay& active() { return gpu_ ? static_cast<Replay&>(*gpu_) : *cpu_; }
-  /// Runs f on the active buffer; on a non-sticky CudaError moves to the CPU and runs f again.
-  template <typename F>
-  auto guarded(F f) -> decltype(f(std::declval<Replay&>()));
-  template <typename F>
-  auto guarded(F f) const -> decltype(f(std::declval<const Replay&>()));
+  /// Runs f on self's active buffer (const or not, as Self is); on a non-sticky CudaError moves
+  /// to the CPU and runs f again.
+  template <typename Self, typename F>
+  static decltype(auto) Guarded(Self& self, F f);
   /// Copies the GPU buffer into a new CPU buffer (slot for slot, same cursor, leaf priorities
   /// through their |td| preimage, same sample step) and drops the GPU buffer.
   void move_to_cpu(const std::string& reason) const;
