@@ -31,6 +31,7 @@ export const TradingEnvSchema = z.strictObject({
   n_actions: int(2, 255, 45, { description: 'discrete target positions, evenly spaced in [-max_position, max_position]', unit: 'actions' }),
   max_position: num(0.01, 100, 1, { description: 'largest absolute position', unit: 'units of the instrument' }),
   cost_bps: num(0, 1000, 0.5, { description: 'cost per unit of position change', unit: 'basis points' }),
+  reward_scale: num(1e-6, 1e9, 1e4, { description: 'training reward = reward_scale x (position x return - costs); 1e4 puts it in basis points (evaluation metrics stay in return units)' }),
   validation_fraction: num(0.05, 0.9, 0.2, { description: 'last fraction of the bars (by time) held out for evaluation', unit: 'fraction' }),
   max_gap_bars: num(1, 1e6, 5, { description: 'a step longer than this many nominal bars is a gap: features restart after it', unit: 'bars' }),
 });

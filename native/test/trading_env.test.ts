@@ -356,3 +356,25 @@ test('invalid arguments are refused with messages that name them', () => {
   assert.throws(() => env.step(Int32Array.of(0, 5)), { name: 'RangeError', message: /action of copy 1 must be in \[0, 5\), got 5/ });
   assert.equal(FEATURES, 7);
 });
+
+test('reward_scale multiplies the training reward only: observations and evaluation metrics stay in return units', () => {
+  const bars = alternatingBars(100);
+  for (const evalMode of [false, true]) {
+    const plain = createEnv(options(DEFAULTS, { seed: 5 }), bars, evalMode);
+    const bps = createEnv(options(DEFAULTS, { seed: 5, reward_scale: 1e4 }), bars, evalMode);
+    assert.deepEqual(Array.from(bps.reset()), Array.from(plain.reset()));
+    for (let k = 0; k < 12; k++) {
+      const a = Int32Array.of((k * 3) % 5);
+      const p = plain.step(a), s = bps.step(a);
+      assert.ok(Math.abs(s.rewards[0]! - 1e4 * p.rewards[0]!) <= 1e-6 * Math.abs(1e4 * p.rewards[0]!) + 1e-9, `step ${k}: ${s.rewards[0]} vs 1e4 x ${p.rewards[0]}`);
+      assert.deepEqual(Array.from(s.nextObs), Array.from(p.nextObs), 'the last-reward feature is unscaled');
+    }
+    if (evalMode) {
+      for (let k = 12; k < 19; k++) {
+        plain.step(Int32Array.of(2));
+        bps.step(Int32Array.of(2));
+      }
+      assert.deepEqual(bps.episodeMetrics(), plain.episodeMetrics());
+    }
+  }
+});

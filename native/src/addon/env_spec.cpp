@@ -50,6 +50,7 @@ EnvSpec ParseEnvSpec(Napi::Object env, Napi::Value market, uint64_t seed) {
     OptInt(env, "n_actions", 2, 255, &s.n_actions);
     OptNum(env, "max_position", 0.01, 100, &s.max_position);
     OptNum(env, "cost_bps", 0, 1000, &s.cost_bps);
+    OptNum(env, "reward_scale", 1e-6, 1e9, &s.reward_scale);
     OptNum(env, "validation_fraction", 0.05, 0.9, &s.validation_fraction);
     OptNum(env, "max_gap_bars", 1, 1e6, &s.max_gap_bars);
     s.market = ParseMarket(market);

@@ -29,6 +29,7 @@ struct EnvSpec {
   int n_actions = 45;
   double max_position = 1.0;
   double cost_bps = 0.5;
+  double reward_scale = 1.0;  ///< training reward multiplier (1e4: basis points); metrics stay in return units
   double validation_fraction = 0.2;
   double max_gap_bars = 5;
 };

@@ -120,7 +120,7 @@ class TradingEnv final : public VecEnv {
       c.position = position;
       c.last_reward = r;
       ++c.steps;
-      rewards[i] = static_cast<float>(r);
+      rewards[i] = static_cast<float>(r * spec_.reward_scale);
       terminated[i] = 0;
       int next = t + 1;  // the bar the agent observes after this step
       bool ended;

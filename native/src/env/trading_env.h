@@ -8,7 +8,10 @@
 //                 (return_std: std of one-bar simple returns on the training span; 0 after reset)
 // Actions: a in [0, n_actions) targets position -max_position + a * 2 max_position / (n_actions-1).
 // Reward of the step from bar t to t+1 taking position p (previous position p0):
-//   p * (close[t+1] / close[t] - 1) - cost_bps * 1e-4 * |p - p0|
+//   reward_scale * (p * (close[t+1] / close[t] - 1) - cost_bps * 1e-4 * |p - p0|)
+// (reward_scale 1e4 gives basis points: one-bar returns of ~1e-4 would otherwise leave the
+// action values' differences far below the network's initial noise). The position feature and
+// episode_metrics() use the unscaled return.
 // No state is terminal (terminated is always 0); every episode end is a truncation.
 //
 // Bars: the last round(n * validation_fraction) bars are the validation span, the rest the
