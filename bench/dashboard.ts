@@ -210,6 +210,7 @@ async function streamingAB(steps: number) {
   return { steps, bareStepsPerSec: b, hostedStepsPerSec: h, costPercent: ((b - h) / b) * 100, noisePercent: Math.max(spread(bare, b), spread(hosted, h)) };
 }
 
+/** Runs the three measurements and prints them (or one JSON object with --json); throws on a bad argument. */
 export async function run(args: string[]): Promise<void> {
   const o = parseArgs(args);
   const r = redraw(o);

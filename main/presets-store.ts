@@ -9,6 +9,11 @@ import { PresetRequestSchema, type Preset } from '../common/protocol.ts';
 import { writeFileAtomic } from './trainer/atomic-file.ts';
 import { listPresets, loadPreset, PRESETS_DIR } from './trainer/presets.ts';
 
+/**
+ * Lists, reads and saves presets: bundled ones are read-only, the user's are written atomically
+ * under `<userData>/presets/`. Names are checked by PresetRequestSchema; a bad name or an invalid
+ * config throws an Error that says which.
+ */
 export class PresetStore {
   /**
    * @param userDir folder of the user's presets (created on first save)

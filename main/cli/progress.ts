@@ -13,6 +13,10 @@ export function formatDuration(seconds: number): string {
   return `${s}s`;
 }
 
+/**
+ * The status line of `npm run train`: redrawn in place on a TTY, printed every 5 s otherwise.
+ * Feed it the session callbacks (scalars, episodes, epochs) and messages to print above it.
+ */
 export class ProgressLine {
   private step = 0;
   private loss = NaN;

@@ -40,6 +40,7 @@ const RETURNS: ChartLine[] = [
 
 const DEFAULT_DRAFT = withDefaults({ env: { kind: 'cartpole' } }) as unknown as Record<string, unknown>;
 
+/** The dashboard: header badges, config editor, run history and the six charts, fed by `transport`. */
 export function App({ dashboard, transport }: { dashboard: Dashboard; transport: Transport }) {
   const [editor, setEditor] = useState<EditorState>({ draft: DEFAULT_DRAFT, base: DEFAULT_DRAFT, baseName: 'defaults', texts: {} });
   const [presets, setPresets] = useState<Preset[]>([]);

@@ -28,6 +28,7 @@ interface Props {
 const fmt = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : typeof v === 'string' ? v || '""' : String(v));
 const inputId = (path: string) => `cfg-${path.replace(/\./g, '-')}`;
 
+/** Every config field with its default, unit and range; problems shown beside their fields; presets and the diff against the loaded one. */
 export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPreset, onSavePreset, disabled }: Props) {
   const [saveName, setSaveName] = useState('');
   const [saveMsg, setSaveMsg] = useState<string | undefined>();

@@ -31,6 +31,7 @@ function formatEta(s: number | undefined): string {
   return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
+/** Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, and the Start / Stop buttons. */
 export function Header({ dashboard, canStart, onStart, onStop }: { dashboard: Dashboard; canStart: boolean; onStart: () => void; onStop: () => void }) {
   const s = useStore(dashboard.store);
   const [now, setNow] = useState(Date.now());

@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 
+/** Past runs from the runs folder: open one to draw its charts from disk, or resume it. */
 export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
   const runs = useStore(dashboard.store, (s) => s.runs);
   const state = useStore(dashboard.store, (s) => s.runState);

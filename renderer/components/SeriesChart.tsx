@@ -89,6 +89,7 @@ function useWidth(): [React.RefObject<HTMLDivElement | null>, number] {
   return [ref, w];
 }
 
+/** One chart region (heading = title): raw series faint, smoothed on top, NaN/Inf markers, optional band, legend, log y, follow-latest, drag zoom and CSV export. */
 export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
   const version = useStore(dashboard.store, (s) => s.version);
   const smoothing = useStore(dashboard.store, (s) => s.smoothing);

@@ -17,6 +17,11 @@ export interface SeriesView {
   smooth: Downsampled;
 }
 
+/**
+ * One chart line: append (x, y) points in increasing x; view(lo, hi, buckets) returns the raw and
+ * smoothed curves downsampled to min/max/last per bucket. Non-finite y values are kept (drawn as
+ * markers). Memory is bounded by maxPoints (see the file comment).
+ */
 export class Series {
   private xs: Float64Array;
   private ys: Float64Array;
