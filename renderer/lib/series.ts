@@ -18,7 +18,7 @@ export interface SeriesView {
 }
 
 /**
- * One chart line: append (x, y) points in increasing x; view(lo, hi, buckets) returns the raw and
+ * One chart line: push(x, y) points in increasing x; view(buckets, x0, x1) returns the raw and
  * smoothed curves downsampled to min/max/last per bucket. Non-finite y values are kept (drawn as
  * markers). Memory is bounded by maxPoints (see the file comment).
  */
