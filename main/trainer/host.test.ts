@@ -60,13 +60,19 @@ function fakePort() {
 const tick = () => new Promise((r) => setImmediate(r));
 const cartpole = { env: { kind: 'cartpole' }, schedule: { steps_per_epoch: 50 } };
 
-test('a start command starts a run and the session callbacks arrive batched in one frame', async () => {
+/** A host with one attached port that has been sent `start` for `config` (default: cartpole). */
+async function startedHost(options: Partial<ConstructorParameters<typeof TrainerHost>[1]> = {}, config: unknown = cartpole) {
   const session = new FakeSession();
-  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000, ...options });
   const { port, sent, send } = fakePort();
   host.attach(port);
-  send({ type: 'start', config: cartpole });
+  send({ type: 'start', config });
   await tick();
+  return { session, host, sent, send };
+}
+
+test('a start command starts a run and the session callbacks arrive batched in one frame', async () => {
+  const { session, host, sent } = await startedHost();
   assert.equal(session.starts.length, 1);
   assert.equal(session.starts[0]!.opts.runsDir, '/runs');
   assert.equal(parseRunConfig(session.starts[0]!.opts.config).schedule.steps_per_epoch, 50);
@@ -89,12 +95,7 @@ test('a start command starts a run and the session callbacks arrive batched in o
 });
 
 test('the frame pending when the state changes is sent before the state', async () => {
-  const session = new FakeSession();
-  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
-  const { port, sent, send } = fakePort();
-  host.attach(port);
-  send({ type: 'start', config: cartpole });
-  await tick();
+  const { session, sent, send } = await startedHost();
   const cb = session.starts[0]!.cb;
   cb.onEpoch?.({ epoch: 1, step: 50, env_steps: 400, epoch_time_s: 1.5, steps_per_s: 33.3, eval_mean_return: 20, eval_episodes: 10, eval_metrics: {} });
   send({ type: 'stop' });
@@ -120,12 +121,7 @@ test('an invalid config is rejected with the field and the session is not called
 });
 
 test('a second start while a run is live is refused; a halted run reports its reason', async () => {
-  const session = new FakeSession();
-  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
-  const { port, sent, send } = fakePort();
-  host.attach(port);
-  send({ type: 'start', config: cartpole });
-  await tick();
+  const { session, host, sent, send } = await startedHost();
   send({ type: 'start', config: cartpole });
   await tick();
   assert.equal(session.starts.length, 1);
@@ -186,12 +182,7 @@ test('opening a folder that is not a run answers an error naming it; malformed c
 });
 
 test('shutdown stops the live run and sends what was pending', async () => {
-  const session = new FakeSession();
-  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
-  const { port, sent, send } = fakePort();
-  host.attach(port);
-  send({ type: 'start', config: cartpole });
-  await tick();
+  const { session, host, sent } = await startedHost();
   session.starts[0]!.cb.onScalars?.([{ step: 3, wall_s: 0.3, values: { 'losses/td_loss': 1 } }]);
   await host.shutdown();
   assert.equal(session.starts[0]!.stopCalls, 1);
@@ -252,12 +243,7 @@ test('a renderer that connects mid-run gets the run so far (metrics file + unflu
 });
 
 test('the history of a long run is bounded to historyMaxPoints', async () => {
-  const session = new FakeSession();
-  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000, historyMaxPoints: 10 });
-  const { port, sent, send } = fakePort();
-  host.attach(port);
-  send({ type: 'start', config: cartpole });
-  await tick();
+  const { session, host, sent, send } = await startedHost({ historyMaxPoints: 10 });
   session.starts[0]!.cb.onScalars?.(Array.from({ length: 40 }, (_, k) => ({ step: k + 1, wall_s: k, values: { 'losses/td_loss': k } })));
   send({ type: 'hello' });
   await tick();
