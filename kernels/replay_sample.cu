@@ -20,6 +20,10 @@ constexpr int kSampleThreads = 256;
 /// Shared-memory copy of the tree's first levels below the root: at most 32 + 32 * 32 nodes
 /// (levels 1 and 2 of a 32-ary tree), read by every descent of the block.
 constexpr int kTopNodes = 32 + 32 * 32;
+/// Top-level nodes that each thread stages.
+constexpr int kTopPerThread = (kTopNodes + kSampleThreads - 1) / kSampleThreads;
+/// State elements per lane and array that the gather loads before it stores them.
+constexpr int kGatherChunk = 8;
 
 /// How many levels below the root (at most 2) fit in kTopNodes; they are contiguous in `sum`.
 __device__ __forceinline__ int TopLevels(const ReplayView& v) {
@@ -48,18 +52,33 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   StageOffsets(v, offset);
   WaitForPriorGrids();
   AllowNextGrid();
-  // This block's share of one sample call (see DeviceState::sample_ticks); the atomic's latency
-  // overlaps with the loads of the top levels.
+  // Every global access of the prologue is issued before the first use of any of them: this
+  // block's share of the call counter (see DeviceState::sample_ticks), the top levels (loaded
+  // into registers first: a load written after a store to `top` could not be moved above it)
+  // and the root. The barrier then waits for one round trip, not for a chain of them.
+  uint64_t my_ticket = 0;
   if (threadIdx.x == 0) {
     const uint64_t share = kTicksPerSample / gridDim.x + (blockIdx.x < kTicksPerSample % gridDim.x ? 1 : 0);
-    ticket = atomicAdd(reinterpret_cast<unsigned long long*>(&v.state->sample_ticks), share);
+    my_ticket = atomicAdd(reinterpret_cast<unsigned long long*>(&v.state->sample_ticks), share);
   }
   const int top_levels = v.sampler == SamplerKind::kProportional ? TopLevels(v) : 0;
   const int64_t top_count = top_levels ? v.tree.offset[top_levels] + v.tree.count[top_levels] - v.tree.offset[1] : 0;
-  for (int64_t i = threadIdx.x; i < top_count; i += kSampleThreads) top[i] = v.sum[v.tree.offset[1] + i];
+  const double* top_src = v.sum + v.tree.offset[1];
+  double staged[kTopPerThread];
+#pragma unroll
+  for (int j = 0; j < kTopPerThread; ++j) {
+    const int64_t i = threadIdx.x + j * kSampleThreads;
+    staged[j] = i < top_count ? __ldg(top_src + i) : 0.0;
+  }
   const DeviceState& st = *v.state;
   const int64_t size = st.size;
-  const double total = v.sum[0], min_leaf = v.min[0];
+  const double total = __ldg(v.sum), min_leaf = __ldg(v.min);
+#pragma unroll
+  for (int j = 0; j < kTopPerThread; ++j) {
+    const int64_t i = threadIdx.x + j * kSampleThreads;
+    if (i < top_count) top[i] = staged[j];
+  }
+  if (threadIdx.x == 0) ticket = my_ticket;
   __syncthreads();  // `top`, `ticket` and `offset` are in
   const int64_t step = static_cast<int64_t>(ticket / kTicksPerSample);
   const double beta = BetaAt(v, step);
@@ -96,28 +115,64 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   }
   slot = slot < size ? slot : size - 1;
 
-  if (active && (threadIdx.x & (K - 1)) == 0) {
-    out.indices[k] = static_cast<int32_t>(slot);
-    out.generations[k] = v.generations[slot];
-    out.probabilities[k] = p;
-    if (!v.batch_max_weights) out.weights[k] = static_cast<float>(PowLikeHost(p_min / p, beta));
-    out.actions[k] = v.actions[slot];
-    out.rewards[k] = v.rewards[slot];
-    out.dones[k] = v.dones[slot];
-    out.discounts[k] = v.discounts[slot];
+  // Gather. Every load (the draw's fields by the group's first lane, the state rows by the whole
+  // warp) is issued before the stores that depend on it, chunk by chunk: a load written after a
+  // store to `out` could not be moved above it (they might alias), so interleaving them would
+  // cost one memory round trip per field.
+  const bool leader = active && (threadIdx.x & (K - 1)) == 0;
+  uint32_t generation = 0;
+  int32_t action = 0;
+  float reward = 0, discount = 0;
+  uint8_t done = 0;
+  if (leader) {
+    generation = __ldg(v.generations + slot);
+    action = __ldg(v.actions + slot);
+    reward = __ldg(v.rewards + slot);
+    done = __ldg(v.dones + slot);
+    discount = __ldg(v.discounts + slot);
   }
-  // Gather the state rows: the whole warp copies each of its 32/K draws in turn.
+  // The warp's draws warp_first .. warp_first + rows - 1 have contiguous output rows: element e
+  // of that block (row e / d) comes from the slot held by lane (e / d) * K.
   const int d = v.state_dim;
   const int64_t warp_first = k - lane / K;
+  const int rows = static_cast<int>(min(static_cast<int64_t>(32 / K), max(batch - warp_first, int64_t{0})));
+  const int elems = rows * d;  // the same in every lane of the warp: the loop below is warp-uniform
+  float weight = 0;
+  float* out_states = out.states + warp_first * d;
+  float* out_next = out.next_states + warp_first * d;
 #pragma unroll 1
-  for (int s = 0; s < 32 / K; ++s) {
-    const int64_t row = __shfl_sync(0xffffffffu, slot, s * K);
-    const int64_t b = warp_first + s;
-    if (b >= batch) break;
-    for (int e = lane; e < d; e += 32) {
-      out.states[b * d + e] = LoadState<kBf16>(v.states, row * d + e);
-      out.next_states[b * d + e] = LoadState<kBf16>(v.next_states, row * d + e);
+  for (int first = 0; first < elems; first += 32 * kGatherChunk) {
+    float a[kGatherChunk], b[kGatherChunk];
+#pragma unroll
+    for (int j = 0; j < kGatherChunk; ++j) {
+      const int e = first + j * 32 + lane;
+      const int r = min(e / d, rows - 1);
+      const int64_t row = __shfl_sync(0xffffffffu, slot, r * K);
+      const int64_t at = row * d + (e - r * d);
+      a[j] = e < elems ? LoadState<kBf16>(v.states, at) : 0.f;
+      b[j] = e < elems ? LoadState<kBf16>(v.next_states, at) : 0.f;
     }
+    // The IS weight's pow runs while the first chunk's loads are in flight (state_dim >= 1, so
+    // every warp with a draw runs this loop).
+    if (first == 0 && leader && !v.batch_max_weights) weight = static_cast<float>(PowLikeHost(p_min / p, beta));
+#pragma unroll
+    for (int j = 0; j < kGatherChunk; ++j) {
+      const int e = first + j * 32 + lane;
+      if (e < elems) {
+        out_states[e] = a[j];
+        out_next[e] = b[j];
+      }
+    }
+  }
+  if (leader) {
+    out.indices[k] = static_cast<int32_t>(slot);
+    out.generations[k] = generation;
+    out.probabilities[k] = p;
+    if (!v.batch_max_weights) out.weights[k] = weight;
+    out.actions[k] = action;
+    out.rewards[k] = reward;
+    out.dones[k] = done;
+    out.discounts[k] = discount;
   }
   if (!v.batch_max_weights) return;
 

@@ -113,16 +113,16 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
       const int64_t e = first + k * kThreads + threadIdx.x;
       slot[k] = e < n ? indices[e] : -1;
     }
-    // Keep this block's entries; their generation and TD loads overlap with the hash inserts.
+    // Keep this block's entries and issue all their generation and TD loads first; the hash
+    // inserts and the new leaf priorities (a pow off the dependent chain) follow while they fly.
     float td[kItems];
-    uint32_t at[kItems];
-    unsigned current = 0;
+    uint32_t slot_gen[kItems], entry_gen[kItems];
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       const int64_t e = first + k * kThreads + threadIdx.x;
       const int64_t s = slot[k];
       td[k] = 0;
-      at[k] = 0;
+      slot_gen[k] = entry_gen[k] = 0;
       if (e >= n) continue;
       if (s < 0 || s >= size) {
         if (g == 0) ++stale;
@@ -134,8 +134,23 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
         continue;
       }
       td[k] = td_errors[e];
-      if (v.generations[s] == generations[e]) current |= 1u << k;
-      at[k] = HashInsert(table, plan.hash_bits, static_cast<uint32_t>(s), static_cast<uint32_t>(e));
+      slot_gen[k] = v.generations[s];
+      entry_gen[k] = generations[e];
+    }
+    uint32_t at[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      at[k] = 0;
+      if (slot[k] >= 0)
+        at[k] = HashInsert(table, plan.hash_bits, static_cast<uint32_t>(slot[k]),
+                           static_cast<uint32_t>(first + k * kThreads + threadIdx.x));
+    }
+    double priority[kItems];
+    unsigned current = 0;
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      priority[k] = slot[k] >= 0 ? LeafPriority(fabsf(td[k]), v) : 0.0;
+      if (slot[k] >= 0 && slot_gen[k] == entry_gen[k]) current |= 1u << k;
     }
     __syncthreads();  // every insert is in the table
     unsigned won = 0;
@@ -151,7 +166,7 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
       }
       if (!isfinite(td[k])) { ++rejected; continue; }
       if (!(current >> k & 1u)) { ++stale; continue; }
-      leaves[s] = LeafPriority(fabsf(td[k]), v);
+      leaves[s] = priority[k];
       local_max = max(local_max, __float_as_uint(fabsf(td[k])));
       ++applied;
       won |= 1u << k;
