@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { learnerTesting, uniformSource } from './helpers/learner.ts';
+import { createEnv } from '../env.ts';
 
 const lt = learnerTesting();
 
@@ -88,4 +89,15 @@ test('reset draws every state variable uniformly in [-0.05, 0.05], reproducibly 
   const mean = a.reduce((s, v) => s + v, 0) / a.length;
   assert.ok(Math.abs(mean) < 4 * 0.0018, `mean ${mean}`);
   assert.ok(Math.max(...a) > 0.04 && Math.min(...a) < -0.04);
+});
+
+test('an action other than 0 or 1 is refused with a RangeError and moves no copy, in both bindings', () => {
+  const cp = new (learnerTesting().CartPole)(2, 1, 500);
+  cp.reset();
+  const before = [cp.state(0), cp.state(1)].map((s) => Array.from(s));
+  assert.throws(() => cp.step(Int32Array.of(1, 2)), { name: 'RangeError', message: 'cartpole env: action of copy 1 must be in [0, 2), got 2' });
+  assert.deepEqual([cp.state(0), cp.state(1)].map((s) => Array.from(s)), before);
+  const env = createEnv({ kind: 'cartpole', num_envs: 1 }, undefined, false);
+  env.reset();
+  assert.throws(() => env.step(Int32Array.of(-1)), { name: 'RangeError', message: 'cartpole env: action of copy 0 must be in [0, 2), got -1' });
 });

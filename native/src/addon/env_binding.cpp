@@ -12,6 +12,7 @@
 #include "addon/bindings.h"
 #include "addon/check.h"
 #include "addon/env_spec.h"
+#include "addon/vec_env_calls.h"
 #include "env/make_env.h"
 
 namespace dqn::addon {
@@ -40,34 +41,8 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
   }
 
  private:
-  size_t ObsSize() const { return static_cast<size_t>(impl_->num_envs()) * impl_->obs_dim(); }
-
-  Napi::Value Reset(const Napi::CallbackInfo& info) {
-    auto obs = Napi::Float32Array::New(info.Env(), ObsSize());
-    CallNative(info.Env(), [&] { impl_->reset(obs.Data()); });
-    return obs;
-  }
-
-  Napi::Value Step(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    const size_t n = static_cast<size_t>(impl_->num_envs());
-    const auto actions = Typed<int32_t>(info[0], "actions", static_cast<int64_t>(n));
-    auto next_obs = Napi::Float32Array::New(env, ObsSize());
-    auto final_obs = Napi::Float32Array::New(env, ObsSize());
-    auto rewards = Napi::Float32Array::New(env, n);
-    auto terminated = Napi::Uint8Array::New(env, n);
-    auto truncated = Napi::Uint8Array::New(env, n);
-    CallNative(env, [&] {
-      impl_->step(actions.Data(), next_obs.Data(), rewards.Data(), terminated.Data(), truncated.Data(), final_obs.Data());
-    });
-    Napi::Object out = Napi::Object::New(env);
-    out.Set("nextObs", next_obs);
-    out.Set("rewards", rewards);
-    out.Set("terminated", terminated);
-    out.Set("truncated", truncated);
-    out.Set("finalObs", final_obs);
-    return out;
-  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { return ResetVecEnv(info.Env(), *impl_); }
+  Napi::Value Step(const Napi::CallbackInfo& info) { return StepVecEnv(info.Env(), *impl_, info[0]); }
 
   Napi::Value EpisodeMetrics(const Napi::CallbackInfo& info) {
     Napi::Object out = Napi::Object::New(info.Env());

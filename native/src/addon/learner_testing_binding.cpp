@@ -12,6 +12,7 @@
 
 #include "addon/bindings.h"
 #include "addon/check.h"
+#include "addon/vec_env_calls.h"
 #include "cpu/matmul.h"
 #include "cpu/rng.h"
 #include "env/cartpole.h"
@@ -297,29 +298,8 @@ class CartPoleWrap : public Napi::ObjectWrap<CartPoleWrap> {
   }
 
  private:
-  Napi::Value Reset(const Napi::CallbackInfo& info) {
-    auto obs = Napi::Float32Array::New(info.Env(), static_cast<size_t>(env_->num_envs() * 4));
-    env_->reset(obs.Data());
-    return obs;
-  }
-  Napi::Value Step(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    const size_t e = static_cast<size_t>(env_->num_envs());
-    const auto actions = Typed<int32_t>(info[0], "actions", static_cast<int64_t>(e));
-    for (size_t i = 0; i < e; ++i)
-      if (actions[i] != 0 && actions[i] != 1) ThrowRange(env, "cartpole actions must be 0 or 1");
-    auto next = Napi::Float32Array::New(env, e * 4), fin = Napi::Float32Array::New(env, e * 4);
-    auto rewards = Napi::Float32Array::New(env, e);
-    auto term = Napi::Uint8Array::New(env, e), trunc = Napi::Uint8Array::New(env, e);
-    env_->step(actions.Data(), next.Data(), rewards.Data(), term.Data(), trunc.Data(), fin.Data());
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("nextObs", next);
-    o.Set("rewards", rewards);
-    o.Set("terminated", term);
-    o.Set("truncated", trunc);
-    o.Set("finalObs", fin);
-    return o;
-  }
+  Napi::Value Reset(const Napi::CallbackInfo& info) { return ResetVecEnv(info.Env(), *env_); }
+  Napi::Value Step(const Napi::CallbackInfo& info) { return StepVecEnv(info.Env(), *env_, info[0]); }
   Napi::Value SetState(const Napi::CallbackInfo& info) {
     const int e = static_cast<int>(Integer(info[0], "env", 0, env_->num_envs() - 1));
     const auto s = Typed<double>(info[1], "state", 4);

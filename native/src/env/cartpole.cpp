@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace dqn {
 
@@ -32,6 +33,10 @@ void CartPoleVecEnv::reset(float* obs) {
 
 void CartPoleVecEnv::step(const int32_t* actions, float* next_obs, float* rewards, uint8_t* terminated,
                           uint8_t* truncated, float* final_obs) {
+  for (size_t e = 0; e < states_.size(); ++e)
+    if (actions[e] != 0 && actions[e] != 1)
+      throw std::out_of_range("cartpole env: action of copy " + std::to_string(e) + " must be in [0, 2), got " +
+                              std::to_string(actions[e]));
   for (size_t e = 0; e < states_.size(); ++e) {
     auto& [x, x_dot, theta, theta_dot] = states_[e];
     const double force = actions[e] == 1 ? C::kForceMag : -C::kForceMag;

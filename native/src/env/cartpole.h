@@ -39,6 +39,7 @@ class CartPoleVecEnv final : public VecEnv {
   int obs_dim() const override { return 4; }
   int num_actions() const override { return 2; }
   void reset(float* obs) override;
+  /// @throws std::out_of_range for an action other than 0 (push left) or 1 (push right); no copy moves then.
   void step(const int32_t* actions, float* next_obs, float* rewards, uint8_t* terminated, uint8_t* truncated,
             float* final_obs) override;
   /// One group per state variable: x, x_dot, theta, theta_dot.
