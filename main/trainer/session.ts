@@ -49,9 +49,9 @@ export function resolveConfig(opts: StartOptions): RunConfig {
   });
 }
 
-/** Compute backend to ask for, and why it is not CUDA. */
+/** Compute backend to ask for, and why it is not CUDA ('' when the CPU was asked for or CUDA is used). */
 export function chooseBackend(requested: RunConfig['backend'], addon: NativeAddon): { backend: 'cpu' | 'cuda'; reason: string } {
-  if (requested === 'cpu') return { backend: 'cpu', reason: 'requested' };
+  if (requested === 'cpu') return { backend: 'cpu', reason: '' };
   const info = addon.backendInfo();
   if (info.cudaAvailable) return { backend: 'cuda', reason: '' };
   return { backend: 'cpu', reason: info.reason };
@@ -134,7 +134,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   let replayReason = trainer.info.replayFallbackReason;
   const announceBackends = () =>
     cb.onBackends?.({
-      compute: { backend: trainer.info.backend, reason: chosen.reason === 'requested' ? '' : chosen.reason },
+      compute: { backend: trainer.info.backend, reason: chosen.reason },
       replay: { backend: trainer.info.replayBackend, reason: replayReason },
       deviceName,
     });
@@ -153,12 +153,13 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   const t0 = deps.now();
   const wall = () => meta.wall_s + (deps.now() - t0) / 1000;
   const fresh = { qStep: -1, causalStep: -1 };
+  const causalNames = trainer.info.causalFeatureNames; // fixed for the run: read once, not per poll
   let lastStep = -1;
   const pollScalars = () => {
     const s = readScalars(trainer.scalars, layout);
     if (s.step === lastStep) return;
     lastStep = s.step!;
-    const point = toScalarPoint(s, wall(), fresh, trainer.info.causalFeatureNames);
+    const point = toScalarPoint(s, wall(), fresh, causalNames);
     metrics.add({ type: 'scalars', ...point });
     cb.onScalars?.([point]);
   };
