@@ -18,20 +18,25 @@ __device__ __forceinline__ void WaitForPriorGrids() { asm volatile("griddepcontr
 __device__ __forceinline__ void AllowNextGrid() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
 
 /// Launches kernel<<<grid, block, smem, stream>>>(args...), with the programmatic
-/// stream-serialization attribute when `chained` (see above). Returns the launch error.
+/// stream-serialization attribute when `chained` (see above), in thread-block clusters of
+/// `cluster_blocks` blocks along x when it is > 0 (Hopper). Returns the launch error.
 template <typename... Params, typename... Args>
-cudaError_t LaunchChained(bool chained, void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
-                          cudaStream_t stream, Args&&... args) {
+cudaError_t LaunchChained(bool chained, unsigned cluster_blocks, void (*kernel)(Params...), dim3 grid, dim3 block,
+                          size_t smem, cudaStream_t stream, Args&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = chained ? 1 : 0;
+  attr[1].id = cudaLaunchAttributeClusterDimension;
+  attr[1].val.clusterDim.x = cluster_blocks;
+  attr[1].val.clusterDim.y = 1;
+  attr[1].val.clusterDim.z = 1;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = cluster_blocks > 0 ? 2 : 1;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
 }
 

@@ -51,13 +51,8 @@ struct DeviceState {
   int64_t sorted_size = 0;   ///< rank-based: size at the last sort
   UpdateCounts last_update;  ///< counts of the last priority update
   UpdateCounts total_update; ///< cumulative counts
-  /// Counts of the update in flight, summed by its blocks (atomics); its last block moves them
-  /// into last_update/total_update and clears them.
-  unsigned long long pending[4] = {0, 0, 0, 0};
-  uint32_t pending_max_bits = 0; ///< max applied |td| of the update in flight (f32 bits)
   uint32_t update_epoch = 0; ///< priority updates so far (tags `marks`)
   uint32_t blocks_done = 0;  ///< last-block counter of the batch-max sample pass (0 between launches)
-  uint32_t update_blocks_done = 0; ///< last-block counter of the update (0 between launches)
 };
 
 enum class SamplerKind : int { kProportional = 0, kRank = 1, kUniform = 2 };
@@ -86,7 +81,7 @@ struct ReplayView {
   double alpha = 0.6, beta0 = 0.4, eps = 1e-6, p_clip = 1e6;
   int64_t beta_steps = 100000;
   uint32_t seed[2] = {1, 0};
-  int sm_count = 132;        ///< multiprocessors of the device (sizes the update grid)
+  int shared_bytes = 0;      ///< dynamic shared memory one block may opt into (sizes the update's slabs)
   /// Launch the sample and update kernels with programmatic dependent launch (Hopper PDL): each
   /// may be scheduled while its predecessor finishes and waits on the device (griddepcontrol)
   /// before touching memory. Off: plain stream order.
@@ -134,9 +129,9 @@ cudaError_t LaunchInvalidConfiguration(cudaStream_t stream);
 /// Priority update from device arrays of `n` (index, generation, TD error) entries.
 cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint32_t* generations,
                          const float* td_errors, int64_t n, cudaStream_t stream);
-/// Raises the update kernels' dynamic shared-memory limit (once per process, outside any
+/// Raises the update kernels' dynamic shared-memory limit to `shared_bytes` (outside any
 /// capture); the constructor of CudaReplay calls it.
-cudaError_t PrepareUpdateKernels();
+cudaError_t PrepareUpdateKernels(int shared_bytes);
 /// Rank-based: fills `iota` ([capacity]) with 0, 1, 2, ... for the sorts (once).
 cudaError_t LaunchIota(int32_t* iota, int64_t n, cudaStream_t stream);
 /// Rank-based: sorts the stored slots by priority (descending) into rank_slots. `size` is the

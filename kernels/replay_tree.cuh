@@ -39,10 +39,33 @@ __device__ __forceinline__ double LeafPriority(double td_abs, const ReplayView& 
 /// Largest double below x (x > 0): the clamp that keeps a mass strictly inside a range.
 __device__ __forceinline__ double Below(double x) { return nextafter(x, 0.0); }
 
-/// Sum (in child order) and minimum over non-empty children of internal node j of level l
-/// (< L), read from its K children. Children are K-aligned, so loads are 16 bytes wide; they go
-/// through L2 (ld.global.cg), so a node written by another block of the same launch before a
-/// fence is seen (the update's last block relies on it).
+/// Sum in child order and minimum of K children read as K/2 pairs: sums(k) gives the sums of
+/// children 2k and 2k+1, mins(k) their minima; for leaf children (kLeafChildren) the minimum is
+/// over the positive sums (empty slots are left out) and mins is not called. Every node of the
+/// tree is computed by this one function, so a node always equals its recomputation.
+template <int K, bool kLeafChildren, typename Sums, typename Mins>
+__device__ __forceinline__ void ReduceChildren(Sums sums, Mins mins, double& sum, double& min) {
+  double s = 0, m = INFINITY;
+#pragma unroll
+  for (int k = 0; k < K / 2; ++k) {
+    const double2 c = sums(k);
+    s += c.x;
+    s += c.y;
+    if constexpr (kLeafChildren) {
+      if (c.x > 0) m = fmin(m, c.x);
+      if (c.y > 0) m = fmin(m, c.y);
+    } else {
+      const double2 n = mins(k);
+      m = fmin(m, fmin(n.x, n.y));
+    }
+  }
+  sum = s;
+  min = m;
+}
+
+/// Sum and minimum (ReduceChildren) of internal node j of level l (< L), read from its K
+/// children. Children are K-aligned, so loads are 16 bytes wide; they go through L2
+/// (ld.global.cg) and are all issued before the first add.
 template <int K>
 __device__ __forceinline__ void NodeValue(const ReplayView& v, const int64_t* offset, int l, int64_t j, double& sum,
                                           double& min) {
@@ -51,29 +74,15 @@ __device__ __forceinline__ void NodeValue(const ReplayView& v, const int64_t* of
   double2 c[K / 2];
 #pragma unroll
   for (int k = 0; k < K / 2; ++k) c[k] = __ldcg(child + k);
-  double s = 0, m = INFINITY;
   if (l + 1 == v.tree.levels) {
-#pragma unroll
-    for (int k = 0; k < K / 2; ++k) {
-      s += c[k].x;
-      s += c[k].y;
-      if (c[k].x > 0) m = fmin(m, c[k].x);
-      if (c[k].y > 0) m = fmin(m, c[k].y);
-    }
-  } else {
-    const double2* cmin = reinterpret_cast<const double2*>(v.min + first);
-    double2 n[K / 2];
-#pragma unroll
-    for (int k = 0; k < K / 2; ++k) n[k] = __ldcg(cmin + k);
-#pragma unroll
-    for (int k = 0; k < K / 2; ++k) {
-      s += c[k].x;
-      s += c[k].y;
-      m = fmin(m, fmin(n[k].x, n[k].y));
-    }
+    ReduceChildren<K, true>([&](int k) { return c[k]; }, [&](int k) { return c[k]; }, sum, min);
+    return;
   }
-  sum = s;
-  min = m;
+  const double2* cmin = reinterpret_cast<const double2*>(v.min + first);
+  double2 n[K / 2];
+#pragma unroll
+  for (int k = 0; k < K / 2; ++k) n[k] = __ldcg(cmin + k);
+  ReduceChildren<K, false>([&](int k) { return c[k]; }, [&](int k) { return n[k]; }, sum, min);
 }
 
 /// Recomputes internal node j of level l (< L) from its K children (NodeValue) and stores it.

@@ -5,17 +5,28 @@
 // (The host path rejects indices outside [0, size) before launching, as the CPU does; on the
 // device path such an entry is counted as stale and ignored.)
 //
-// Multi-block, one launch. The tree is cut at a partition level P: block g owns a contiguous
-// range of level-P nodes, hence the slots and every node under them, so it can recompute its
-// part of the tree level by level with block barriers only. Each block reads all entries and
-// keeps those in its range; the last entry per slot wins through a shared-memory hash table
-// (slot -> largest batch position, atomicMax). Batches longer than one window (4096 entries)
-// are taken window by window from the batch's end, and a per-slot epoch mark tells an earlier
-// window that a later one already decided the slot. The ancestors of the written leaves are
-// recomputed from their children level by level inside the block (a bitmap per level lets one
-// thread per distinct node do it); the last block to finish (atomic counter) recomputes the
-// few nodes above level P, bottom up, keeping small levels in shared memory, and moves the
-// update's counts into the device state. No atomics on sums, no full rebuild.
+// Built for latency: one launch of one thread-block cluster (Hopper), two dependent global
+// round trips per window of the batch, everything else on chip. The tree is cut at a partition
+// level P (the first level below the root with more than 32 needed nodes); block r of the
+// cluster owns a contiguous range of level-P nodes, hence the slots and every node under them.
+//  1. Every block reads the window's entries and keeps those in its range; the batch's last
+//     entry per slot wins through a shared-memory hash table (slot -> largest batch position).
+//  2. For each winner, the slot's generation and, with asynchronous copies (cp.async), the
+//     K-group of the slot's leaf and of each of its ancestors below level P are loaded into
+//     shared-memory slabs, one slab per distinct group (the thread that claims a group in a
+//     second hash table loads it). Block 0 has meanwhile copied levels 1..P into shared memory.
+//  3. The new leaves go into their slabs; level by level, bottom up, the thread that loaded a
+//     group sums it (child order, as NodeValue) into its parent node, which it stores to global
+//     memory and to the parent's slab: every touched ancestor is recomputed from its children,
+//     deterministically, with no atomics on sums.
+//  4. The blocks write their new level-P nodes into block 0's copy (distributed shared memory);
+//     after a cluster barrier block 0 recomputes the levels above P (at most 32 nodes each) and
+//     stores them with the update's counts.
+// Windows: batches longer than kWindow entries are taken window by window from the batch's end,
+// and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
+// Rounds: winners beyond what the slabs hold are taken in rounds (each reloads its groups, so
+// it sees what the previous round stored).
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,27 +38,35 @@
 namespace dqn::cuda::detail {
 namespace {
 
+namespace cg = cooperative_groups;
+
 constexpr int kThreads = 512;
-constexpr int kItems = 8;                      // entries per thread per window
-constexpr int kWindow = kThreads * kItems;     // 4096 entries
-constexpr int kMaxHashBits = 13;               // 2 * kWindow table entries (64 KB)
-constexpr int kBitmapWords = 1024;             // 32768 claim bits for the in-block levels
-constexpr int64_t kEntriesPerBlock = 16;       // grid size target: about this many entries per block
+constexpr int kClusterBlocks = 8;              // the portable cluster size
+constexpr int kItems = 4;                      // entries per thread per window
+constexpr int kWindow = kThreads * kItems;     // 2048 entries
+constexpr int kStageItems = 4;                 // staged top nodes per thread (block 0)
 constexpr int64_t kTopPartitionNodes = 32;     // levels above P hold at most this many needed nodes
-constexpr int kTopCache = 256;                 // top levels of at most this many nodes stay in shared memory
 constexpr unsigned long long kEmpty = ~0ull;
 
-/// Host-computed shape of one update launch.
+/// Host-computed shape of one update launch, with the byte offsets of the dynamic shared memory.
 struct UpdatePlan {
-  int part_level = 0;       ///< P: blocks own ranges of level-P nodes
-  int64_t part_nodes = 0;   ///< level-P nodes that cover stored slots
-  int hash_bits = 6;        ///< log2 of the hash table's entries
-  unsigned blocks = 1;
+  int part_level = 0;        ///< P: block r owns level-P nodes [r * part_nodes / C, (r + 1) * part_nodes / C)
+  int64_t part_nodes = 0;    ///< level-P nodes that cover stored slots
+  int window = 0;            ///< entries per window: min(n, kWindow)
+  int entry_bits = 6;        ///< log2 entries of the slot table
+  int group_bits = 6;        ///< log2 entries of the group table
+  int round = 1;             ///< winners per round (slab capacity)
+  int leaf_stride = 0, inner_stride = 0;  ///< slab strides in doubles (odd in 16-byte units: no bank conflicts)
+  int top_nodes = 0;         ///< staged nodes of levels 1..P
+  int part_per_block = 0;    ///< most level-P nodes one block owns
+  // Byte offsets into the dynamic shared memory.
+  unsigned leaf_slabs = 0, inner_slabs = 0, top_sum = 0, top_min = 0, part_sum = 0, part_min = 0, entry_table = 0,
+           group_keys = 0, winner_slot = 0, winner_td = 0, winner_gen = 0, group_slab = 0, touched = 0, bytes = 0;
 };
 
 /// Inserts (slot, pos) into the open-addressing table (key slot, value the largest pos seen)
 /// and returns the entry's index. Slots are < 2^31, so no key equals kEmpty.
-__device__ __forceinline__ uint32_t HashInsert(unsigned long long* table, int bits, uint32_t slot, uint32_t pos) {
+__device__ __forceinline__ uint32_t EntryInsert(unsigned long long* table, int bits, uint32_t slot, uint32_t pos) {
   const unsigned long long mine = (static_cast<unsigned long long>(slot) << 32) | pos;
   const uint32_t mask = (1u << bits) - 1u;
   uint32_t h = (slot * 0x9E3779B1u) >> (32 - bits);
@@ -62,42 +81,135 @@ __device__ __forceinline__ uint32_t HashInsert(unsigned long long* table, int bi
   }
 }
 
+/// Key of the K-group of level-l nodes whose parent (level l - 1) is `parent`.
+__device__ __forceinline__ unsigned long long GroupKey(int l, int64_t parent) {
+  return (static_cast<unsigned long long>(l) << 48) | static_cast<unsigned long long>(parent);
+}
+
+__device__ __forceinline__ uint32_t GroupHash(unsigned long long key, int bits) {
+  return (static_cast<uint32_t>(key) * 0x9E3779B1u + static_cast<uint32_t>(key >> 48) * 0x85EBCA6Bu) >> (32 - bits);
+}
+
+/// Inserts `key` into the group table; returns its index and sets `claimed` when this call put it there.
+__device__ __forceinline__ uint32_t GroupInsert(unsigned long long* keys, int bits, unsigned long long key, bool& claimed) {
+  const uint32_t mask = (1u << bits) - 1u;
+  for (uint32_t h = GroupHash(key, bits);; h = (h + 1u) & mask) {
+    const unsigned long long old = atomicCAS(&keys[h], kEmpty, key);
+    if (old == kEmpty || old == key) {
+      claimed = old == kEmpty;
+      return h;
+    }
+  }
+}
+
+/// Index of `key`, which is in the table.
+__device__ __forceinline__ uint32_t GroupFind(const unsigned long long* keys, int bits, unsigned long long key) {
+  const uint32_t mask = (1u << bits) - 1u;
+  uint32_t h = GroupHash(key, bits);
+  while (keys[h] != key) h = (h + 1u) & mask;
+  return h;
+}
+
+/// Asynchronous 16-byte copy from global to shared memory (cp.async, L2 only); WaitCopies()
+/// waits for all of the thread's copies.
+__device__ __forceinline__ void CopyAsync16(void* shared_dst, const void* global_src) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(global_src) : "memory");
+}
+__device__ __forceinline__ void WaitCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+/// Sum (child order) and min of a group held in a slab: sums at [0, K), mins at [K, 2K) unless
+/// the children are leaves (min over the positive sums).
+template <int K, bool kLeafChildren>
+__device__ __forceinline__ void SlabValue(const double* slab, double& sum, double& min) {
+  const double2* pairs = reinterpret_cast<const double2*>(slab);
+  ReduceChildren<K, kLeafChildren>([&](int k) { return pairs[k]; }, [&](int k) { return pairs[K / 2 + k]; }, sum, min);
+}
+
 template <int K>
-__global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePlan plan, const int32_t* indices,
-                                                         const uint32_t* generations, const float* td_errors, int64_t n) {
-  extern __shared__ unsigned long long table[];
-  __shared__ uint32_t claimed[kBitmapWords];
-  __shared__ double cache_sum[2][kTopCache], cache_min[2][kTopCache];
-  __shared__ unsigned long long counts[4];  // applied, rejected, stale, duplicates
-  __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
-  __shared__ bool is_last;
+__global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, UpdatePlan plan, const int32_t* indices,
+                                                            const uint32_t* generations, const float* td_errors, int64_t n) {
+  extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int64_t offset[kMaxTreeLevels + 1];
-  const uint32_t table_size = 1u << plan.hash_bits;
-  const auto clear_shared = [&] {
-    for (uint32_t i = threadIdx.x; i < table_size; i += kThreads) table[i] = kEmpty;
-    for (int i = threadIdx.x; i < kBitmapWords; i += kThreads) claimed[i] = 0;
+  __shared__ unsigned long long counts[4];  // applied, rejected, stale, duplicates (block 0: the cluster's)
+  __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
+  __shared__ int winners, leaf_used, inner_used;
+  const auto region = [&](unsigned at) { return smem + at; };
+  double* leaf_slabs = reinterpret_cast<double*>(region(plan.leaf_slabs));
+  double* inner_slabs = reinterpret_cast<double*>(region(plan.inner_slabs));
+  double* top_sum = reinterpret_cast<double*>(region(plan.top_sum));
+  double* top_min = reinterpret_cast<double*>(region(plan.top_min));
+  double* part_sum = reinterpret_cast<double*>(region(plan.part_sum));
+  double* part_min = reinterpret_cast<double*>(region(plan.part_min));
+  unsigned long long* entry_table = reinterpret_cast<unsigned long long*>(region(plan.entry_table));
+  unsigned long long* group_keys = reinterpret_cast<unsigned long long*>(region(plan.group_keys));
+  int32_t* winner_slot = reinterpret_cast<int32_t*>(region(plan.winner_slot));
+  float* winner_td = reinterpret_cast<float*>(region(plan.winner_td));
+  uint32_t* winner_gen = reinterpret_cast<uint32_t*>(region(plan.winner_gen));
+  int32_t* group_slab = reinterpret_cast<int32_t*>(region(plan.group_slab));
+  uint8_t* touched = region(plan.touched);
+
+  const cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const bool leader = rank == 0;
+  const int L = v.tree.levels, P = plan.part_level, f = v.tree.fan_log;
+  const uint32_t entry_size = 1u << plan.entry_bits, group_size = 1u << plan.group_bits;
+  const auto clear_entries = [&] {
+    for (uint32_t i = threadIdx.x; i < entry_size; i += kThreads) entry_table[i] = kEmpty;
+    if (threadIdx.x == 0) winners = 0;
+  };
+  const auto clear_groups = [&] {
+    for (uint32_t i = threadIdx.x; i < group_size; i += kThreads) group_keys[i] = kEmpty;
+    if (threadIdx.x == 0) leaf_used = inner_used = 0;
   };
   // Shared-memory set-up touches no global memory: it overlaps the previous kernel's tail.
-  clear_shared();
+  clear_entries();
+  clear_groups();
+  for (int i = threadIdx.x; i < plan.part_per_block; i += kThreads) touched[i] = 0;
   if (threadIdx.x < 4) counts[threadIdx.x] = 0;
   if (threadIdx.x == 0) max_bits = 0;
   StageOffsets(v, offset);
+  // Block 0 publishes its counters and (below) its staged top at the first cluster barrier;
+  // the other blocks arrive now and wait there before they write into block 0.
+  if (!leader) cluster.barrier_arrive();
   WaitForPriorGrids();
   AllowNextGrid();
 
   DeviceState& ws = *v.state;
-  // State that only the last block writes, at its very end: loaded now, off the critical path.
+  // State that only block 0 writes, at its very end: loaded now, off the critical path.
   UpdateCounts total;
   double max_priority = 0;
-  if (threadIdx.x == 0) {
+  if (leader && threadIdx.x == 0) {
     total = ws.total_update;
     max_priority = ws.max_priority;
   }
   const int64_t size = ws.size;
   const uint32_t tag = ws.update_epoch + 1;
-  const int L = v.tree.levels, P = plan.part_level, f = v.tree.fan_log;
-  const int64_t blocks = gridDim.x, g = blockIdx.x;
-  const int64_t node_lo = g * plan.part_nodes / blocks, node_hi = (g + 1) * plan.part_nodes / blocks;
+  if (leader) {
+    // Levels 1..P into shared memory (leaf mins: the positive leaves), all loads first.
+    const int64_t first = v.tree.offset[1], leaf_level = v.tree.offset[L];
+    double s[kStageItems], m[kStageItems];
+#pragma unroll
+    for (int j = 0; j < kStageItems; ++j) {
+      const int i = threadIdx.x + j * kThreads;
+      s[j] = 0, m[j] = INFINITY;
+      if (i < plan.top_nodes) {
+        s[j] = __ldcg(v.sum + first + i);
+        if (first + i < leaf_level) m[j] = __ldcg(v.min + first + i);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kStageItems; ++j) {
+      const int i = threadIdx.x + j * kThreads;
+      if (i < plan.top_nodes) {
+        top_sum[i] = s[j];
+        top_min[i] = first + i < leaf_level ? m[j] : (s[j] > 0 ? s[j] : INFINITY);
+      }
+    }
+    cluster.barrier_arrive();
+  }
+
+  const int64_t node_lo = rank * plan.part_nodes / kClusterBlocks, node_hi = (rank + 1) * plan.part_nodes / kClusterBlocks;
   const int64_t slot_lo = node_lo << (f * (L - P)), slot_hi = node_hi << (f * (L - P));
   const int64_t windows = (n + kWindow - 1) / kWindow;
   unsigned applied = 0, rejected = 0, stale = 0, dups = 0;  // per thread: at most n <= 2^20
@@ -106,221 +218,281 @@ __global__ void __launch_bounds__(kThreads) UpdateKernel(ReplayView v, UpdatePla
   double* leaves = v.sum + offset[L];
 
   for (int64_t w = windows - 1; w >= 0; --w) {
+    // Round trip 1: this window's entries; keep this block's, the last per slot wins.
     const int64_t first = w * kWindow;
     int32_t slot[kItems];
+    float td[kItems];
+    uint32_t gen[kItems];
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       const int64_t e = first + k * kThreads + threadIdx.x;
       slot[k] = e < n ? indices[e] : -1;
-    }
-    // Keep this block's entries and issue all their generation and TD loads first; the hash
-    // inserts and the new leaf priorities (a pow off the dependent chain) follow while they fly.
-    float td[kItems];
-    uint32_t slot_gen[kItems], entry_gen[kItems];
-#pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      const int64_t e = first + k * kThreads + threadIdx.x;
-      const int64_t s = slot[k];
-      td[k] = 0;
-      slot_gen[k] = entry_gen[k] = 0;
-      if (e >= n) continue;
-      if (s < 0 || s >= size) {
-        if (g == 0) ++stale;
-        slot[k] = -1;
-        continue;
-      }
-      if (s < slot_lo || s >= slot_hi) {
-        slot[k] = -1;
-        continue;
-      }
-      td[k] = td_errors[e];
-      slot_gen[k] = v.generations[s];
-      entry_gen[k] = generations[e];
+      td[k] = e < n ? td_errors[e] : 0.f;
+      gen[k] = e < n ? generations[e] : 0u;
     }
     uint32_t at[kItems];
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
+      const int64_t e = first + k * kThreads + threadIdx.x;
+      const int64_t s = slot[k];
       at[k] = 0;
-      if (slot[k] >= 0)
-        at[k] = HashInsert(table, plan.hash_bits, static_cast<uint32_t>(slot[k]),
-                           static_cast<uint32_t>(first + k * kThreads + threadIdx.x));
+      if (e >= n) continue;
+      if (s < 0 || s >= size) {
+        if (leader) ++stale;
+        slot[k] = -1;
+      } else if (s < slot_lo || s >= slot_hi) {
+        slot[k] = -1;
+      } else {
+        at[k] = EntryInsert(entry_table, plan.entry_bits, static_cast<uint32_t>(s), static_cast<uint32_t>(e));
+      }
     }
-    double priority[kItems];
-    unsigned current = 0;
-#pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      priority[k] = slot[k] >= 0 ? LeafPriority(fabsf(td[k]), v) : 0.0;
-      if (slot[k] >= 0 && slot_gen[k] == entry_gen[k]) current |= 1u << k;
-    }
-    __syncthreads();  // every insert is in the table
-    unsigned won = 0;
+    __syncthreads();  // every entry is in the table
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       if (slot[k] < 0) continue;
-      const int32_t s = slot[k];
-      const uint32_t e = static_cast<uint32_t>(first + k * kThreads + threadIdx.x);
-      if (static_cast<uint32_t>(table[at[k]]) != e) { ++dups; continue; }
-      if (windows > 1) {
-        if (v.marks[s] == tag) { ++dups; continue; }
-        v.marks[s] = tag;
+      if (static_cast<uint32_t>(entry_table[at[k]]) != static_cast<uint32_t>(first + k * kThreads + threadIdx.x)) {
+        ++dups;
+        continue;
       }
-      if (!isfinite(td[k])) { ++rejected; continue; }
-      if (!(current >> k & 1u)) { ++stale; continue; }
-      leaves[s] = priority[k];
-      local_max = max(local_max, __float_as_uint(fabsf(td[k])));
-      ++applied;
-      won |= 1u << k;
+      const int i = atomicAdd(&winners, 1);
+      winner_slot[i] = slot[k];
+      winner_td[i] = td[k];
+      winner_gen[i] = gen[k];
     }
-    __syncthreads();  // leaves written
-    // Ancestors inside the block's range, bottom level first. Level l's claim bits cover the
-    // block's nodes of that level; the thread that sets a node's bit recomputes it.
-    int64_t bit_base = 0;
-    for (int l = L - 1; l >= P; --l) {
-      const int shift = f * (L - l);
-      const int64_t level_lo = node_lo << (f * (l - P));
+    __syncthreads();  // the winners are listed
+    const int count = winners;
+    for (int r0 = 0; r0 < count; r0 += plan.round) {
+      // Round trip 2: the winner's slot generation (and mark) and its groups below level P.
+      const int t = r0 + static_cast<int>(threadIdx.x);
+      const bool mine = threadIdx.x < static_cast<unsigned>(plan.round) && t < count;
+      int64_t s = 0;
+      uint32_t slot_gen = 0, mark = 0, claimed = 0;
+      if (mine) {
+        s = winner_slot[t];
+        slot_gen = v.generations[s];
+        if (windows > 1) mark = v.marks[s];
+        for (int l = L; l > P; --l) {
+          const int64_t parent = s >> (f * (L - l + 1));
+          bool mine_group = false;
+          const uint32_t h = GroupInsert(group_keys, plan.group_bits, GroupKey(l, parent), mine_group);
+          if (!mine_group) continue;
+          claimed |= 1u << l;
+          const double* sums = v.sum + offset[l] + K * parent;
+          if (l == L) {
+            const int slab = atomicAdd(&leaf_used, 1);
+            group_slab[h] = slab;
+            double* dst = leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride;
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        if (!(won >> k & 1u)) continue;
-        const int64_t node = static_cast<int64_t>(slot[k]) >> shift;
-        const int64_t bit = bit_base + node - level_lo;
-        const uint32_t b = 1u << (bit & 31);
-        if (!(atomicOr(&claimed[bit >> 5], b) & b)) RecomputeNode<K>(v, offset, l, node);
+            for (int k = 0; k < K / 2; ++k) CopyAsync16(dst + 2 * k, sums + 2 * k);
+          } else {
+            const int slab = atomicAdd(&inner_used, 1);
+            group_slab[h] = slab;
+            double* dst = inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride;
+            const double* mins = v.min + offset[l] + K * parent;
+#pragma unroll
+            for (int k = 0; k < K / 2; ++k) {
+              CopyAsync16(dst + 2 * k, sums + 2 * k);
+              CopyAsync16(dst + K + 2 * k, mins + 2 * k);
+            }
+          }
+        }
       }
-      bit_base += (node_hi - node_lo) << (f * (l - P));
-      __syncthreads();
+      // The leaf priority (a pow) is computed while the copies fly.
+      const float my_td = mine ? winner_td[t] : 0.f;
+      const uint32_t my_gen = mine ? winner_gen[t] : 0u;
+      const double priority = mine ? LeafPriority(fabsf(my_td), v) : 0.0;
+      WaitCopies();
+      __syncthreads();  // slabs loaded, group_slab set
+      if (mine) {
+        bool apply = false;
+        if (windows > 1 && mark == tag) ++dups;
+        else if (!isfinite(my_td)) ++rejected;
+        else if (slot_gen != my_gen) ++stale;
+        else apply = true;
+        if (windows > 1 && mark != tag) v.marks[s] = tag;
+        if (apply) {
+          leaves[s] = priority;
+          local_max = max(local_max, __float_as_uint(fabsf(my_td)));
+          ++applied;
+          if (L > P) {
+            const int slab = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(L, s >> f))];
+            leaf_slabs[static_cast<int64_t>(slab) * plan.leaf_stride + (s & (K - 1))] = priority;
+          } else {  // the leaves are level P
+            part_sum[s - node_lo] = priority;
+            part_min[s - node_lo] = priority > 0 ? priority : INFINITY;
+            touched[s - node_lo] = 1;
+          }
+        }
+      }
+      __syncthreads();  // new leaves in their slabs
+      // Bottom up: the claimer of each group sums it into its parent.
+      for (int l = L; l > P; --l) {
+        if (mine && (claimed >> l & 1u)) {
+          const int64_t parent = s >> (f * (L - l + 1));
+          const int slab = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(l, parent))];
+          double sum, min;
+          if (l == L) SlabValue<K, true>(leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride, sum, min);
+          else SlabValue<K, false>(inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride, sum, min);
+          v.sum[offset[l - 1] + parent] = sum;
+          v.min[offset[l - 1] + parent] = min;
+          if (l - 1 > P) {
+            const int up = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(l - 1, parent >> f))];
+            double* dst = inner_slabs + static_cast<int64_t>(up) * plan.inner_stride;
+            dst[parent & (K - 1)] = sum;
+            dst[K + (parent & (K - 1))] = min;
+          } else {
+            part_sum[parent - node_lo] = sum;
+            part_min[parent - node_lo] = min;
+            touched[parent - node_lo] = 1;
+          }
+        }
+        __syncthreads();
+      }
+      if (r0 + plan.round < count) {
+        clear_groups();
+        __syncthreads();
+      }
     }
     if (w > 0) {
-      clear_shared();
+      __syncthreads();  // `winners` was read
+      clear_entries();
+      clear_groups();
       __syncthreads();
     }
   }
 
-  // Block counts: warp sums, one shared atomic per warp and counter, then one global atomic per
-  // non-zero counter into the pending counts.
-  const unsigned c_applied = __reduce_add_sync(0xffffffffu, applied), c_rejected = __reduce_add_sync(0xffffffffu, rejected);
-  const unsigned c_stale = __reduce_add_sync(0xffffffffu, stale), c_dups = __reduce_add_sync(0xffffffffu, dups);
+  // Into block 0: the block's counts (warp sums, one atomic per warp and non-zero counter) and
+  // its new level-P nodes.
+  cluster.barrier_wait();
+  unsigned long long* counts0 = cluster.map_shared_rank(counts, 0);
+  unsigned int* max0 = cluster.map_shared_rank(&max_bits, 0);
+  const unsigned c[4] = {__reduce_add_sync(0xffffffffu, applied), __reduce_add_sync(0xffffffffu, rejected),
+                         __reduce_add_sync(0xffffffffu, stale), __reduce_add_sync(0xffffffffu, dups)};
   const unsigned c_max = __reduce_max_sync(0xffffffffu, local_max);
   if ((threadIdx.x & 31) == 0) {
-    if (c_applied) atomicAdd(&counts[0], static_cast<unsigned long long>(c_applied));
-    if (c_rejected) atomicAdd(&counts[1], static_cast<unsigned long long>(c_rejected));
-    if (c_stale) atomicAdd(&counts[2], static_cast<unsigned long long>(c_stale));
-    if (c_dups) atomicAdd(&counts[3], static_cast<unsigned long long>(c_dups));
-    if (c_max) atomicMax(&max_bits, c_max);
+    for (int j = 0; j < 4; ++j)
+      if (c[j]) atomicAdd(counts0 + j, static_cast<unsigned long long>(c[j]));
+    if (c_max) atomicMax(max0, c_max);
   }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int c = 0; c < 4; ++c)
-      if (counts[c]) atomicAdd(&ws.pending[c], counts[c]);
-    if (max_bits) atomicMax(&ws.pending_max_bits, max_bits);
-    is_last = ArriveAcqRel(&ws.update_blocks_done) == gridDim.x - 1;
+  double* top_sum0 = cluster.map_shared_rank(top_sum, 0);
+  double* top_min0 = cluster.map_shared_rank(top_min, 0);
+  const int64_t part_at = offset[P] - offset[1] + node_lo;
+  for (int64_t i = threadIdx.x; i < node_hi - node_lo; i += kThreads) {
+    if (!touched[i]) continue;
+    top_sum0[part_at + i] = part_sum[i];
+    top_min0[part_at + i] = part_min[i];
   }
-  __syncthreads();
-  if (!is_last) return;
-  // Take the pending counts now; their round trip overlaps the recomputation below.
-  unsigned long long pending[4] = {0, 0, 0, 0};
-  unsigned pending_max = 0;
-  if (threadIdx.x == 0) {
-    for (int c = 0; c < 4; ++c) pending[c] = atomicExch(&ws.pending[c], 0ull);
-    pending_max = atomicExch(&ws.pending_max_bits, 0u);
-  }
+  cluster.sync();  // every block's nodes and counts are in block 0
+  if (!leader) return;
 
-  // The last block: every needed node above level P, bottom up. A level of at most kTopCache
-  // nodes is also kept in shared memory, and the level above it is computed from there (same
-  // child order and rule as NodeValue; children past the needed ones are empty: 0 and +inf).
+  // Block 0: every needed node above level P, bottom up, from the staged levels.
   for (int l = P - 1; l >= 0; --l) {
-    const int64_t count = NeededNodes(v, l), below = NeededNodes(v, l + 1);
-    const bool from_cache = l + 1 < P && below <= kTopCache, to_cache = count <= kTopCache;
-    const double* prev_sum = cache_sum[(l + 1) & 1];
-    const double* prev_min = cache_min[(l + 1) & 1];
-    for (int64_t j = threadIdx.x; j < count; j += kThreads) {
-      double s = 0, m = INFINITY;
-      if (from_cache) {
-        for (int64_t c = K * j; c < K * j + K && c < below; ++c) {
-          s += prev_sum[c];
-          m = fmin(m, prev_min[c]);
-        }
-      } else {
-        NodeValue<K>(v, offset, l, j, s, m);
-      }
-      v.sum[offset[l] + j] = s;
-      v.min[offset[l] + j] = m;
-      if (to_cache) {
-        cache_sum[l & 1][j] = s;
-        cache_min[l & 1][j] = m;
+    const int64_t nodes = NeededNodes(v, l);
+    const int64_t child_at = offset[l + 1] - offset[1];
+    for (int64_t j = threadIdx.x; j < nodes; j += kThreads) {
+      const double2* sums = reinterpret_cast<const double2*>(top_sum + child_at + K * j);
+      const double2* mins = reinterpret_cast<const double2*>(top_min + child_at + K * j);
+      double sum, min;
+      ReduceChildren<K, false>([&](int k) { return sums[k]; }, [&](int k) { return mins[k]; }, sum, min);
+      v.sum[offset[l] + j] = sum;
+      v.min[offset[l] + j] = min;
+      if (l > 0) {
+        top_sum[offset[l] - offset[1] + j] = sum;
+        top_min[offset[l] - offset[1] + j] = min;
       }
     }
     __syncthreads();
   }
   if (threadIdx.x == 0) {
     UpdateCounts last;
-    last.applied = static_cast<int64_t>(pending[0]);
-    last.rejected_nonfinite = static_cast<int64_t>(pending[1]);
-    last.stale = static_cast<int64_t>(pending[2]);
-    last.duplicates = static_cast<int64_t>(pending[3]);
+    last.applied = static_cast<int64_t>(counts[0]);
+    last.rejected_nonfinite = static_cast<int64_t>(counts[1]);
+    last.stale = static_cast<int64_t>(counts[2]);
+    last.duplicates = static_cast<int64_t>(counts[3]);
     total.applied += last.applied;
     total.rejected_nonfinite += last.rejected_nonfinite;
     total.stale += last.stale;
     total.duplicates += last.duplicates;
     ws.last_update = last;
     ws.total_update = total;
-    ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(pending_max)));
+    ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(max_bits)));
     ws.update_epoch = tag;
-    ws.update_blocks_done = 0;
   }
 }
 
-/// Partition level, grid and hash size for an update of n entries: P is the first level below
-/// the root with more than kTopPartitionNodes needed nodes (deeper when one block's claim bits
-/// would not fit), about kEntriesPerBlock entries per block, at most two blocks per SM unless
-/// the claim bits need more.
-UpdatePlan PlanUpdate(const ReplayView& v, int64_t n) {
-  const int levels = v.tree.levels, f = v.tree.fan_log;
+unsigned AlignUp16(unsigned x) { return (x + 15u) / 16u * 16u; }
+
+int CeilLog2(int64_t x) {
+  int b = 0;
+  while ((int64_t{1} << b) < x) ++b;
+  return b;
+}
+
+/// Partition level, table sizes, round size and shared-memory layout of an update of n entries
+/// (round: the most winners whose slabs fit in `shared_bytes`). Throws nothing: a plan that does
+/// not fit is refused by the launch.
+UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
+  const int levels = v.tree.levels, f = v.tree.fan_log, k = 1 << f;
   UpdatePlan plan;
   int p = 1;
   while (p < levels && NeededNodes(v, p) <= kTopPartitionNodes) ++p;
-  const int64_t want = std::min<int64_t>((n + kEntriesPerBlock - 1) / kEntriesPerBlock, 2 * int64_t{v.sm_count});
-  for (;; ++p) {
-    const int64_t nodes = NeededNodes(v, p);
-    int64_t bits_per_node = 0;
-    for (int l = p; l < levels; ++l) bits_per_node += int64_t{1} << (f * (l - p));
-    int64_t blocks = std::max<int64_t>(1, std::min(want, nodes));
-    if (bits_per_node > 0) {
-      const int64_t per_block = int64_t{kBitmapWords} * 32 / bits_per_node;
-      if (per_block == 0) continue;
-      blocks = std::max(blocks, (nodes + per_block - 1) / per_block);
-    }
-    plan.part_level = p;
-    plan.part_nodes = nodes;
-    plan.blocks = static_cast<unsigned>(blocks);
-    break;
-  }
-  const int64_t entries = std::min<int64_t>(n, kWindow);
-  plan.hash_bits = 6;
-  while ((int64_t{1} << plan.hash_bits) < 2 * entries) ++plan.hash_bits;
+  plan.part_level = p;
+  plan.part_nodes = NeededNodes(v, p);
+  plan.part_per_block = static_cast<int>((plan.part_nodes + kClusterBlocks - 1) / kClusterBlocks);
+  plan.window = static_cast<int>(std::min<int64_t>(n, kWindow));
+  plan.entry_bits = std::max(6, CeilLog2(2 * int64_t{plan.window}));
+  plan.top_nodes = static_cast<int>(v.tree.offset[p] + v.tree.count[p] - v.tree.offset[1]);
+  plan.leaf_stride = 2 * ((k / 2) | 1);
+  plan.inner_stride = 2 * (k | 1);
+  const int below = levels - p;  // groups per winner: one of leaves, below - 1 of internal nodes
+  const auto layout = [&](int round) {
+    plan.round = round;
+    plan.group_bits = std::max(6, CeilLog2(2 * int64_t{round} * std::max(below, 1)));
+    unsigned at = 0;
+    const auto take = [&](unsigned bytes) {
+      const unsigned here = at;
+      at = AlignUp16(at + bytes);
+      return here;
+    };
+    plan.leaf_slabs = take(8u * round * plan.leaf_stride * (below > 0));
+    plan.inner_slabs = take(8u * round * plan.inner_stride * std::max(below - 1, 0));
+    plan.top_sum = take(8u * plan.top_nodes);
+    plan.top_min = take(8u * plan.top_nodes);
+    plan.part_sum = take(8u * plan.part_per_block);
+    plan.part_min = take(8u * plan.part_per_block);
+    plan.entry_table = take(8u << plan.entry_bits);
+    plan.group_keys = take(8u << plan.group_bits);
+    plan.winner_slot = take(4u * plan.window);
+    plan.winner_td = take(4u * plan.window);
+    plan.winner_gen = take(4u * plan.window);
+    plan.group_slab = take(4u << plan.group_bits);
+    plan.touched = take(plan.part_per_block);
+    plan.bytes = at;
+  };
+  int round = std::min(kThreads, plan.window);
+  layout(round);
+  while (round > 1 && plan.bytes > static_cast<unsigned>(shared_bytes)) layout(round = round * 3 / 4);
   return plan;
 }
 
 }  // namespace
 
-cudaError_t PrepareUpdateKernels() {
-  static const cudaError_t once = [] {
-    const int bytes = static_cast<int>(sizeof(unsigned long long)) << kMaxHashBits;
-    cudaError_t e = cudaFuncSetAttribute(UpdateKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(UpdateKernel<16>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(UpdateKernel<32>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    return e;
-  }();
-  return once;
+cudaError_t PrepareUpdateKernels(int shared_bytes) {
+  cudaError_t e = cudaFuncSetAttribute(UpdateKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+  if (e == cudaSuccess) e = cudaFuncSetAttribute(UpdateKernel<16>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+  if (e == cudaSuccess) e = cudaFuncSetAttribute(UpdateKernel<32>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+  return e;
 }
 
 cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint32_t* generations,
                          const float* td_errors, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  const UpdatePlan plan = PlanUpdate(v, n);
-  const size_t smem = sizeof(unsigned long long) << plan.hash_bits;
+  const UpdatePlan plan = PlanUpdate(v, n, v.shared_bytes);
+  if (plan.top_nodes > kStageItems * kThreads || plan.bytes > static_cast<unsigned>(v.shared_bytes))
+    return cudaErrorInvalidConfiguration;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
-    return LaunchChained(v.chained_launches, UpdateKernel<K>, plan.blocks, kThreads, smem, stream, v, plan, indices,
-                         generations, td_errors, n);
+    return LaunchChained(v.chained_launches, kClusterBlocks, UpdateKernel<K>, kClusterBlocks, kThreads, plan.bytes,
+                         stream, v, plan, indices, generations, td_errors, n);
   })
   return cudaErrorInvalidValue;  // not reached: every fan-out case returns
 }

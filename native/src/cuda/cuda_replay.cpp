@@ -72,9 +72,11 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
   {
     int device = 0;
     Check(cudaGetDevice(&device), "reading the current device");
-    Check(cudaDeviceGetAttribute(&v.sm_count, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
+    int optin = 0;
+    Check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "reading the shared-memory limit");
+    v.shared_bytes = optin - 1024;  // the update kernel's static shared memory takes the rest
   }
-  Check(detail::PrepareUpdateKernels(), "configuring the update kernels");
+  Check(detail::PrepareUpdateKernels(v.shared_bytes), "configuring the update kernels");
 
   const bool rank = v.sampler == detail::SamplerKind::kRank;
   if (rank) Check(detail::RankTempBytes(config.capacity, &rank_temp_bytes_), "sizing the rank sort");

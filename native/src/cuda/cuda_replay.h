@@ -114,6 +114,8 @@ class CudaReplay final : public Replay {
   double bytes_per_transition() const { return static_cast<double>(storage_bytes_) / static_cast<double>(config_.capacity); }
   bool state_bf16() const { return options_.state_bf16; }
   int fan_log() const { return options_.fan_log; }
+  /// The device view (layout and pointers), for checks that read the trees directly.
+  const detail::ReplayView& view() const { return view_; }
 
  private:
   /// Device staging for the host paths: insert rows and update entries.

@@ -97,6 +97,32 @@ struct Sampled {
   }
 };
 
+/// Every needed internal node of the GPU trees equals its recomputation from its children
+/// (sum in child order, bit for bit; min over the children's minima, or over the positive leaves).
+void CheckTreeInvariant(const CudaReplay& r, const char* what) {
+  r.synchronize();
+  const auto& v = r.view();
+  const int levels = v.tree.levels, k = 1 << v.tree.fan_log;
+  std::vector<double> sum(v.tree.nodes), min(v.tree.offset[levels]);
+  CudaOk(cudaMemcpy(sum.data(), v.sum, sum.size() * 8, cudaMemcpyDeviceToHost), "reading the sum tree");
+  CudaOk(cudaMemcpy(min.data(), v.min, min.size() * 8, cudaMemcpyDeviceToHost), "reading the min tree");
+  int64_t bad = 0, needed = v.capacity;
+  std::vector<int64_t> needed_at(levels + 1);
+  for (int l = levels; l >= 0; --l) needed_at[l] = needed, needed = (needed + k - 1) / k;
+  for (int l = 0; l < levels; ++l)
+    for (int64_t j = 0; j < needed_at[l]; ++j) {
+      double s = 0, m = INFINITY;
+      for (int c = 0; c < k; ++c) {
+        const int64_t at = v.tree.offset[l + 1] + k * j + c;
+        s += sum[at];
+        if (l + 1 == levels) { if (sum[at] > 0) m = std::min(m, sum[at]); }
+        else m = std::min(m, min[at]);
+      }
+      bad += s != sum[v.tree.offset[l] + j] || m != min[v.tree.offset[l] + j];
+    }
+  EXPECT(bad == 0, "%s: %lld internal nodes differ from their children", what, (long long)bad);
+}
+
 /// Runs the same random inserts, samples and updates on the CPU reference and the GPU buffer
 /// and compares every output.
 void CompareWithCpu(dqn::ReplayConfig c, const CudaReplayOptions& o, const char* name, int rounds) {
@@ -165,6 +191,7 @@ void CompareWithCpu(dqn::ReplayConfig c, const CudaReplayOptions& o, const char*
            gpu.max_priority());
     EXPECT(cpu->sample_steps() == gpu.sample_steps() && cpu->beta() == gpu.beta(), "%s: beta schedule", name);
   }
+  CheckTreeInvariant(gpu, name);
   EXPECT(worst_leaf <= 4e-16, "%s: leaf priorities differ by %g relative", name, worst_leaf);
   EXPECT(worst_w <= 1e-6, "%s: IS weights differ by %g relative", name, worst_w);
   // Same Philox draws and masses: a slot may differ only where a mass falls within rounding of a
@@ -232,6 +259,7 @@ void CheckMillionUpdates() {
   for (double x : leaves) exact += x;
   const double rel = std::fabs(gpu.total_priority() - static_cast<double>(exact)) / static_cast<double>(exact);
   EXPECT(rel <= 1e-6, "root vs leaf sum: %g relative", rel);
+  CheckTreeInvariant(gpu, "million updates");
   std::printf("%lld updates (50%% duplicates): root %.17g, f64 leaf sum %.17g, rel diff %.2g\n",
               (long long)(rounds * b), gpu.total_priority(), static_cast<double>(exact), rel);
 }
@@ -274,12 +302,15 @@ void CheckLargeUpdateAndWrap() {
   EXPECT(bad == 0, "large update: %d leaves differ", bad);
   EXPECT(std::fabs(cpu->total_priority() - gpu.total_priority()) <= 1e-12 * cpu->total_priority(), "totals %.17g %.17g",
          cpu->total_priority(), gpu.total_priority());
+  CheckTreeInvariant(gpu, "multi-chunk update");
   std::printf("multi-chunk update of %lld entries after a 2.5x wrap: counts and leaves match the CPU\n", (long long)n);
 }
 
 /// Multi-block updates on a tree several levels deep, against the CPU: spread entries (many
-/// blocks), entries packed into one partition with many duplicates (one busy block), and a
-/// batch longer than one window (epoch marks across windows); with and without chained launches.
+/// blocks), entries packed into one partition with many duplicates (one busy block), a batch
+/// longer than one window (epoch marks across windows), and thousands of distinct slots in one
+/// block's partition (more winners than its slabs hold: several rounds); with and without
+/// chained launches.
 void CheckWideUpdates() {
   for (int fan_log : {4, 5})
     for (bool chained : {true, false}) {
@@ -297,14 +328,15 @@ void CheckWideUpdates() {
       cpu->insert(hb.view(false));
       gpu.insert(hb.view(false));
       int bad_counts = 0;
-      for (int round = 0; round < 3; ++round) {
+      for (int round = 0; round < 4; ++round) {
         const int64_t n = round == 2 ? 9000 : 4096;
         std::vector<int32_t> idx(n);
         std::vector<uint32_t> gen(n);
         std::vector<float> td(n);
         std::lognormal_distribution<float> ln(0.f, 3.f);
         for (int64_t k = 0; k < n; ++k) {
-          idx[k] = round == 1 ? static_cast<int32_t>(5000 + rng() % 300) : static_cast<int32_t>(rng() % c.capacity);
+          const int64_t span = round == 1 ? 300 : round == 3 ? 30000 : c.capacity;  // 30000: block 0's partition
+          idx[k] = static_cast<int32_t>((round == 1 ? 5000 : 0) + rng() % span);
           gen[k] = idx[k] < 1234 ? 2u : 1u;
           if (rng() % 50 == 0) gen[k] += 1;  // stale
           td[k] = ln(rng);
@@ -325,10 +357,12 @@ void CheckWideUpdates() {
         exact += lg[i];
       }
       const double rel = std::fabs(gpu.total_priority() - static_cast<double>(exact)) / static_cast<double>(exact);
+      CheckTreeInvariant(gpu, "wide updates");
       EXPECT(bad_counts == 0 && bad == 0 && rel <= 1e-12 && cpu->max_priority() == gpu.max_priority(),
              "wide update K=%d chained=%d: %d count mismatches, %d leaves differ, root rel %g", 1 << fan_log, chained,
              bad_counts, bad, rel);
-      std::printf("wide updates K=%d chained=%d (4096 spread, 4096 in 300 slots, 9000): counts and leaves match, root rel %.2g\n",
+      std::printf("wide updates K=%d chained=%d (4096 spread, 4096 in 300 slots, 9000, 4096 in one partition): counts, "
+                  "leaves and every node match, root rel %.2g\n",
                   1 << fan_log, chained, rel);
     }
 }
