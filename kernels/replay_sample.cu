@@ -146,8 +146,12 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
 #pragma unroll
     for (int j = 0; j < kGatherChunk; ++j) {
       const int e = first + j * 32 + lane;
-      const int r = min(e / d, rows - 1);
-      const int64_t row = __shfl_sync(0xffffffffu, slot, r * K);
+      int r = 0;
+      int64_t row = slot;  // K == 32: one draw per warp, every lane holds its slot
+      if constexpr (K < 32) {
+        r = min(e / d, rows - 1);
+        row = __shfl_sync(0xffffffffu, slot, r * K);
+      }
       const int64_t at = row * d + (e - r * d);
       a[j] = e < elems ? LoadState<kBf16>(v.states, at) : 0.f;
       b[j] = e < elems ? LoadState<kBf16>(v.next_states, at) : 0.f;

@@ -36,31 +36,46 @@ __device__ __forceinline__ double LeafPriority(double td_abs, const ReplayView& 
   return PowLikeHost(fmin(td_abs, v.p_clip) + v.eps, v.alpha);
 }
 
-/// Largest double below x (x > 0): the clamp that keeps a mass strictly inside a range.
-__device__ __forceinline__ double Below(double x) { return nextafter(x, 0.0); }
+/// Largest double below x (nextafter(x, 0) for x > 0, by decrementing the bit pattern; 0 for
+/// x <= 0): the clamp that keeps a mass strictly inside a range.
+__device__ __forceinline__ double Below(double x) {
+  return x > 0 ? __longlong_as_double(__double_as_longlong(x) - 1) : 0.0;
+}
 
-/// Sum in child order and minimum of K children read as K/2 pairs: sums(k) gives the sums of
-/// children 2k and 2k+1, mins(k) their minima; for leaf children (kLeafChildren) the minimum is
-/// over the positive sums (empty slots are left out) and mins is not called. Every node of the
-/// tree is computed by this one function, so a node always equals its recomputation.
+/// Sum and minimum of K children read as K/2 pairs: sums(k) gives the sums of children 2k and
+/// 2k+1, mins(k) their minima; for leaf children (kLeafChildren) the minimum is over the
+/// positive sums (empty slots are left out) and mins is not called. Pairwise order (children
+/// 2k + 2k+1, then neighbouring pairs, ...), merged as the pairs arrive (a binary counter: at
+/// most log2 K partial sums live): a dependency chain of log2 K adds instead of K. Every node
+/// of the tree is computed by this one function, so a node always equals its recomputation,
+/// bit for bit.
 template <int K, bool kLeafChildren, typename Sums, typename Mins>
 __device__ __forceinline__ void ReduceChildren(Sums sums, Mins mins, double& sum, double& min) {
-  double s = 0, m = INFINITY;
+  constexpr int kLevels = K >= 32 ? 5 : K >= 16 ? 4 : K >= 8 ? 3 : K >= 4 ? 2 : 1;  // log2 K
+  double partial_sum[kLevels], partial_min[kLevels];  // [i]: the pending subtree of 2^i pairs
 #pragma unroll
   for (int k = 0; k < K / 2; ++k) {
     const double2 c = sums(k);
-    s += c.x;
-    s += c.y;
+    double s = c.x + c.y, m;
     if constexpr (kLeafChildren) {
-      if (c.x > 0) m = fmin(m, c.x);
-      if (c.y > 0) m = fmin(m, c.y);
+      m = fmin(c.x > 0 ? c.x : INFINITY, c.y > 0 ? c.y : INFINITY);
     } else {
       const double2 n = mins(k);
-      m = fmin(m, fmin(n.x, n.y));
+      m = fmin(n.x, n.y);
+    }
+#pragma unroll
+    for (int i = 0; i < kLevels; ++i) {
+      if (!(k >> i & 1)) {
+        partial_sum[i] = s;
+        partial_min[i] = m;
+        break;
+      }
+      s = partial_sum[i] + s;
+      m = fmin(partial_min[i], m);
     }
   }
-  sum = s;
-  min = m;
+  sum = partial_sum[kLevels - 1];
+  min = partial_min[kLevels - 1];
 }
 
 /// Sum and minimum (ReduceChildren) of internal node j of level l (< L), read from its K

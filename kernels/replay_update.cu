@@ -44,7 +44,7 @@ constexpr int kThreads = 512;
 constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
 constexpr int kWindow = kThreads * kItems;     // 2048 entries
-constexpr int kStageItems = 4;                 // staged top nodes per thread (block 0)
+constexpr int kStageItems = 3;                 // staged top nodes per thread (block 0)
 constexpr int64_t kTopPartitionNodes = 32;     // levels above P hold at most this many needed nodes
 constexpr unsigned long long kEmpty = ~0ull;
 
@@ -60,8 +60,9 @@ struct UpdatePlan {
   int top_nodes = 0;         ///< staged nodes of levels 1..P
   int part_per_block = 0;    ///< most level-P nodes one block owns
   // Byte offsets into the dynamic shared memory.
-  unsigned leaf_slabs = 0, inner_slabs = 0, top_sum = 0, top_min = 0, part_sum = 0, part_min = 0, entry_table = 0,
-           group_keys = 0, winner_slot = 0, winner_td = 0, winner_gen = 0, group_slab = 0, touched = 0, bytes = 0;
+  unsigned leaf_slabs = 0, inner_slabs = 0, top_sum = 0, top_min = 0, part_sum = 0, part_min = 0, leaf_src = 0,
+           inner_src = 0, entry_table = 0, group_keys = 0, winner_slot = 0, winner_td = 0, winner_gen = 0, group_slab = 0,
+           touched = 0, bytes = 0;
 };
 
 /// Inserts (slot, pos) into the open-addressing table (key slot, value the largest pos seen)
@@ -118,8 +119,8 @@ __device__ __forceinline__ void CopyAsync16(void* shared_dst, const void* global
 }
 __device__ __forceinline__ void WaitCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
-/// Sum (child order) and min of a group held in a slab: sums at [0, K), mins at [K, 2K) unless
-/// the children are leaves (min over the positive sums).
+/// Sum and min (ReduceChildren) of a group held in a slab: sums at [0, K), mins at [K, 2K)
+/// unless the children are leaves (min over the positive sums).
 template <int K, bool kLeafChildren>
 __device__ __forceinline__ void SlabValue(const double* slab, double& sum, double& min) {
   const double2* pairs = reinterpret_cast<const double2*>(slab);
@@ -131,8 +132,9 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
                                                             const uint32_t* generations, const float* td_errors, int64_t n) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int64_t offset[kMaxTreeLevels + 1];
-  __shared__ unsigned long long counts[4];  // applied, rejected, stale, duplicates (block 0: the cluster's)
+  __shared__ unsigned long long counts[4];  // this block's applied, rejected, stale, duplicates
   __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
+  __shared__ unsigned long long block_counts[kClusterBlocks][5];  // block 0: every block's counts and max bits
   __shared__ int winners, leaf_used, inner_used;
   const auto region = [&](unsigned at) { return smem + at; };
   double* leaf_slabs = reinterpret_cast<double*>(region(plan.leaf_slabs));
@@ -141,6 +143,8 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   double* top_min = reinterpret_cast<double*>(region(plan.top_min));
   double* part_sum = reinterpret_cast<double*>(region(plan.part_sum));
   double* part_min = reinterpret_cast<double*>(region(plan.part_min));
+  int64_t* leaf_src = reinterpret_cast<int64_t*>(region(plan.leaf_src));
+  int64_t* inner_src = reinterpret_cast<int64_t*>(region(plan.inner_src));
   unsigned long long* entry_table = reinterpret_cast<unsigned long long*>(region(plan.entry_table));
   unsigned long long* group_keys = reinterpret_cast<unsigned long long*>(region(plan.group_keys));
   int32_t* winner_slot = reinterpret_cast<int32_t*>(region(plan.winner_slot));
@@ -153,6 +157,7 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   const unsigned rank = cluster.block_rank();
   const bool leader = rank == 0;
   const int L = v.tree.levels, P = plan.part_level, f = v.tree.fan_log;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   const uint32_t entry_size = 1u << plan.entry_bits, group_size = 1u << plan.group_bits;
   const auto clear_entries = [&] {
     for (uint32_t i = threadIdx.x; i < entry_size; i += kThreads) entry_table[i] = kEmpty;
@@ -169,8 +174,8 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   if (threadIdx.x < 4) counts[threadIdx.x] = 0;
   if (threadIdx.x == 0) max_bits = 0;
   StageOffsets(v, offset);
-  // Block 0 publishes its counters and (below) its staged top at the first cluster barrier;
-  // the other blocks arrive now and wait there before they write into block 0.
+  // Block 0 publishes its staged top (below) at the first cluster barrier; the other blocks
+  // arrive now and wait there before they write into block 0.
   if (!leader) cluster.barrier_arrive();
   WaitForPriorGrids();
   AllowNextGrid();
@@ -185,37 +190,26 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   }
   const int64_t size = ws.size;
   const uint32_t tag = ws.update_epoch + 1;
-  if (leader) {
-    // Levels 1..P into shared memory (leaf mins: the positive leaves), all loads first.
-    const int64_t first = v.tree.offset[1], leaf_level = v.tree.offset[L];
-    double s[kStageItems], m[kStageItems];
+  // Block 0's copy of levels 1..P (leaf mins: the positive leaves): loaded now, stored once the
+  // first window's entries are on their way, so that both round trips overlap.
+  const int64_t stage_first = v.tree.offset[1], leaf_level = v.tree.offset[L];
+  double stage_sum[kStageItems], stage_min[kStageItems];
 #pragma unroll
-    for (int j = 0; j < kStageItems; ++j) {
-      const int i = threadIdx.x + j * kThreads;
-      s[j] = 0, m[j] = INFINITY;
-      if (i < plan.top_nodes) {
-        s[j] = __ldcg(v.sum + first + i);
-        if (first + i < leaf_level) m[j] = __ldcg(v.min + first + i);
-      }
+  for (int j = 0; j < kStageItems; ++j) {
+    const int i = threadIdx.x + j * kThreads;
+    stage_sum[j] = 0, stage_min[j] = INFINITY;
+    if (leader && i < plan.top_nodes) {
+      stage_sum[j] = __ldcg(v.sum + stage_first + i);
+      if (stage_first + i < leaf_level) stage_min[j] = __ldcg(v.min + stage_first + i);
     }
-#pragma unroll
-    for (int j = 0; j < kStageItems; ++j) {
-      const int i = threadIdx.x + j * kThreads;
-      if (i < plan.top_nodes) {
-        top_sum[i] = s[j];
-        top_min[i] = first + i < leaf_level ? m[j] : (s[j] > 0 ? s[j] : INFINITY);
-      }
-    }
-    cluster.barrier_arrive();
   }
 
   const int64_t node_lo = rank * plan.part_nodes / kClusterBlocks, node_hi = (rank + 1) * plan.part_nodes / kClusterBlocks;
   const int64_t slot_lo = node_lo << (f * (L - P)), slot_hi = node_hi << (f * (L - P));
   const int64_t windows = (n + kWindow - 1) / kWindow;
+  double* const leaves = v.sum + leaf_level;
   unsigned applied = 0, rejected = 0, stale = 0, dups = 0;  // per thread: at most n <= 2^20
   unsigned int local_max = 0;
-  __syncthreads();  // shared set-up and `offset` done
-  double* leaves = v.sum + offset[L];
 
   for (int64_t w = windows - 1; w >= 0; --w) {
     // Round trip 1: this window's entries; keep this block's, the last per slot wins.
@@ -230,6 +224,17 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
       td[k] = e < n ? td_errors[e] : 0.f;
       gen[k] = e < n ? generations[e] : 0u;
     }
+    if (leader && w == windows - 1) {
+#pragma unroll
+      for (int j = 0; j < kStageItems; ++j) {
+        const int i = threadIdx.x + j * kThreads;
+        if (i >= plan.top_nodes) continue;
+        top_sum[i] = stage_sum[j];
+        top_min[i] = stage_first + i < leaf_level ? stage_min[j] : (stage_sum[j] > 0 ? stage_sum[j] : INFINITY);
+      }
+      cluster.barrier_arrive();
+    }
+    __syncthreads();  // tables clear, `offset` staged
     uint32_t at[kItems];
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
@@ -262,7 +267,8 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     __syncthreads();  // the winners are listed
     const int count = winners;
     for (int r0 = 0; r0 < count; r0 += plan.round) {
-      // Round trip 2: the winner's slot generation (and mark) and its groups below level P.
+      // Round trip 2: the winner's slot generation (and mark), and the distinct groups below
+      // level P of this round's winners, each claimed by one winner and copied by one warp.
       const int t = r0 + static_cast<int>(threadIdx.x);
       const bool mine = threadIdx.x < static_cast<unsigned>(plan.round) && t < count;
       int64_t s = 0;
@@ -277,32 +283,26 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
           const uint32_t h = GroupInsert(group_keys, plan.group_bits, GroupKey(l, parent), mine_group);
           if (!mine_group) continue;
           claimed |= 1u << l;
-          const double* sums = v.sum + offset[l] + K * parent;
-          if (l == L) {
-            const int slab = atomicAdd(&leaf_used, 1);
-            group_slab[h] = slab;
-            double* dst = leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride;
-#pragma unroll
-            for (int k = 0; k < K / 2; ++k) CopyAsync16(dst + 2 * k, sums + 2 * k);
-          } else {
-            const int slab = atomicAdd(&inner_used, 1);
-            group_slab[h] = slab;
-            double* dst = inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride;
-            const double* mins = v.min + offset[l] + K * parent;
-#pragma unroll
-            for (int k = 0; k < K / 2; ++k) {
-              CopyAsync16(dst + 2 * k, sums + 2 * k);
-              CopyAsync16(dst + K + 2 * k, mins + 2 * k);
-            }
-          }
+          const int slab = atomicAdd(l == L ? &leaf_used : &inner_used, 1);
+          group_slab[h] = slab;
+          (l == L ? leaf_src : inner_src)[slab] = offset[l] + K * parent;
         }
       }
-      // The leaf priority (a pow) is computed while the copies fly.
       const float my_td = mine ? winner_td[t] : 0.f;
       const uint32_t my_gen = mine ? winner_gen[t] : 0u;
+      __syncthreads();  // groups claimed
+      for (int g = warp; g < leaf_used; g += kThreads / 32)
+        if (lane < K / 2) CopyAsync16(leaf_slabs + static_cast<int64_t>(g) * plan.leaf_stride + 2 * lane, v.sum + leaf_src[g] + 2 * lane);
+      for (int g = warp; g < inner_used; g += kThreads / 32)
+        if (lane < K) {
+          const int half = lane / (K / 2), i = lane % (K / 2);  // sums, then mins
+          CopyAsync16(inner_slabs + static_cast<int64_t>(g) * plan.inner_stride + half * K + 2 * i,
+                      (half ? v.min : v.sum) + inner_src[g] + 2 * i);
+        }
+      // The leaf priority (a pow) is computed while the copies fly.
       const double priority = mine ? LeafPriority(fabsf(my_td), v) : 0.0;
       WaitCopies();
-      __syncthreads();  // slabs loaded, group_slab set
+      __syncthreads();  // slabs loaded
       if (mine) {
         bool apply = false;
         if (windows > 1 && mark == tag) ++dups;
@@ -357,22 +357,24 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
       __syncthreads();  // `winners` was read
       clear_entries();
       clear_groups();
-      __syncthreads();
     }
   }
 
-  // Into block 0: the block's counts (warp sums, one atomic per warp and non-zero counter) and
-  // its new level-P nodes.
-  cluster.barrier_wait();
-  unsigned long long* counts0 = cluster.map_shared_rank(counts, 0);
-  unsigned int* max0 = cluster.map_shared_rank(&max_bits, 0);
+  // This block's counts: warp sums, one shared atomic per warp and non-zero counter.
   const unsigned c[4] = {__reduce_add_sync(0xffffffffu, applied), __reduce_add_sync(0xffffffffu, rejected),
                          __reduce_add_sync(0xffffffffu, stale), __reduce_add_sync(0xffffffffu, dups)};
   const unsigned c_max = __reduce_max_sync(0xffffffffu, local_max);
-  if ((threadIdx.x & 31) == 0) {
+  if (lane == 0) {
     for (int j = 0; j < 4; ++j)
-      if (c[j]) atomicAdd(counts0 + j, static_cast<unsigned long long>(c[j]));
-    if (c_max) atomicMax(max0, c_max);
+      if (c[j]) atomicAdd(&counts[j], static_cast<unsigned long long>(c[j]));
+    if (c_max) atomicMax(&max_bits, c_max);
+  }
+  __syncthreads();
+  // Into block 0 (distributed shared memory): the counts and the new level-P nodes.
+  cluster.barrier_wait();
+  if (threadIdx.x < 5) {
+    unsigned long long* row = cluster.map_shared_rank(block_counts[rank], 0);
+    row[threadIdx.x] = threadIdx.x < 4 ? counts[threadIdx.x] : max_bits;
   }
   double* top_sum0 = cluster.map_shared_rank(top_sum, 0);
   double* top_min0 = cluster.map_shared_rank(top_min, 0);
@@ -404,18 +406,23 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     __syncthreads();
   }
   if (threadIdx.x == 0) {
+    unsigned long long sums[5] = {0, 0, 0, 0, 0};
+    for (int b = 0; b < kClusterBlocks; ++b) {
+      for (int j = 0; j < 4; ++j) sums[j] += block_counts[b][j];
+      sums[4] = max(sums[4], block_counts[b][4]);
+    }
     UpdateCounts last;
-    last.applied = static_cast<int64_t>(counts[0]);
-    last.rejected_nonfinite = static_cast<int64_t>(counts[1]);
-    last.stale = static_cast<int64_t>(counts[2]);
-    last.duplicates = static_cast<int64_t>(counts[3]);
+    last.applied = static_cast<int64_t>(sums[0]);
+    last.rejected_nonfinite = static_cast<int64_t>(sums[1]);
+    last.stale = static_cast<int64_t>(sums[2]);
+    last.duplicates = static_cast<int64_t>(sums[3]);
     total.applied += last.applied;
     total.rejected_nonfinite += last.rejected_nonfinite;
     total.stale += last.stale;
     total.duplicates += last.duplicates;
     ws.last_update = last;
     ws.total_update = total;
-    ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(max_bits)));
+    ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(static_cast<unsigned>(sums[4]))));
     ws.update_epoch = tag;
   }
 }
@@ -460,6 +467,8 @@ UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
     plan.top_min = take(8u * plan.top_nodes);
     plan.part_sum = take(8u * plan.part_per_block);
     plan.part_min = take(8u * plan.part_per_block);
+    plan.leaf_src = take(8u * round * (below > 0));
+    plan.inner_src = take(8u * round * std::max(below - 1, 0));
     plan.entry_table = take(8u << plan.entry_bits);
     plan.group_keys = take(8u << plan.group_bits);
     plan.winner_slot = take(4u * plan.window);

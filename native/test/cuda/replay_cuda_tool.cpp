@@ -98,7 +98,8 @@ struct Sampled {
 };
 
 /// Every needed internal node of the GPU trees equals its recomputation from its children
-/// (sum in child order, bit for bit; min over the children's minima, or over the positive leaves).
+/// (pairwise sum, as kernels/replay_tree.cuh's ReduceChildren, bit for bit; min over the
+/// children's minima, or over the positive leaves).
 void CheckTreeInvariant(const CudaReplay& r, const char* what) {
   r.synchronize();
   const auto& v = r.view();
@@ -111,14 +112,15 @@ void CheckTreeInvariant(const CudaReplay& r, const char* what) {
   for (int l = levels; l >= 0; --l) needed_at[l] = needed, needed = (needed + k - 1) / k;
   for (int l = 0; l < levels; ++l)
     for (int64_t j = 0; j < needed_at[l]; ++j) {
-      double s = 0, m = INFINITY;
+      std::vector<double> s(k), m(k);
       for (int c = 0; c < k; ++c) {
         const int64_t at = v.tree.offset[l + 1] + k * j + c;
-        s += sum[at];
-        if (l + 1 == levels) { if (sum[at] > 0) m = std::min(m, sum[at]); }
-        else m = std::min(m, min[at]);
+        s[c] = sum[at];
+        m[c] = l + 1 < levels ? min[at] : sum[at] > 0 ? sum[at] : INFINITY;
       }
-      bad += s != sum[v.tree.offset[l] + j] || m != min[v.tree.offset[l] + j];
+      for (int width = k; width > 1; width /= 2)
+        for (int c = 0; c < width / 2; ++c) s[c] = s[2 * c] + s[2 * c + 1], m[c] = std::min(m[2 * c], m[2 * c + 1]);
+      bad += s[0] != sum[v.tree.offset[l] + j] || m[0] != min[v.tree.offset[l] + j];
     }
   EXPECT(bad == 0, "%s: %lld internal nodes differ from their children", what, (long long)bad);
 }
