@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
     }
     // The IS weight's pow runs while the first chunk's loads are in flight (state_dim >= 1, so
     // every warp with a draw runs this loop).
-    if (first == 0 && leader && !v.batch_max_weights) weight = static_cast<float>(PowLikeHost(p_min / p, beta));
+    if (first == 0 && leader && !v.batch_max_weights) weight = static_cast<float>(IsWeight(p_min / p, beta));
 #pragma unroll
     for (int j = 0; j < kGatherChunk; ++j) {
       const int e = first + j * 32 + lane;
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, Sam
   pmin = red[0];
   for (int w = 1; w < kSampleThreads / 32; ++w) pmin = fmin(pmin, red[w]);
   for (int64_t b = threadIdx.x; b < batch; b += kSampleThreads)
-    out.weights[b] = static_cast<float>(PowLikeHost(pmin / __ldcg(out.probabilities + b), beta));
+    out.weights[b] = static_cast<float>(IsWeight(pmin / __ldcg(out.probabilities + b), beta));
   if (threadIdx.x == 0) v.state->blocks_done = 0;
 }
 

@@ -31,6 +31,17 @@ __device__ __forceinline__ double PowLikeHost(double x, double y) {
   return pow(x, y);
 }
 
+/// IS weight ratio^beta (ratio = P_min / P(i) in (0, 1]) as f64 exp2(beta log2 ratio), with
+/// PowLikeHost's exact cases for beta = 1 and 0. The weight is returned as f32, and this is
+/// within about 1e-15 relative of the correctly rounded power (far inside f32's 6e-8), at a
+/// fraction of pow's latency: a full-accuracy f64 pow measured about 1500 cycles on the
+/// sample kernel's critical path (bench/RESULTS.md, run 8).
+__device__ __forceinline__ double IsWeight(double ratio, double beta) {
+  if (beta == 1.0) return ratio;
+  if (beta == 0.0) return 1.0;
+  return exp2(beta * log2(ratio));
+}
+
 /// p = (min(|td|, p_clip) + eps)^alpha, in f64 (DESIGN section 3, Schaul et al. 2016 eq. 1).
 __device__ __forceinline__ double LeafPriority(double td_abs, const ReplayView& v) {
   return PowLikeHost(fmin(td_abs, v.p_clip) + v.eps, v.alpha);
@@ -76,6 +87,21 @@ __device__ __forceinline__ void ReduceChildren(Sums sums, Mins mins, double& sum
   }
   sum = partial_sum[kLevels - 1];
   min = partial_min[kLevels - 1];
+}
+
+/// ReduceChildren across a group of K consecutive lanes that hold one child each (child g in
+/// lane g of the group; for leaf children pass min = the child if positive, else +inf): the
+/// same pairwise order (lane i adds lane i + 1, then i + 2, ...), so the same bits. The result
+/// is valid in the group's first lane. Every lane of the warp must call it.
+template <int K>
+__device__ __forceinline__ void GroupReduce(double& sum, double& min) {
+#pragma unroll
+  for (int off = 1; off < K; off <<= 1) {
+    const double s = __shfl_down_sync(0xffffffffu, sum, off, K);
+    const double m = __shfl_down_sync(0xffffffffu, min, off, K);
+    sum += s;
+    min = fmin(min, m);
+  }
 }
 
 /// Sum and minimum (ReduceChildren) of internal node j of level l (< L), read from its K
