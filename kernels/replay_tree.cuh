@@ -89,21 +89,6 @@ __device__ __forceinline__ void ReduceChildren(Sums sums, Mins mins, double& sum
   min = partial_min[kLevels - 1];
 }
 
-/// ReduceChildren across a group of K consecutive lanes that hold one child each (child g in
-/// lane g of the group; for leaf children pass min = the child if positive, else +inf): the
-/// same pairwise order (lane i adds lane i + 1, then i + 2, ...), so the same bits. The result
-/// is valid in the group's first lane. Every lane of the warp must call it.
-template <int K>
-__device__ __forceinline__ void GroupReduce(double& sum, double& min) {
-#pragma unroll
-  for (int off = 1; off < K; off <<= 1) {
-    const double s = __shfl_down_sync(0xffffffffu, sum, off, K);
-    const double m = __shfl_down_sync(0xffffffffu, min, off, K);
-    sum += s;
-    min = fmin(min, m);
-  }
-}
-
 /// Sum and minimum (ReduceChildren) of internal node j of level l (< L), read from its K
 /// children. Children are K-aligned, so loads are 16 bytes wide; they go through L2
 /// (ld.global.cg) and are all issued before the first add.

@@ -6,28 +6,26 @@
 // device path such an entry is counted as stale and ignored.)
 //
 // Built for latency: one launch of one thread-block cluster (Hopper), two dependent global
-// round trips per window of the batch, everything else on chip, and the results written back
-// at the end. The tree is cut at a partition level P (the first level below the root with more
-// than 32 needed nodes); block r of the cluster owns a contiguous range of level-P nodes, hence
-// the slots and every node under them.
+// round trips per window of the batch, everything else on chip. The tree is cut at a partition
+// level P (the first level below the root with more than 32 needed nodes); block r of the
+// cluster owns a contiguous range of level-P nodes, hence the slots and every node under them.
 //  1. Every block reads the window's entries and keeps those in its range; the batch's last
 //     entry per slot wins through a shared-memory hash table (slot -> largest batch position).
-//  2. For the winners: each slot's generation and, copied asynchronously (cp.async, coalesced),
-//     the K-group of the slot's leaf and of each of its ancestors below level P, into shared-
-//     memory slabs, one per distinct group (claimed through a second hash table). Half of the
-//     block claims and copies; the other half computes the new leaf priorities (a pow) meanwhile.
-//     Block 0 has copied levels 1..P into shared memory.
-//  3. The new leaves go into their slabs; level by level, bottom up, a group of K lanes sums each
-//     slab (pairwise, as ReduceChildren) into its parent, held in the parent's slab: every
-//     touched ancestor is recomputed from its children, deterministically, with no atomics on
-//     sums.
-//  4. The blocks send their new level-P nodes and their counts to block 0 (distributed shared
-//     memory); after a cluster barrier they write their slabs back to global memory, and block 0
-//     recomputes the levels above P (at most 32 nodes each) and stores them with the counts.
+//  2. For each winner, the slot's generation and, with asynchronous copies (cp.async), the
+//     K-group of the slot's leaf and of each of its ancestors below level P are loaded into
+//     shared-memory slabs, one slab per distinct group (the thread that claims a group in a
+//     second hash table loads it). Block 0 has meanwhile copied levels 1..P into shared memory.
+//  3. The new leaves go into their slabs; level by level, bottom up, the thread that loaded a
+//     group sums it (child order, as NodeValue) into its parent node, which it stores to global
+//     memory and to the parent's slab: every touched ancestor is recomputed from its children,
+//     deterministically, with no atomics on sums.
+//  4. The blocks write their new level-P nodes into block 0's copy (distributed shared memory);
+//     after a cluster barrier block 0 recomputes the levels above P (at most 32 nodes each) and
+//     stores them with the update's counts.
 // Windows: batches longer than kWindow entries are taken window by window from the batch's end,
 // and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
-// Rounds: winners beyond what the slabs hold are taken in rounds; each round but the last
-// writes its slabs back before the next one loads.
+// Rounds: winners beyond what the slabs hold are taken in rounds (each reloads its groups, so
+// it sees what the previous round stored).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -43,62 +41,53 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int kThreads = 512;
-constexpr int kWarps = kThreads / 32;
-constexpr int kHalf = kThreads / 2;            // threads [0, kHalf) claim and copy, the others compute priorities
 constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
 constexpr int kWindow = kThreads * kItems;     // 2048 entries
 constexpr int kStageItems = 3;                 // staged top nodes per thread (block 0)
 constexpr int64_t kTopPartitionNodes = 32;     // levels above P hold at most this many needed nodes
-constexpr unsigned long long kEmpty = ~0ull;
+constexpr uint32_t kEmpty = ~0u;
 
 /// Host-computed shape of one update launch, with the byte offsets of the dynamic shared memory.
 struct UpdatePlan {
   int part_level = 0;        ///< P: block r owns level-P nodes [r * part_nodes / C, (r + 1) * part_nodes / C)
-  int part_nodes = 0;        ///< level-P nodes that cover stored slots (at most 32 K)
-  int part_per_block = 0;    ///< most level-P nodes one block owns
+  int64_t part_nodes = 0;    ///< level-P nodes that cover stored slots
   int window = 0;            ///< entries per window: min(n, kWindow)
   int entry_bits = 6;        ///< log2 entries of the slot table
   int group_bits = 6;        ///< log2 entries of the group table
-  int round = 1;             ///< winners per round (slab capacity per level)
+  int round = 1;             ///< winners per round (slab capacity)
+  int leaf_stride = 0, inner_stride = 0;  ///< slab strides in doubles (odd in 16-byte units: no bank conflicts)
   int top_nodes = 0;         ///< staged nodes of levels 1..P
+  int part_per_block = 0;    ///< most level-P nodes one block owns
   // Byte offsets into the dynamic shared memory.
-  unsigned leaf_slabs = 0, inner_slabs = 0, slab_parent = 0, top_sum = 0, top_min = 0, inbox_sum = 0, inbox_min = 0,
-           part_sum = 0, part_min = 0, priority = 0, entry_table = 0, group_keys = 0, winner_slot = 0, winner_td = 0,
-           winner_gen = 0, group_slab = 0, inbox_flag = 0, touched = 0, bytes = 0;
+  unsigned leaf_slabs = 0, inner_slabs = 0, top_sum = 0, top_min = 0, part_sum = 0, part_min = 0, leaf_src = 0,
+           inner_src = 0, entry_keys = 0, entry_last = 0, group_keys = 0, winner_slot = 0, winner_td = 0, winner_gen = 0, group_slab = 0,
+           touched = 0, bytes = 0;
 };
 
-/// Inserts (slot, pos) into the open-addressing table (key slot, value the largest pos seen)
-/// and returns the entry's index. Slots are < 2^31, so no key equals kEmpty.
-__device__ __forceinline__ uint32_t EntryInsert(unsigned long long* table, int bits, uint32_t slot, uint32_t pos) {
-  const unsigned long long mine = (static_cast<unsigned long long>(slot) << 32) | pos;
+/// Inserts `slot` into the open-addressing slot table (keys: 32-bit slots, kEmpty free;
+/// shared-memory atomics are 32-bit: 64-bit ones measured several times slower) and raises its
+/// entry's `last` to pos (the largest batch position seen). Returns the entry's index.
+__device__ __forceinline__ uint32_t EntryInsert(uint32_t* keys, uint32_t* last, int bits, uint32_t slot, uint32_t pos) {
   const uint32_t mask = (1u << bits) - 1u;
-  uint32_t h = (slot * 0x9E3779B1u) >> (32 - bits);
-  while (true) {
-    const unsigned long long old = atomicCAS(&table[h], kEmpty, mine);
-    if (old == kEmpty) return h;
-    if (static_cast<uint32_t>(old >> 32) == slot) {
-      atomicMax(&table[h], mine);
+  for (uint32_t h = (slot * 0x9E3779B1u) >> (32 - bits);; h = (h + 1u) & mask) {
+    const uint32_t old = atomicCAS(&keys[h], kEmpty, slot);
+    if (old == kEmpty || old == slot) {
+      atomicMax(&last[h], pos);
       return h;
     }
-    h = (h + 1u) & mask;
   }
 }
 
-/// Key of the K-group of level-l nodes whose parent (level l - 1) is `parent`.
-__device__ __forceinline__ unsigned long long GroupKey(int l, int64_t parent) {
-  return (static_cast<unsigned long long>(l) << 48) | static_cast<unsigned long long>(parent);
-}
-
-__device__ __forceinline__ uint32_t GroupHash(unsigned long long key, int bits) {
-  return (static_cast<uint32_t>(key) * 0x9E3779B1u + static_cast<uint32_t>(key >> 48) * 0x85EBCA6Bu) >> (32 - bits);
-}
+/// Key of a K-group of nodes: the index in `sum` of its first node (unique across levels; below
+/// 2^31 because capacity <= 2^30).
+__device__ __forceinline__ uint32_t GroupHash(uint32_t key, int bits) { return (key * 0x9E3779B1u) >> (32 - bits); }
 
 /// Inserts `key` into the group table; returns its index and sets `claimed` when this call put it there.
-__device__ __forceinline__ uint32_t GroupInsert(unsigned long long* keys, int bits, unsigned long long key, bool& claimed) {
+__device__ __forceinline__ uint32_t GroupInsert(uint32_t* keys, int bits, uint32_t key, bool& claimed) {
   const uint32_t mask = (1u << bits) - 1u;
   for (uint32_t h = GroupHash(key, bits);; h = (h + 1u) & mask) {
-    const unsigned long long old = atomicCAS(&keys[h], kEmpty, key);
+    const uint32_t old = atomicCAS(&keys[h], kEmpty, key);
     if (old == kEmpty || old == key) {
       claimed = old == kEmpty;
       return h;
@@ -106,8 +95,13 @@ __device__ __forceinline__ uint32_t GroupInsert(unsigned long long* keys, int bi
   }
 }
 
+/// Key of the K-group of level-l nodes whose parent is `parent`.
+__device__ __forceinline__ uint32_t GroupKey(const int64_t* offset, int k, int l, int64_t parent) {
+  return static_cast<uint32_t>(offset[l] + k * parent);
+}
+
 /// Index of `key`, which is in the table.
-__device__ __forceinline__ uint32_t GroupFind(const unsigned long long* keys, int bits, unsigned long long key) {
+__device__ __forceinline__ uint32_t GroupFind(const uint32_t* keys, int bits, uint32_t key) {
   const uint32_t mask = (1u << bits) - 1u;
   uint32_t h = GroupHash(key, bits);
   while (keys[h] != key) h = (h + 1u) & mask;
@@ -122,38 +116,39 @@ __device__ __forceinline__ void CopyAsync16(void* shared_dst, const void* global
 }
 __device__ __forceinline__ void WaitCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
-/// Barrier of threads [0, kHalf) only (named barrier 1): the claiming half, while the other
-/// half computes priorities.
-__device__ __forceinline__ void SyncClaimHalf() { asm volatile("bar.sync 1, %0;" ::"n"(kHalf) : "memory"); }
+/// Sum and min (ReduceChildren) of a group held in a slab: sums at [0, K), mins at [K, 2K)
+/// unless the children are leaves (min over the positive sums).
+template <int K, bool kLeafChildren>
+__device__ __forceinline__ void SlabValue(const double* slab, double& sum, double& min) {
+  const double2* pairs = reinterpret_cast<const double2*>(slab);
+  ReduceChildren<K, kLeafChildren>([&](int k) { return pairs[k]; }, [&](int k) { return pairs[K / 2 + k]; }, sum, min);
+}
 
 template <int K>
 __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, UpdatePlan plan, const int32_t* indices,
                                                             const uint32_t* generations, const float* td_errors, int64_t n) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int64_t offset[kMaxTreeLevels + 1];
-  __shared__ unsigned long long counts[4];  // this block's applied, rejected, stale, duplicates
+  __shared__ unsigned counts[4];            // this block's applied, rejected, stale, duplicates
   __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
-  __shared__ unsigned long long block_counts[kClusterBlocks][5];  // block 0: every block's counts and max bits
-  __shared__ int winners;
-  __shared__ int used[kMaxTreeLevels + 1];  // slabs claimed at each level in this round
+  __shared__ unsigned block_counts[kClusterBlocks][5];  // block 0: every block's counts and max bits
+  __shared__ int winners, leaf_used, inner_used;
   const auto region = [&](unsigned at) { return smem + at; };
-  double* leaf_slabs = reinterpret_cast<double*>(region(plan.leaf_slabs));    // level L: [round][K] sums
-  double* inner_slabs = reinterpret_cast<double*>(region(plan.inner_slabs));  // levels L-1..P+1: [round][2K] sums, mins
-  int64_t* slab_parent = reinterpret_cast<int64_t*>(region(plan.slab_parent));  // [L - l][round]: the group's parent
-  double* top_sum = reinterpret_cast<double*>(region(plan.top_sum));  // block 0: levels 1..P
+  double* leaf_slabs = reinterpret_cast<double*>(region(plan.leaf_slabs));
+  double* inner_slabs = reinterpret_cast<double*>(region(plan.inner_slabs));
+  double* top_sum = reinterpret_cast<double*>(region(plan.top_sum));
   double* top_min = reinterpret_cast<double*>(region(plan.top_min));
-  double* inbox_sum = reinterpret_cast<double*>(region(plan.inbox_sum));  // block 0: new level-P nodes
-  double* inbox_min = reinterpret_cast<double*>(region(plan.inbox_min));
-  double* part_sum = reinterpret_cast<double*>(region(plan.part_sum));  // this block's new level-P nodes
+  double* part_sum = reinterpret_cast<double*>(region(plan.part_sum));
   double* part_min = reinterpret_cast<double*>(region(plan.part_min));
-  double* priority = reinterpret_cast<double*>(region(plan.priority));  // [round]: new leaf priority per winner
-  unsigned long long* entry_table = reinterpret_cast<unsigned long long*>(region(plan.entry_table));
-  unsigned long long* group_keys = reinterpret_cast<unsigned long long*>(region(plan.group_keys));
+  int64_t* leaf_src = reinterpret_cast<int64_t*>(region(plan.leaf_src));
+  int64_t* inner_src = reinterpret_cast<int64_t*>(region(plan.inner_src));
+  uint32_t* entry_keys = reinterpret_cast<uint32_t*>(region(plan.entry_keys));
+  uint32_t* entry_last = reinterpret_cast<uint32_t*>(region(plan.entry_last));
+  uint32_t* group_keys = reinterpret_cast<uint32_t*>(region(plan.group_keys));
   int32_t* winner_slot = reinterpret_cast<int32_t*>(region(plan.winner_slot));
   float* winner_td = reinterpret_cast<float*>(region(plan.winner_td));
   uint32_t* winner_gen = reinterpret_cast<uint32_t*>(region(plan.winner_gen));
   int32_t* group_slab = reinterpret_cast<int32_t*>(region(plan.group_slab));
-  uint8_t* inbox_flag = region(plan.inbox_flag);
   uint8_t* touched = region(plan.touched);
 
   const cg::cluster_group cluster = cg::this_cluster();
@@ -162,30 +157,24 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   const int L = v.tree.levels, P = plan.part_level, f = v.tree.fan_log;
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   const uint32_t entry_size = 1u << plan.entry_bits, group_size = 1u << plan.group_bits;
-  const auto slab = [&](int l, int g) {
-    return l == L ? leaf_slabs + static_cast<int64_t>(g) * K
-                  : inner_slabs + (static_cast<int64_t>(L - 1 - l) * plan.round + g) * (2 * K);
-  };
   const auto clear_entries = [&] {
-    for (uint32_t i = threadIdx.x; i < entry_size; i += kThreads) entry_table[i] = kEmpty;
+    for (uint32_t i = threadIdx.x; i < entry_size; i += kThreads) entry_keys[i] = kEmpty, entry_last[i] = 0;
     if (threadIdx.x == 0) winners = 0;
   };
   const auto clear_groups = [&] {
     for (uint32_t i = threadIdx.x; i < group_size; i += kThreads) group_keys[i] = kEmpty;
-    if (threadIdx.x <= kMaxTreeLevels) used[threadIdx.x] = 0;
+    if (threadIdx.x == 0) leaf_used = inner_used = 0;
   };
-  // Shared-memory set-up touches no global memory: it overlaps the previous kernel's tail. The
-  // cluster barrier's first phase (arrive now, wait before writing into block 0) orders block
-  // 0's cleared inbox before the other blocks' writes; arriving before any global access keeps
-  // its release fence cheap.
+  // Shared-memory set-up touches no global memory: it overlaps the previous kernel's tail.
   clear_entries();
   clear_groups();
   for (int i = threadIdx.x; i < plan.part_per_block; i += kThreads) touched[i] = 0;
-  for (int i = threadIdx.x; i < plan.part_nodes; i += kThreads) inbox_flag[i] = 0;
   if (threadIdx.x < 4) counts[threadIdx.x] = 0;
   if (threadIdx.x == 0) max_bits = 0;
   StageOffsets(v, offset);
-  cluster.barrier_arrive();
+  // Block 0 publishes its staged top (below) at the first cluster barrier; the other blocks
+  // arrive now and wait there before they write into block 0.
+  if (!leader) cluster.barrier_arrive();
   WaitForPriorGrids();
   AllowNextGrid();
 
@@ -200,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   const int64_t size = ws.size;
   const uint32_t tag = ws.update_epoch + 1;
   // Block 0's copy of levels 1..P (leaf mins: the positive leaves): loaded now, stored once the
-  // first window's entries are on their way.
+  // first window's entries are on their way, so that both round trips overlap.
   const int64_t stage_first = v.tree.offset[1], leaf_level = v.tree.offset[L];
   double stage_sum[kStageItems], stage_min[kStageItems];
 #pragma unroll
@@ -213,26 +202,12 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     }
   }
 
-  const int64_t node_lo = rank * int64_t{plan.part_nodes} / kClusterBlocks;
-  const int64_t node_hi = (rank + 1) * int64_t{plan.part_nodes} / kClusterBlocks;
+  const int64_t node_lo = rank * plan.part_nodes / kClusterBlocks, node_hi = (rank + 1) * plan.part_nodes / kClusterBlocks;
   const int64_t slot_lo = node_lo << (f * (L - P)), slot_hi = node_hi << (f * (L - P));
   const int64_t windows = (n + kWindow - 1) / kWindow;
+  double* const leaves = v.sum + leaf_level;
   unsigned applied = 0, rejected = 0, stale = 0, dups = 0;  // per thread: at most n <= 2^20
   unsigned int local_max = 0;
-
-  // Slabs of this round back to global memory (whole groups: unchanged children are rewritten
-  // with their own values), 16 bytes per thread, coalesced.
-  const auto write_back = [&] {
-    for (int l = L; l > P; --l) {
-      const int chunks = l == L ? K / 2 : K, count = used[l] * chunks;
-      for (int q = threadIdx.x; q < count; q += kThreads) {
-        const int g = q / chunks, c = q % chunks, half = c / (K / 2), i = c % (K / 2);
-        const int64_t at = offset[l] + K * slab_parent[(L - l) * plan.round + g] + 2 * i;
-        *reinterpret_cast<double2*>((half ? v.min : v.sum) + at) =
-            *reinterpret_cast<const double2*>(slab(l, g) + half * K + 2 * i);
-      }
-    }
-  };
 
   for (int64_t w = windows - 1; w >= 0; --w) {
     // Round trip 1: this window's entries; keep this block's, the last per slot wins.
@@ -255,6 +230,7 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
         top_sum[i] = stage_sum[j];
         top_min[i] = stage_first + i < leaf_level ? stage_min[j] : (stage_sum[j] > 0 ? stage_sum[j] : INFINITY);
       }
+      cluster.barrier_arrive();
     }
     __syncthreads();  // tables clear, `offset` staged
     uint32_t at[kItems];
@@ -270,14 +246,14 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
       } else if (s < slot_lo || s >= slot_hi) {
         slot[k] = -1;
       } else {
-        at[k] = EntryInsert(entry_table, plan.entry_bits, static_cast<uint32_t>(s), static_cast<uint32_t>(e));
+        at[k] = EntryInsert(entry_keys, entry_last, plan.entry_bits, static_cast<uint32_t>(s), static_cast<uint32_t>(e));
       }
     }
     __syncthreads();  // every entry is in the table
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       if (slot[k] < 0) continue;
-      if (static_cast<uint32_t>(entry_table[at[k]]) != static_cast<uint32_t>(first + k * kThreads + threadIdx.x)) {
+      if (entry_last[at[k]] != static_cast<uint32_t>(first + k * kThreads + threadIdx.x)) {
         ++dups;
         continue;
       }
@@ -289,106 +265,88 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     __syncthreads();  // the winners are listed
     const int count = winners;
     for (int r0 = 0; r0 < count; r0 += plan.round) {
-      const int in_round = min(plan.round, count - r0);
-      const bool last_round = w == 0 && r0 + plan.round >= count;
+      // Round trip 2: the winner's slot generation (and mark), and the distinct groups below
+      // level P of this round's winners, each claimed by one winner and copied by one warp.
       const int t = r0 + static_cast<int>(threadIdx.x);
-      const bool mine = static_cast<int>(threadIdx.x) < in_round;  // a claiming thread with a winner
+      const bool mine = threadIdx.x < static_cast<unsigned>(plan.round) && t < count;
       int64_t s = 0;
-      uint32_t slot_gen = 0, mark = 0;
-      if (threadIdx.x < kHalf) {
-        // Round trip 2: the winner's slot generation (and mark) and the distinct groups below
-        // level P, each claimed once (warp-aggregated slab numbers) and copied by the half.
-        if (mine) {
-          s = winner_slot[t];
-          slot_gen = v.generations[s];
-          if (windows > 1) mark = v.marks[s];
-        }
-        for (int l = L; l > P; --l) {
-          bool claim = false;
-          uint32_t h = 0;
-          const int64_t parent = s >> (f * (L - l + 1));
-          if (mine) h = GroupInsert(group_keys, plan.group_bits, GroupKey(l, parent), claim);
-          const unsigned ballot = __ballot_sync(0xffffffffu, claim);
-          if (!ballot) continue;
-          const int first_lane = __ffs(ballot) - 1;
-          int base = 0;
-          if (lane == first_lane) base = atomicAdd(&used[l], __popc(ballot));
-          base = __shfl_sync(0xffffffffu, base, first_lane);
-          if (claim) {
-            const int g = base + __popc(ballot & ((1u << lane) - 1u));
-            group_slab[h] = g;
-            slab_parent[(L - l) * plan.round + g] = parent;
-          }
-        }
-        SyncClaimHalf();  // groups claimed
-        for (int l = L; l > P; --l) {
-          const int chunks = l == L ? K / 2 : K, total_chunks = used[l] * chunks;
-          for (int q = threadIdx.x; q < total_chunks; q += kHalf) {
-            const int g = q / chunks, c = q % chunks, half = c / (K / 2), i = c % (K / 2);
-            const int64_t at = offset[l] + K * slab_parent[(L - l) * plan.round + g];
-            CopyAsync16(slab(l, g) + half * K + 2 * i, (half ? v.min : v.sum) + at + 2 * i);
-          }
-        }
-      } else {
-        // The other half: the new leaf priorities, while the copies fly.
-        for (int i = threadIdx.x - kHalf; i < in_round; i += kThreads - kHalf)
-          priority[i] = LeafPriority(fabsf(winner_td[r0 + i]), v);
-      }
-      WaitCopies();
-      __syncthreads();  // slabs loaded, priorities computed
+      uint32_t slot_gen = 0, mark = 0, claimed = 0;
       if (mine) {
-        const float my_td = winner_td[t];
-        const double p = priority[threadIdx.x];
+        s = winner_slot[t];
+        slot_gen = v.generations[s];
+        if (windows > 1) mark = v.marks[s];
+        for (int l = L; l > P; --l) {
+          const int64_t parent = s >> (f * (L - l + 1));
+          bool mine_group = false;
+          const uint32_t h = GroupInsert(group_keys, plan.group_bits, GroupKey(offset, K, l, parent), mine_group);
+          if (!mine_group) continue;
+          claimed |= 1u << l;
+          const int slab = atomicAdd(l == L ? &leaf_used : &inner_used, 1);
+          group_slab[h] = slab;
+          (l == L ? leaf_src : inner_src)[slab] = offset[l] + K * parent;
+        }
+      }
+      const float my_td = mine ? winner_td[t] : 0.f;
+      const uint32_t my_gen = mine ? winner_gen[t] : 0u;
+      __syncthreads();  // groups claimed
+      for (int g = warp; g < leaf_used; g += kThreads / 32)
+        if (lane < K / 2) CopyAsync16(leaf_slabs + static_cast<int64_t>(g) * plan.leaf_stride + 2 * lane, v.sum + leaf_src[g] + 2 * lane);
+      for (int g = warp; g < inner_used; g += kThreads / 32)
+        if (lane < K) {
+          const int half = lane / (K / 2), i = lane % (K / 2);  // sums, then mins
+          CopyAsync16(inner_slabs + static_cast<int64_t>(g) * plan.inner_stride + half * K + 2 * i,
+                      (half ? v.min : v.sum) + inner_src[g] + 2 * i);
+        }
+      // The leaf priority (a pow) is computed while the copies fly.
+      const double priority = mine ? LeafPriority(fabsf(my_td), v) : 0.0;
+      WaitCopies();
+      __syncthreads();  // slabs loaded
+      if (mine) {
         bool apply = false;
         if (windows > 1 && mark == tag) ++dups;
         else if (!isfinite(my_td)) ++rejected;
-        else if (slot_gen != winner_gen[t]) ++stale;
+        else if (slot_gen != my_gen) ++stale;
         else apply = true;
         if (windows > 1 && mark != tag) v.marks[s] = tag;
         if (apply) {
+          leaves[s] = priority;
           local_max = max(local_max, __float_as_uint(fabsf(my_td)));
           ++applied;
           if (L > P) {
-            slab(L, group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(L, s >> f))])[s & (K - 1)] = p;
+            const int slab = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, L, s >> f))];
+            leaf_slabs[static_cast<int64_t>(slab) * plan.leaf_stride + (s & (K - 1))] = priority;
           } else {  // the leaves are level P
-            part_sum[s - node_lo] = p;
-            part_min[s - node_lo] = p > 0 ? p : INFINITY;
+            part_sum[s - node_lo] = priority;
+            part_min[s - node_lo] = priority > 0 ? priority : INFINITY;
             touched[s - node_lo] = 1;
           }
         }
       }
       __syncthreads();  // new leaves in their slabs
-      // Bottom up: each group of K lanes sums a slab into its parent.
+      // Bottom up: the claimer of each group sums it into its parent.
       for (int l = L; l > P; --l) {
-        const int slabs = used[l];
-        for (int base = warp * (32 / K); base < slabs; base += kWarps * (32 / K)) {
-          const int g = base + lane / K, c = lane & (K - 1);
-          const bool valid = g < slabs;
-          double sum = 0, min = INFINITY;
-          if (valid) {
-            const double* x = slab(l, g);
-            sum = x[c];
-            min = l == L ? (sum > 0 ? sum : INFINITY) : x[K + c];
-          }
-          GroupReduce<K>(sum, min);
-          if (valid && c == 0) {
-            const int64_t parent = slab_parent[(L - l) * plan.round + g];
-            if (l - 1 > P) {
-              double* up = slab(l - 1, group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(l - 1, parent >> f))]);
-              up[parent & (K - 1)] = sum;
-              up[K + (parent & (K - 1))] = min;
-            } else {
-              part_sum[parent - node_lo] = sum;
-              part_min[parent - node_lo] = min;
-              touched[parent - node_lo] = 1;
-            }
+        if (mine && (claimed >> l & 1u)) {
+          const int64_t parent = s >> (f * (L - l + 1));
+          const int slab = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, l, parent))];
+          double sum, min;
+          if (l == L) SlabValue<K, true>(leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride, sum, min);
+          else SlabValue<K, false>(inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride, sum, min);
+          v.sum[offset[l - 1] + parent] = sum;
+          v.min[offset[l - 1] + parent] = min;
+          if (l - 1 > P) {
+            const int up = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, l - 1, parent >> f))];
+            double* dst = inner_slabs + static_cast<int64_t>(up) * plan.inner_stride;
+            dst[parent & (K - 1)] = sum;
+            dst[K + (parent & (K - 1))] = min;
+          } else {
+            part_sum[parent - node_lo] = sum;
+            part_min[parent - node_lo] = min;
+            touched[parent - node_lo] = 1;
           }
         }
         __syncthreads();
       }
-      if (!last_round) {
-        write_back();
-        __syncthreads();  // written back and read before the next round's copies and claims
+      if (r0 + plan.round < count) {
         clear_groups();
         __syncthreads();
       }
@@ -396,6 +354,7 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     if (w > 0) {
       __syncthreads();  // `winners` was read
       clear_entries();
+      clear_groups();
     }
   }
 
@@ -405,59 +364,41 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   const unsigned c_max = __reduce_max_sync(0xffffffffu, local_max);
   if (lane == 0) {
     for (int j = 0; j < 4; ++j)
-      if (c[j]) atomicAdd(&counts[j], static_cast<unsigned long long>(c[j]));
+      if (c[j]) atomicAdd(&counts[j], c[j]);
     if (c_max) atomicMax(&max_bits, c_max);
   }
   __syncthreads();
   // Into block 0 (distributed shared memory): the counts and the new level-P nodes.
   cluster.barrier_wait();
   if (threadIdx.x < 5) {
-    unsigned long long* row = cluster.map_shared_rank(block_counts[rank], 0);
+    unsigned* row = cluster.map_shared_rank(block_counts[rank], 0);
     row[threadIdx.x] = threadIdx.x < 4 ? counts[threadIdx.x] : max_bits;
   }
-  double* inbox_sum0 = cluster.map_shared_rank(inbox_sum, 0);
-  double* inbox_min0 = cluster.map_shared_rank(inbox_min, 0);
-  uint8_t* inbox_flag0 = cluster.map_shared_rank(inbox_flag, 0);
+  double* top_sum0 = cluster.map_shared_rank(top_sum, 0);
+  double* top_min0 = cluster.map_shared_rank(top_min, 0);
+  const int64_t part_at = offset[P] - offset[1] + node_lo;
   for (int64_t i = threadIdx.x; i < node_hi - node_lo; i += kThreads) {
     if (!touched[i]) continue;
-    inbox_sum0[node_lo + i] = part_sum[i];
-    inbox_min0[node_lo + i] = part_min[i];
-    inbox_flag0[node_lo + i] = 1;
+    top_sum0[part_at + i] = part_sum[i];
+    top_min0[part_at + i] = part_min[i];
   }
   cluster.sync();  // every block's nodes and counts are in block 0
-  // Write-back: the last round's slabs and this block's level-P nodes.
-  write_back();
-  for (int64_t i = threadIdx.x; i < node_hi - node_lo; i += kThreads) {
-    if (!touched[i]) continue;
-    v.sum[offset[P] + node_lo + i] = part_sum[i];
-    if (P < L) v.min[offset[P] + node_lo + i] = part_min[i];
-  }
   if (!leader) return;
 
-  // Block 0: every needed node above level P, bottom up, from the staged levels (level P's new
-  // nodes from the inbox), a group of K lanes per node.
+  // Block 0: every needed node above level P, bottom up, from the staged levels.
   for (int l = P - 1; l >= 0; --l) {
     const int64_t nodes = NeededNodes(v, l);
     const int64_t child_at = offset[l + 1] - offset[1];
-    for (int64_t base = warp * (32 / K); base < nodes; base += kWarps * (32 / K)) {
-      const int64_t j = base + lane / K;
-      const int c = lane & (K - 1);
-      const bool valid = j < nodes;
-      double sum = 0, min = INFINITY;
-      if (valid) {
-        const int64_t child = K * j + c;  // index in level l + 1
-        const bool fresh = l + 1 == P && child < plan.part_nodes && inbox_flag[child];
-        sum = fresh ? inbox_sum[child] : top_sum[child_at + child];
-        min = fresh ? inbox_min[child] : top_min[child_at + child];
-      }
-      GroupReduce<K>(sum, min);
-      if (valid && c == 0) {
-        v.sum[offset[l] + j] = sum;
-        v.min[offset[l] + j] = min;
-        if (l > 0) {
-          top_sum[offset[l] - offset[1] + j] = sum;
-          top_min[offset[l] - offset[1] + j] = min;
-        }
+    for (int64_t j = threadIdx.x; j < nodes; j += kThreads) {
+      const double2* sums = reinterpret_cast<const double2*>(top_sum + child_at + K * j);
+      const double2* mins = reinterpret_cast<const double2*>(top_min + child_at + K * j);
+      double sum, min;
+      ReduceChildren<K, false>([&](int k) { return sums[k]; }, [&](int k) { return mins[k]; }, sum, min);
+      v.sum[offset[l] + j] = sum;
+      v.min[offset[l] + j] = min;
+      if (l > 0) {
+        top_sum[offset[l] - offset[1] + j] = sum;
+        top_min[offset[l] - offset[1] + j] = min;
       }
     }
     __syncthreads();
@@ -466,7 +407,7 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     unsigned long long sums[5] = {0, 0, 0, 0, 0};
     for (int b = 0; b < kClusterBlocks; ++b) {
       for (int j = 0; j < 4; ++j) sums[j] += block_counts[b][j];
-      sums[4] = max(sums[4], block_counts[b][4]);
+      sums[4] = max(sums[4], static_cast<unsigned long long>(block_counts[b][4]));
     }
     UpdateCounts last;
     last.applied = static_cast<int64_t>(sums[0]);
@@ -496,52 +437,49 @@ int CeilLog2(int64_t x) {
 /// (round: the most winners whose slabs fit in `shared_bytes`). Throws nothing: a plan that does
 /// not fit is refused by the launch.
 UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
-  const int levels = v.tree.levels, k = 1 << v.tree.fan_log;
+  const int levels = v.tree.levels, f = v.tree.fan_log, k = 1 << f;
   UpdatePlan plan;
   int p = 1;
   while (p < levels && NeededNodes(v, p) <= kTopPartitionNodes) ++p;
   plan.part_level = p;
-  plan.part_nodes = static_cast<int>(NeededNodes(v, p));
-  plan.part_per_block = (plan.part_nodes + kClusterBlocks - 1) / kClusterBlocks;
+  plan.part_nodes = NeededNodes(v, p);
+  plan.part_per_block = static_cast<int>((plan.part_nodes + kClusterBlocks - 1) / kClusterBlocks);
   plan.window = static_cast<int>(std::min<int64_t>(n, kWindow));
   plan.entry_bits = std::max(6, CeilLog2(2 * int64_t{plan.window}));
   plan.top_nodes = static_cast<int>(v.tree.offset[p] + v.tree.count[p] - v.tree.offset[1]);
-  const unsigned below = static_cast<unsigned>(levels - p);  // slab levels: the leaves and below - 1 internal ones
-  const unsigned inner = below > 0 ? below - 1 : 0;
+  plan.leaf_stride = 2 * ((k / 2) | 1);
+  plan.inner_stride = 2 * (k | 1);
+  const int below = levels - p;  // groups per winner: one of leaves, below - 1 of internal nodes
   const auto layout = [&](int round) {
     plan.round = round;
-    plan.group_bits = std::max(6, CeilLog2(2 * int64_t{round} * std::max(below, 1u)));
+    plan.group_bits = std::max(6, CeilLog2(2 * int64_t{round} * std::max(below, 1)));
     unsigned at = 0;
     const auto take = [&](unsigned bytes) {
       const unsigned here = at;
       at = AlignUp16(at + bytes);
       return here;
     };
-    const unsigned r = static_cast<unsigned>(round), top = static_cast<unsigned>(plan.top_nodes);
-    const unsigned part = static_cast<unsigned>(plan.part_nodes), mine = static_cast<unsigned>(plan.part_per_block);
-    plan.leaf_slabs = take(8u * r * k * (below > 0));
-    plan.inner_slabs = take(8u * r * 2 * k * inner);
-    plan.slab_parent = take(8u * r * below);
-    plan.top_sum = take(8u * top);
-    plan.top_min = take(8u * top);
-    plan.inbox_sum = take(8u * part);
-    plan.inbox_min = take(8u * part);
-    plan.part_sum = take(8u * mine);
-    plan.part_min = take(8u * mine);
-    plan.priority = take(8u * r);
-    plan.entry_table = take(8u << plan.entry_bits);
-    plan.group_keys = take(8u << plan.group_bits);
+    plan.leaf_slabs = take(8u * round * plan.leaf_stride * (below > 0));
+    plan.inner_slabs = take(8u * round * plan.inner_stride * std::max(below - 1, 0));
+    plan.top_sum = take(8u * plan.top_nodes);
+    plan.top_min = take(8u * plan.top_nodes);
+    plan.part_sum = take(8u * plan.part_per_block);
+    plan.part_min = take(8u * plan.part_per_block);
+    plan.leaf_src = take(8u * round * (below > 0));
+    plan.inner_src = take(8u * round * std::max(below - 1, 0));
+    plan.entry_keys = take(4u << plan.entry_bits);
+    plan.entry_last = take(4u << plan.entry_bits);
+    plan.group_keys = take(4u << plan.group_bits);
     plan.winner_slot = take(4u * plan.window);
     plan.winner_td = take(4u * plan.window);
     plan.winner_gen = take(4u * plan.window);
     plan.group_slab = take(4u << plan.group_bits);
-    plan.inbox_flag = take(part);
-    plan.touched = take(mine);
+    plan.touched = take(plan.part_per_block);
     plan.bytes = at;
   };
-  int round = std::min(kHalf, plan.window);
+  int round = std::min(kThreads, plan.window);
   layout(round);
-  while (round > 1 && plan.bytes > static_cast<unsigned>(shared_bytes)) layout(round = round * 7 / 8);
+  while (round > 1 && plan.bytes > static_cast<unsigned>(shared_bytes)) layout(round = round * 3 / 4);
   return plan;
 }
 
