@@ -13,15 +13,17 @@
 //     entry per slot wins through a shared-memory hash table (slot -> largest batch position).
 //  2. For each winner, the slot's generation and, with asynchronous copies (cp.async), the
 //     K-group of the slot's leaf and of each of its ancestors below level P are loaded into
-//     shared-memory slabs, one slab per distinct group (the thread that claims a group in a
-//     second hash table loads it). Block 0 has meanwhile copied levels 1..P into shared memory.
-//  3. The new leaves go into their slabs; level by level, bottom up, the thread that loaded a
-//     group sums it (child order, as NodeValue) into its parent node, which it stores to global
+//     shared-memory slabs, one slab per distinct group (claimed in a second hash table, copied
+//     by one warp per group, coalesced). Block 0 has meanwhile copied levels 1..P into shared
+//     memory. The new leaf priorities (a pow) are computed while the copies fly.
+//  3. The new leaves go into their slabs; level by level, bottom up, the thread that claimed a
+//     group sums it (pairwise, ReduceChildren) into its parent node, which it stores to global
 //     memory and to the parent's slab: every touched ancestor is recomputed from its children,
 //     deterministically, with no atomics on sums.
-//  4. The blocks write their new level-P nodes into block 0's copy (distributed shared memory);
-//     after a cluster barrier block 0 recomputes the levels above P (at most 32 nodes each) and
-//     stores them with the update's counts.
+//  4. The blocks write their new level-P nodes and their counts into block 0 (distributed
+//     shared memory); after a cluster barrier block 0 recomputes the levels above P (at most 32
+//     nodes each) and stores them with the update's counts.
+// Shared-memory atomics are 32-bit only (64-bit ones measured about 970 cycles under contention).
 // Windows: batches longer than kWindow entries are taken window by window from the batch's end,
 // and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
 // Rounds: winners beyond what the slabs hold are taken in rounds (each reloads its groups, so
