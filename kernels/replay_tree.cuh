@@ -144,10 +144,13 @@ __device__ __host__ __forceinline__ int64_t NeededNodes(const ReplayView& v, int
 }
 
 /// Stratified descent by a group of K consecutive lanes (all lanes of the warp must call it).
-/// Rule at each level: go to the first child c with m < (sum of children 0..c), i.e. go left
-/// iff m < left; m is then made relative to child c and clamped into [0, value_c), so a child
-/// of value 0 (an empty slot) is never entered. If rounding leaves m past the children's sum,
-/// the last non-empty child is taken. Levels 1 .. top_levels are read from `top` (a shared-memory
+/// Rule at each level: go to the first non-empty child c with m < (sum of children 0..c), i.e.
+/// go left iff m < left; m is then made relative to child c and clamped into [0, value_c). A
+/// child of value 0 (an empty slot, or a padding node past the needed ones, whose children do
+/// not exist) is never entered: the lanes' prefix sums come from a log-step scan whose rounding
+/// differs from lane to lane, so a zero child's prefix can exceed its left neighbour's by an ulp
+/// and catch an m near the group's total (found by compute-sanitizer: a read past the tree). If
+/// rounding leaves m past the children's sum, the last non-empty child is taken. Levels 1 .. top_levels are read from `top` (a shared-memory
 /// copy of sum[offset[1] .. offset[top_levels + 1])), the rest from global memory. Returns the
 /// leaf (slot) index and sets `leaf` to its value, the same in every lane.
 template <int K>
@@ -168,8 +171,8 @@ __device__ __forceinline__ int64_t Descend(const ReplayView& v, const int64_t* o
       const double y = __shfl_up_sync(0xffffffffu, incl, off, K);
       if (g >= off) incl += y;
     }
-    const unsigned go = (__ballot_sync(0xffffffffu, m < incl) & group_bits) >> base;
     const unsigned nonempty = (__ballot_sync(0xffffffffu, x > 0) & group_bits) >> base;
+    const unsigned go = ((__ballot_sync(0xffffffffu, m < incl) & group_bits) >> base) & nonempty;
     const int c = go ? __ffs(go) - 1 : (nonempty ? 31 - __clz(nonempty) : 0);
     xc = __shfl_sync(0xffffffffu, x, c, K);
     const double excl = __shfl_sync(0xffffffffu, incl - x, c, K);
