@@ -269,8 +269,8 @@ void CheckMillionUpdates() {
 /// Draws at the edges of the strata on a buffer whose priorities span many orders of magnitude:
 /// every draw lands on a stored slot with a positive priority, and its IS weight equals
 /// (P_min / P(slot))^beta computed from the leaves. A descent into a zero child (a padding node
-/// past the needed ones) returns probability 0, hence an infinite weight, and reads past the
-/// tree (compute-sanitizer memcheck flags it): this was seen at capacity 1e5, batch 1024.
+/// past the needed ones) reads past the tree (compute-sanitizer memcheck flags it) and returns a
+/// wrong slot and weight: this was seen at capacity 1e5, batch 1024.
 void CheckDescentEdges() {
   const int calls = std::getenv("DQN_CHECK_SMALL") ? 5 : 200;
   for (int fan_log : {1, 4, 5}) {
