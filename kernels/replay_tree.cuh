@@ -35,7 +35,7 @@ __device__ __forceinline__ double PowLikeHost(double x, double y) {
 /// PowLikeHost's exact cases for beta = 1 and 0. The weight is returned as f32, and this is
 /// within about 1e-15 relative of the correctly rounded power (far inside f32's 6e-8), at a
 /// fraction of pow's latency: a full-accuracy f64 pow measured about 1500 cycles on the
-/// sample kernel's critical path (bench/RESULTS.md, run 8).
+/// sample kernel's critical path (bench/RESULTS.md, session 2, run 12).
 __device__ __forceinline__ double IsWeight(double ratio, double beta) {
   if (beta == 1.0) return ratio;
   if (beta == 0.0) return 1.0;
@@ -53,6 +53,9 @@ __device__ __forceinline__ double Below(double x) {
   return x > 0 ? __longlong_as_double(__double_as_longlong(x) - 1) : 0.0;
 }
 
+/// A leaf's contribution to the min tree: itself if positive, +inf for an empty slot (0).
+__device__ __forceinline__ double LeafMin(double leaf) { return leaf > 0 ? leaf : INFINITY; }
+
 /// Sum and minimum of K children read as K/2 pairs: sums(k) gives the sums of children 2k and
 /// 2k+1, mins(k) their minima; for leaf children (kLeafChildren) the minimum is over the
 /// positive sums (empty slots are left out) and mins is not called. Pairwise order (children
@@ -69,7 +72,7 @@ __device__ __forceinline__ void ReduceChildren(Sums sums, Mins mins, double& sum
     const double2 c = sums(k);
     double s = c.x + c.y, m;
     if constexpr (kLeafChildren) {
-      m = fmin(c.x > 0 ? c.x : INFINITY, c.y > 0 ? c.y : INFINITY);
+      m = fmin(LeafMin(c.x), LeafMin(c.y));
     } else {
       const double2 n = mins(k);
       m = fmin(n.x, n.y);
@@ -150,9 +153,10 @@ __device__ __host__ __forceinline__ int64_t NeededNodes(const ReplayView& v, int
 /// not exist) is never entered: the lanes' prefix sums come from a log-step scan whose rounding
 /// differs from lane to lane, so a zero child's prefix can exceed its left neighbour's by an ulp
 /// and catch an m near the group's total (found by compute-sanitizer: a read past the tree). If
-/// rounding leaves m past the children's sum, the last non-empty child is taken. Levels 1 .. top_levels are read from `top` (a shared-memory
-/// copy of sum[offset[1] .. offset[top_levels + 1])), the rest from global memory. Returns the
-/// leaf (slot) index and sets `leaf` to its value, the same in every lane.
+/// rounding leaves m past the children's sum, the last non-empty child is taken. Levels
+/// 1 .. top_levels are read from `top` (a shared-memory copy of sum[offset[1] ..
+/// offset[top_levels + 1])), the rest from global memory. Returns the leaf (slot) index and sets
+/// `leaf` to its value, the same in every lane.
 template <int K>
 __device__ __forceinline__ int64_t Descend(const ReplayView& v, const int64_t* offset, double m, const double* top,
                                            int top_levels, double& leaf) {

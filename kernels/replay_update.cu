@@ -118,12 +118,13 @@ __device__ __forceinline__ void CopyAsync16(void* shared_dst, const void* global
 }
 __device__ __forceinline__ void WaitCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
-/// Sum and min (ReduceChildren) of a group held in a slab: sums at [0, K), mins at [K, 2K)
-/// unless the children are leaves (min over the positive sums).
+/// Sum and min (ReduceChildren) of a K-group held in shared memory: sums[0, K) and mins[0, K)
+/// (16-byte aligned; mins unused when the children are leaves).
 template <int K, bool kLeafChildren>
-__device__ __forceinline__ void SlabValue(const double* slab, double& sum, double& min) {
-  const double2* pairs = reinterpret_cast<const double2*>(slab);
-  ReduceChildren<K, kLeafChildren>([&](int k) { return pairs[k]; }, [&](int k) { return pairs[K / 2 + k]; }, sum, min);
+__device__ __forceinline__ void GroupValue(const double* sums, const double* mins, double& sum, double& min) {
+  const double2* s = reinterpret_cast<const double2*>(sums);
+  const double2* m = reinterpret_cast<const double2*>(mins);
+  ReduceChildren<K, kLeafChildren>([&](int k) { return s[k]; }, [&](int k) { return m[k]; }, sum, min);
 }
 
 template <int K>
@@ -230,7 +231,7 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
         const int i = threadIdx.x + j * kThreads;
         if (i >= plan.top_nodes) continue;
         top_sum[i] = stage_sum[j];
-        top_min[i] = stage_first + i < leaf_level ? stage_min[j] : (stage_sum[j] > 0 ? stage_sum[j] : INFINITY);
+        top_min[i] = stage_first + i < leaf_level ? stage_min[j] : LeafMin(stage_sum[j]);
       }
       cluster.barrier_arrive();
     }
@@ -319,7 +320,7 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
             leaf_slabs[static_cast<int64_t>(slab) * plan.leaf_stride + (s & (K - 1))] = priority;
           } else {  // the leaves are level P
             part_sum[s - node_lo] = priority;
-            part_min[s - node_lo] = priority > 0 ? priority : INFINITY;
+            part_min[s - node_lo] = LeafMin(priority);
             touched[s - node_lo] = 1;
           }
         }
@@ -331,8 +332,13 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
           const int64_t parent = s >> (f * (L - l + 1));
           const int slab = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, l, parent))];
           double sum, min;
-          if (l == L) SlabValue<K, true>(leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride, sum, min);
-          else SlabValue<K, false>(inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride, sum, min);
+          if (l == L) {
+            const double* group = leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride;
+            GroupValue<K, true>(group, group, sum, min);
+          } else {
+            const double* group = inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride;
+            GroupValue<K, false>(group, group + K, sum, min);
+          }
           v.sum[offset[l - 1] + parent] = sum;
           v.min[offset[l - 1] + parent] = min;
           if (l - 1 > P) {
@@ -392,10 +398,8 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     const int64_t nodes = NeededNodes(v, l);
     const int64_t child_at = offset[l + 1] - offset[1];
     for (int64_t j = threadIdx.x; j < nodes; j += kThreads) {
-      const double2* sums = reinterpret_cast<const double2*>(top_sum + child_at + K * j);
-      const double2* mins = reinterpret_cast<const double2*>(top_min + child_at + K * j);
       double sum, min;
-      ReduceChildren<K, false>([&](int k) { return sums[k]; }, [&](int k) { return mins[k]; }, sum, min);
+      GroupValue<K, false>(top_sum + child_at + K * j, top_min + child_at + K * j, sum, min);
       v.sum[offset[l] + j] = sum;
       v.min[offset[l] + j] = min;
       if (l > 0) {

@@ -266,6 +266,19 @@ void CheckMillionUpdates() {
               (long long)(rounds * b), gpu.total_priority(), static_cast<double>(exact), rel);
 }
 
+/// Gives every slot of a full buffer (each slot written once: generation 1) the priority of a
+/// lognormal(0, sigma) TD error through one host update; returns the TD errors.
+std::vector<float> SetEveryPriority(CudaReplay& r, float sigma, std::mt19937_64& rng) {
+  const int64_t n = r.capacity();
+  std::vector<int32_t> idx(n);
+  std::vector<uint32_t> gen(n, 1u);
+  std::vector<float> td(n);
+  std::lognormal_distribution<float> ln(0.f, sigma);
+  for (int64_t i = 0; i < n; ++i) idx[i] = static_cast<int32_t>(i), td[i] = ln(rng);
+  r.update_priorities(idx.data(), gen.data(), td.data(), n);
+  return td;
+}
+
 /// Draws at the edges of the strata on a buffer whose priorities span many orders of magnitude:
 /// every draw lands on a stored slot with a positive priority, and its IS weight equals
 /// (P_min / P(slot))^beta computed from the leaves. A descent into a zero child (a padding node
@@ -282,12 +295,7 @@ void CheckDescentEdges() {
     CudaReplay gpu(c, o);
     std::mt19937_64 rng(11 + fan_log);
     gpu.insert(MakeBatch(c.capacity, 1, rng, 0).view(false));
-    std::vector<int32_t> idx(c.capacity);
-    std::vector<uint32_t> gen(c.capacity, 1u);
-    std::vector<float> td(c.capacity);
-    std::lognormal_distribution<float> ln(0.f, 4.f);
-    for (int64_t i = 0; i < c.capacity; ++i) idx[i] = static_cast<int32_t>(i), td[i] = ln(rng);
-    gpu.update_priorities(idx.data(), gen.data(), td.data(), c.capacity);
+    SetEveryPriority(gpu, 4.f, rng);
     std::vector<double> leaves(c.capacity);
     gpu.leaf_priorities(leaves.data());
     const double min_leaf = *std::min_element(leaves.begin(), leaves.end());
@@ -781,12 +789,7 @@ int Profile() {
       v.count = std::min(chunk, c.capacity - done);
       r.insert(v);
     }
-    std::vector<int32_t> idx(c.capacity);
-    std::vector<uint32_t> gen(c.capacity, 1u);
-    std::vector<float> td(c.capacity);
-    std::lognormal_distribution<float> ln(0, 1);
-    for (int64_t i = 0; i < c.capacity; ++i) idx[i] = static_cast<int32_t>(i), td[i] = ln(rng);
-    r.update_priorities(idx.data(), gen.data(), td.data(), c.capacity);
+    const std::vector<float> td = SetEveryPriority(r, 1.f, rng);
     r.reserve_batch(256);
     r.set_batch_td(td.data(), 256);
     for (int i = 0; i < 4; ++i) r.run_step(256);
