@@ -3,7 +3,7 @@
 # cmake and python3+torch but no Node and no network: the caller ships the source tree, a
 # tarball of the few node_modules needed (nm.tgz) and the Node binary (node.xz) in one folder.
 #   usage: bash bench/replay-cuda-device.sh STEP...   (run from that source tree's root)
-#   steps: build check tests sanitize bench torch
+#   steps: build check tests sanitize sanitize-bench bench profile torch
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
 OUT=${OUT:-/tmp/replay-cuda-out}
@@ -49,6 +49,16 @@ for s in "$@"; do
       smi=$!
       ./build/native/replay_cuda_tool bench 2>&1 | tee "$OUT/bench.log" | grep -v '^JSON'
       kill $smi ;;
+    profile)
+      # Nsight Compute on the K=32 steps of `replay_cuda_tool profile` (1e6, batch 256, eager):
+      # warp-state samples every 32 cycles, per SASS instruction (the source page, as CSV).
+      step profile
+      ncu -k 'regex:SampleKernel|UpdateKernel' --launch-skip 10 --launch-count 8 --set full --warp-sampling-interval 0 \
+        --cache-control none --clock-control none -f -o "$OUT/profile" ./build/native/replay_cuda_tool profile > "$OUT/profile.log" 2>&1 ||
+        { tail -5 "$OUT/profile.log"; status=1; }
+      ncu -i "$OUT/profile.ncu-rep" --page source --csv --print-source sass > "$OUT/profile-sass.csv" 2>&1
+      ncu -i "$OUT/profile.ncu-rep" --page details > "$OUT/profile-details.txt" 2>&1
+      grep -E "Duration|Registers|Warp Cycles Per Issued|Stall" "$OUT/profile-details.txt" | head -40 ;;
     torch)
       step torch
       python3 bench/torch_per.py 2>&1 | tee "$OUT/torch.log" | grep -v '^JSON' ;;

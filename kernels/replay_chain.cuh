@@ -17,6 +17,25 @@ __device__ __forceinline__ void WaitForPriorGrids() { asm volatile("griddepcontr
 /// Lets the next chained grid be scheduled now (it still waits for this grid before touching memory).
 __device__ __forceinline__ void AllowNextGrid() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
 
+/// Loads one word of every 64-byte line of the kernel parameter `p` (which must be declared
+/// `const __grid_constant__`, so that taking its address reads the parameter bank in place), one
+/// line per warp (warps first_warp, first_warp + 1, ...; lines beyond the block's warps wrap
+/// around). A parameter read that misses the constant cache stalls its warp until the line
+/// arrives, so the first reads of a large parameter (ReplayView is 728 bytes) cost one miss
+/// after another on the critical path (Nsight Compute: "imc" stalls at the kernel's start).
+/// Called before WaitForPriorGrids(), the misses happen in parallel and overlap the previous
+/// kernel (bench/RESULTS.md, session 3).
+template <typename T>
+__device__ __forceinline__ void WarmParams(const T& p, unsigned first_warp = 0) {
+  constexpr unsigned kLines = (sizeof(T) + 63) / 64;
+  const unsigned warps = blockDim.x / 32;
+  if ((threadIdx.x & 31) != 0) return;
+  for (unsigned line = (threadIdx.x / 32 + warps - first_warp % warps) % warps; line < kLines; line += warps) {
+    const unsigned word = reinterpret_cast<const unsigned*>(&p)[line * 16];
+    asm volatile("" ::"r"(word));
+  }
+}
+
 /// Launches kernel<<<grid, block, smem, stream>>>(args...), with the programmatic
 /// stream-serialization attribute when `chained` (see above), in thread-block clusters of
 /// `cluster_blocks` blocks along x when it is > 0 (Hopper). Returns the launch error.

@@ -45,10 +45,13 @@ __device__ int64_t RankOf(const double* cdf, int64_t n, double m) {
 }
 
 template <int K, bool kBf16>
-__global__ void __launch_bounds__(kSampleThreads) SampleKernel(ReplayView v, SampleView out, int64_t batch) {
+__global__ void __launch_bounds__(kSampleThreads)
+    SampleKernel(const __grid_constant__ ReplayView v, const __grid_constant__ SampleView out, int64_t batch) {
   __shared__ double top[kTopNodes];
   __shared__ uint64_t ticket;
   __shared__ int64_t offset[kMaxTreeLevels + 1];
+  WarmParams(v);
+  WarmParams(out, 4);  // warps 4, 5: ReplayView's 12 lines wrap around onto warps 0..3
   StageOffsets(v, offset);
   WaitForPriorGrids();
   AllowNextGrid();

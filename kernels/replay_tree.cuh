@@ -92,6 +92,22 @@ __device__ __forceinline__ void ReduceChildren(Sums sums, Mins mins, double& sum
   min = partial_min[kLevels - 1];
 }
 
+/// ReduceChildren by K consecutive lanes, lane k of the group holding child k (its sum in
+/// `sum`, its min in `min`; for leaf children pass LeafMin(leaf) as min): a butterfly of
+/// xor-shuffles (offsets 1, 2, .., K/2) that leaves the group's sum and minimum in every lane.
+/// Bit for bit the same as ReduceChildren: after offset 2^i every lane holds the sum of its
+/// aligned block of 2^(i+1) children, as the left block + the right block (IEEE addition is
+/// commutative, so both halves' lanes get the same bits), which is the pairwise order. All 32
+/// lanes of the warp must call it.
+template <int K>
+__device__ __forceinline__ void ReduceLanes(double& sum, double& min) {
+#pragma unroll
+  for (int off = 1; off < K; off <<= 1) {
+    sum += __shfl_xor_sync(0xffffffffu, sum, off, K);
+    min = fmin(min, __shfl_xor_sync(0xffffffffu, min, off, K));
+  }
+}
+
 /// Sum and minimum (ReduceChildren) of internal node j of level l (< L), read from its K
 /// children. Children are K-aligned, so loads are 16 bytes wide; they go through L2
 /// (ld.global.cg) and are all issued before the first add.

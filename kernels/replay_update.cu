@@ -20,9 +20,11 @@
 //     group sums it (pairwise, ReduceChildren) into its parent node, which it stores to global
 //     memory and to the parent's slab: every touched ancestor is recomputed from its children,
 //     deterministically, with no atomics on sums.
-//  4. The blocks write their new level-P nodes and their counts into block 0 (distributed
-//     shared memory); after a cluster barrier block 0 recomputes the levels above P (at most 32
-//     nodes each) and stores them with the update's counts.
+//  4. Each block sends its level-P nodes (all of its range: loaded at the start, the touched
+//     ones recomputed) and its counts into block 0's shared memory with st.async, whose bytes
+//     complete a transaction barrier (mbarrier) there: no cluster barrier, so no block waits for
+//     its global stores to drain. Block 0 then recomputes the levels above P (at most 32 nodes
+//     each, K lanes per node) and stores them with the update's counts.
 // Shared-memory atomics are 32-bit only (64-bit ones measured about 970 cycles under contention).
 // Windows: batches longer than kWindow entries are taken window by window from the batch's end,
 // and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
@@ -59,12 +61,13 @@ struct UpdatePlan {
   int group_bits = 6;        ///< log2 entries of the group table
   int round = 1;             ///< winners per round (slab capacity)
   int leaf_stride = 0, inner_stride = 0;  ///< slab strides in doubles (odd in 16-byte units: no bank conflicts)
-  int top_nodes = 0;         ///< staged nodes of levels 1..P
+  int top_nodes = 0;         ///< nodes of levels 1..P (block 0's copy of the top)
+  int stage_nodes = 0;       ///< nodes of levels 1..P-1 (loaded by block 0; level P comes from the blocks)
   int part_per_block = 0;    ///< most level-P nodes one block owns
   // Byte offsets into the dynamic shared memory.
   unsigned leaf_slabs = 0, inner_slabs = 0, top_sum = 0, top_min = 0, part_sum = 0, part_min = 0, leaf_src = 0,
            inner_src = 0, entry_keys = 0, entry_last = 0, group_keys = 0, winner_slot = 0, winner_td = 0, winner_gen = 0, group_slab = 0,
-           touched = 0, bytes = 0;
+           bytes = 0;
 };
 
 /// Inserts `slot` into the open-addressing slot table (keys: 32-bit slots, kEmpty free;
@@ -118,6 +121,53 @@ __device__ __forceinline__ void CopyAsync16(void* shared_dst, const void* global
 }
 __device__ __forceinline__ void WaitCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
+/// 32-bit shared-memory address of a shared variable.
+__device__ __forceinline__ unsigned SharedAddress(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+/// The address in block `rank`'s shared memory (shared::cluster window) of the variable at
+/// `local` in this block's.
+__device__ __forceinline__ unsigned ClusterAddress(unsigned local, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+  return remote;
+}
+
+/// Stores `bits` (8 or 4 bytes) at cluster address `dst` and credits the bytes to the mbarrier
+/// at cluster address `bar` in the same block (st.async: the receiver learns of the data through
+/// the barrier's transaction count, the sender needs no fence).
+__device__ __forceinline__ void SendAsync(unsigned dst, unsigned long long bits, unsigned bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(dst), "l"(bits), "r"(bar)
+               : "memory");
+}
+__device__ __forceinline__ void SendAsync(unsigned dst, unsigned bits, unsigned bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst), "r"(bits), "r"(bar)
+               : "memory");
+}
+
+/// Initialises the mbarrier at `bar` for one arrival and makes that visible to the cluster (a
+/// cluster barrier arrive must follow before other blocks use it).
+__device__ __forceinline__ void InitHandoff(unsigned bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/// The mbarrier's one arrival, announcing `bytes` of st.async to come.
+__device__ __forceinline__ void ExpectBytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cluster.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+/// Waits (acquire, cluster scope) until the mbarrier's first phase is complete: its arrival
+/// made and every announced byte landed.
+__device__ __forceinline__ void WaitHandoff(unsigned bar) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar)
+        : "memory");
+}
+
 /// Sum and min (ReduceChildren) of a K-group held in shared memory: sums[0, K) and mins[0, K)
 /// (16-byte aligned; mins unused when the children are leaves).
 template <int K, bool kLeafChildren>
@@ -128,13 +178,15 @@ __device__ __forceinline__ void GroupValue(const double* sums, const double* min
 }
 
 template <int K>
-__global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, UpdatePlan plan, const int32_t* indices,
-                                                            const uint32_t* generations, const float* td_errors, int64_t n) {
+__global__ void __launch_bounds__(kThreads, 1)
+    UpdateKernel(const __grid_constant__ ReplayView v, const __grid_constant__ UpdatePlan plan, const int32_t* indices,
+                 const uint32_t* generations, const float* td_errors, int64_t n) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int64_t offset[kMaxTreeLevels + 1];
   __shared__ unsigned counts[4];            // this block's applied, rejected, stale, duplicates
   __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
   __shared__ unsigned block_counts[kClusterBlocks][5];  // block 0: every block's counts and max bits
+  __shared__ uint64_t handoff;              // block 0: the mbarrier that the blocks' st.async complete
   __shared__ int winners, leaf_used, inner_used;
   const auto region = [&](unsigned at) { return smem + at; };
   double* leaf_slabs = reinterpret_cast<double*>(region(plan.leaf_slabs));
@@ -152,7 +204,6 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   float* winner_td = reinterpret_cast<float*>(region(plan.winner_td));
   uint32_t* winner_gen = reinterpret_cast<uint32_t*>(region(plan.winner_gen));
   int32_t* group_slab = reinterpret_cast<int32_t*>(region(plan.group_slab));
-  uint8_t* touched = region(plan.touched);
 
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
@@ -168,16 +219,19 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     for (uint32_t i = threadIdx.x; i < group_size; i += kThreads) group_keys[i] = kEmpty;
     if (threadIdx.x == 0) leaf_used = inner_used = 0;
   };
-  // Shared-memory set-up touches no global memory: it overlaps the previous kernel's tail.
+  // Set-up that touches no global memory overlaps the previous kernel's tail.
+  WarmParams(v);
+  WarmParams(plan, kThreads / 32 - 1);
   clear_entries();
   clear_groups();
-  for (int i = threadIdx.x; i < plan.part_per_block; i += kThreads) touched[i] = 0;
   if (threadIdx.x < 4) counts[threadIdx.x] = 0;
   if (threadIdx.x == 0) max_bits = 0;
   StageOffsets(v, offset);
-  // Block 0 publishes its staged top (below) at the first cluster barrier; the other blocks
-  // arrive now and wait there before they write into block 0.
+  const unsigned handoff_at = SharedAddress(&handoff);
+  // Block 0 publishes its staged top and its mbarrier (below) at the first cluster barrier; the
+  // other blocks arrive now and wait there before they send to block 0.
   if (!leader) cluster.barrier_arrive();
+  else if (threadIdx.x == 0) InitHandoff(handoff_at);
   WaitForPriorGrids();
   AllowNextGrid();
 
@@ -191,24 +245,31 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
   }
   const int64_t size = ws.size;
   const uint32_t tag = ws.update_epoch + 1;
-  // Block 0's copy of levels 1..P (leaf mins: the positive leaves): loaded now, stored once the
-  // first window's entries are on their way, so that both round trips overlap.
-  const int64_t stage_first = v.tree.offset[1], leaf_level = v.tree.offset[L];
+  // Block 0's copy of levels 1..P-1 (internal nodes), and every block's level-P nodes (for the
+  // leaves, the min rule of LeafMin): loaded now, stored once the first window's entries are
+  // on their way, so that the round trips overlap.
+  const int64_t stage_first = v.tree.offset[1];
   double stage_sum[kStageItems], stage_min[kStageItems];
 #pragma unroll
   for (int j = 0; j < kStageItems; ++j) {
     const int i = threadIdx.x + j * kThreads;
     stage_sum[j] = 0, stage_min[j] = INFINITY;
-    if (leader && i < plan.top_nodes) {
+    if (leader && i < plan.stage_nodes) {
       stage_sum[j] = __ldcg(v.sum + stage_first + i);
-      if (stage_first + i < leaf_level) stage_min[j] = __ldcg(v.min + stage_first + i);
+      stage_min[j] = __ldcg(v.min + stage_first + i);
     }
   }
-
   const int64_t node_lo = rank * plan.part_nodes / kClusterBlocks, node_hi = (rank + 1) * plan.part_nodes / kClusterBlocks;
+  const int range = static_cast<int>(node_hi - node_lo);  // <= kThreads (PlanUpdate)
+  const int64_t part_first = v.tree.offset[P] + node_lo;
+  double range_sum = 0, range_min = INFINITY;
+  if (static_cast<int>(threadIdx.x) < range) {
+    range_sum = __ldcg(v.sum + part_first + threadIdx.x);
+    range_min = P < L ? __ldcg(v.min + part_first + threadIdx.x) : LeafMin(range_sum);
+  }
   const int64_t slot_lo = node_lo << (f * (L - P)), slot_hi = node_hi << (f * (L - P));
   const int64_t windows = (n + kWindow - 1) / kWindow;
-  double* const leaves = v.sum + leaf_level;
+  double* const leaves = v.sum + v.tree.offset[L];
   unsigned applied = 0, rejected = 0, stale = 0, dups = 0;  // per thread: at most n <= 2^20
   unsigned int local_max = 0;
 
@@ -225,15 +286,16 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
       td[k] = e < n ? td_errors[e] : 0.f;
       gen[k] = e < n ? generations[e] : 0u;
     }
-    if (leader && w == windows - 1) {
+    if (w == windows - 1) {
+      if (static_cast<int>(threadIdx.x) < range) part_sum[threadIdx.x] = range_sum, part_min[threadIdx.x] = range_min;
+      if (leader) {
 #pragma unroll
-      for (int j = 0; j < kStageItems; ++j) {
-        const int i = threadIdx.x + j * kThreads;
-        if (i >= plan.top_nodes) continue;
-        top_sum[i] = stage_sum[j];
-        top_min[i] = stage_first + i < leaf_level ? stage_min[j] : LeafMin(stage_sum[j]);
+        for (int j = 0; j < kStageItems; ++j) {
+          const int i = threadIdx.x + j * kThreads;
+          if (i < plan.stage_nodes) top_sum[i] = stage_sum[j], top_min[i] = stage_min[j];
+        }
+        cluster.barrier_arrive();
       }
-      cluster.barrier_arrive();
     }
     __syncthreads();  // tables clear, `offset` staged
     uint32_t at[kItems];
@@ -321,7 +383,6 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
           } else {  // the leaves are level P
             part_sum[s - node_lo] = priority;
             part_min[s - node_lo] = LeafMin(priority);
-            touched[s - node_lo] = 1;
           }
         }
       }
@@ -349,7 +410,6 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
           } else {
             part_sum[parent - node_lo] = sum;
             part_min[parent - node_lo] = min;
-            touched[parent - node_lo] = 1;
           }
         }
         __syncthreads();
@@ -376,30 +436,45 @@ __global__ void __launch_bounds__(kThreads, 1) UpdateKernel(ReplayView v, Update
     if (c_max) atomicMax(&max_bits, c_max);
   }
   __syncthreads();
-  // Into block 0 (distributed shared memory): the counts and the new level-P nodes.
+  // Into block 0: this block's level-P nodes and counts (st.async, credited to block 0's
+  // mbarrier; block 0 writes its own). The first cluster barrier ordered block 0's staging and
+  // the mbarrier's initialisation before these.
   cluster.barrier_wait();
-  if (threadIdx.x < 5) {
-    unsigned* row = cluster.map_shared_rank(block_counts[rank], 0);
-    row[threadIdx.x] = threadIdx.x < 4 ? counts[threadIdx.x] : max_bits;
-  }
-  double* top_sum0 = cluster.map_shared_rank(top_sum, 0);
-  double* top_min0 = cluster.map_shared_rank(top_min, 0);
   const int64_t part_at = offset[P] - offset[1] + node_lo;
-  for (int64_t i = threadIdx.x; i < node_hi - node_lo; i += kThreads) {
-    if (!touched[i]) continue;
-    top_sum0[part_at + i] = part_sum[i];
-    top_min0[part_at + i] = part_min[i];
+  if (!leader) {
+    const unsigned bar = ClusterAddress(handoff_at, 0);
+    if (static_cast<int>(threadIdx.x) < range) {
+      SendAsync(ClusterAddress(SharedAddress(top_sum + part_at + threadIdx.x), 0),
+                static_cast<unsigned long long>(__double_as_longlong(part_sum[threadIdx.x])), bar);
+      SendAsync(ClusterAddress(SharedAddress(top_min + part_at + threadIdx.x), 0),
+                static_cast<unsigned long long>(__double_as_longlong(part_min[threadIdx.x])), bar);
+    }
+    if (threadIdx.x < 5)
+      SendAsync(ClusterAddress(SharedAddress(&block_counts[rank][threadIdx.x]), 0), threadIdx.x < 4 ? counts[threadIdx.x] : max_bits,
+                bar);
+    return;
   }
-  cluster.sync();  // every block's nodes and counts are in block 0
-  if (!leader) return;
+  if (static_cast<int>(threadIdx.x) < range) top_sum[part_at + threadIdx.x] = part_sum[threadIdx.x], top_min[part_at + threadIdx.x] = part_min[threadIdx.x];
+  if (threadIdx.x < 5) block_counts[0][threadIdx.x] = threadIdx.x < 4 ? counts[threadIdx.x] : max_bits;
+  if (threadIdx.x == 0) {
+    const int64_t sent = plan.part_nodes - range;  // the other blocks' level-P nodes
+    ExpectBytes(handoff_at, static_cast<unsigned>(16 * sent + (kClusterBlocks - 1) * 5 * sizeof(unsigned)));
+  }
+  WaitHandoff(handoff_at);
+  __syncthreads();  // block 0's own nodes and counts are in too
 
-  // Block 0: every needed node above level P, bottom up, from the staged levels.
+  // Block 0: every needed node above level P, bottom up, from the staged levels; K lanes per
+  // node (ReduceLanes: the same bits as ReduceChildren).
+  const int k = threadIdx.x & (K - 1);
   for (int l = P - 1; l >= 0; --l) {
     const int64_t nodes = NeededNodes(v, l);
     const int64_t child_at = offset[l + 1] - offset[1];
-    for (int64_t j = threadIdx.x; j < nodes; j += kThreads) {
-      double sum, min;
-      GroupValue<K, false>(top_sum + child_at + K * j, top_min + child_at + K * j, sum, min);
+    for (int64_t first = 0; first + (threadIdx.x & ~31u) / K < nodes; first += kThreads / K) {  // warp-uniform
+      const int64_t j = first + threadIdx.x / K;
+      double sum = j < nodes ? top_sum[child_at + K * j + k] : 0.0;
+      double min = j < nodes ? top_min[child_at + K * j + k] : INFINITY;
+      ReduceLanes<K>(sum, min);
+      if (k != 0 || j >= nodes) continue;
       v.sum[offset[l] + j] = sum;
       v.min[offset[l] + j] = min;
       if (l > 0) {
@@ -453,6 +528,7 @@ UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
   plan.window = static_cast<int>(std::min<int64_t>(n, kWindow));
   plan.entry_bits = std::max(6, CeilLog2(2 * int64_t{plan.window}));
   plan.top_nodes = static_cast<int>(v.tree.offset[p] + v.tree.count[p] - v.tree.offset[1]);
+  plan.stage_nodes = static_cast<int>(v.tree.offset[p] - v.tree.offset[1]);
   plan.leaf_stride = 2 * ((k / 2) | 1);
   plan.inner_stride = 2 * (k | 1);
   const int below = levels - p;  // groups per winner: one of leaves, below - 1 of internal nodes
@@ -480,7 +556,6 @@ UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
     plan.winner_td = take(4u * plan.window);
     plan.winner_gen = take(4u * plan.window);
     plan.group_slab = take(4u << plan.group_bits);
-    plan.touched = take(plan.part_per_block);
     plan.bytes = at;
   };
   int round = std::min(kThreads, plan.window);
@@ -502,7 +577,8 @@ cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint
                          const float* td_errors, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   const UpdatePlan plan = PlanUpdate(v, n, v.shared_bytes);
-  if (plan.top_nodes > kStageItems * kThreads || plan.bytes > static_cast<unsigned>(v.shared_bytes))
+  if (plan.stage_nodes > kStageItems * kThreads || plan.part_per_block > kThreads ||
+      plan.bytes > static_cast<unsigned>(v.shared_bytes))
     return cudaErrorInvalidConfiguration;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
     return LaunchChained(v.chained_launches, kClusterBlocks, UpdateKernel<K>, kClusterBlocks, kThreads, plan.bytes,
