@@ -294,6 +294,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int i = threadIdx.x + j * kThreads;
           if (i < plan.stage_nodes) top_sum[i] = stage_sum[j], top_min[i] = stage_min[j];
         }
+        // Level P's padding nodes (past the needed ones; no block sends them) are empty.
+        for (int i = plan.stage_nodes + static_cast<int>(plan.part_nodes) + threadIdx.x; i < plan.top_nodes; i += kThreads)
+          top_sum[i] = 0, top_min[i] = INFINITY;
         cluster.barrier_arrive();
       }
     }
