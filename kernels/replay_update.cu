@@ -16,10 +16,12 @@
 //     shared-memory slabs, one slab per distinct group (claimed in a second hash table, copied
 //     by one warp per group, coalesced). Block 0 has meanwhile copied levels 1..P into shared
 //     memory. The new leaf priorities (a pow) are computed while the copies fly.
-//  3. The new leaves go into their slabs; level by level, bottom up, the thread that claimed a
-//     group sums it (pairwise, ReduceChildren) into its parent node, which it stores to global
-//     memory and to the parent's slab: every touched ancestor is recomputed from its children,
-//     deterministically, with no atomics on sums.
+//  3. The new leaves go into their slabs; level by level, bottom up, the level's groups are
+//     summed (pairwise: ReduceChildren, then ReduceLanes) into their parents, which are stored
+//     to global memory and to the parents' slabs: every touched ancestor is recomputed from its
+//     children, deterministically, with no atomics on sums. The whole block works on each level,
+//     with as many lanes per group as spread the level's groups over all threads: one thread
+//     summing 32 children runs ~300 dependent instructions, 16 lanes summing two each ~40.
 //  4. Each block sends its level-P nodes (all of its range: loaded at the start, the touched
 //     ones recomputed) and its counts into block 0's shared memory with st.async, whose bytes
 //     complete a transaction barrier (mbarrier) there: no cluster barrier, so no block waits for
@@ -34,6 +36,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/replay_chain.cuh"
 #include "kernels/replay_launch.cuh"
@@ -187,7 +190,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
   __shared__ unsigned block_counts[kClusterBlocks][5];  // block 0: every block's counts and max bits
   __shared__ uint64_t handoff;              // block 0: the mbarrier that the blocks' st.async complete
-  __shared__ int winners, leaf_used, inner_used;
+  __shared__ int winners;
+  __shared__ int used[kMaxTreeLevels + 1];  // groups claimed per level in this round
   const auto region = [&](unsigned at) { return smem + at; };
   double* leaf_slabs = reinterpret_cast<double*>(region(plan.leaf_slabs));
   double* inner_slabs = reinterpret_cast<double*>(region(plan.inner_slabs));
@@ -217,7 +221,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   const auto clear_groups = [&] {
     for (uint32_t i = threadIdx.x; i < group_size; i += kThreads) group_keys[i] = kEmpty;
-    if (threadIdx.x == 0) leaf_used = inner_used = 0;
+    if (threadIdx.x <= kMaxTreeLevels) used[threadIdx.x] = 0;
   };
   // Set-up that touches no global memory overlaps the previous kernel's tail.
   WarmParams(v);
@@ -271,6 +275,44 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int64_t windows = (n + kWindow - 1) / kWindow;
   double* const leaves = v.sum + v.tree.offset[L];
   unsigned applied = 0, rejected = 0, stale = 0, dups = 0;  // per thread: at most n <= 2^20
+  // Slab of the i-th group claimed at level l (> P) in a round: leaf groups (level L) in
+  // leaf_slabs, those of level l < L in inner_slabs from (L - 1 - l) * round on.
+  const auto slab_of = [&](int l, int i) { return l == L ? i : (L - 1 - l) * plan.round + i; };
+  // Sums the `groups` groups claimed at level l (> P) into their parents, C children per lane
+  // and K / C lanes per group (ReduceChildren<C>, then ReduceLanes<K / C>: the pairwise order of
+  // ReduceChildren<K>), and stores each parent to global memory and to its own slab (or to the
+  // level-P range). All threads call it; the slabs of level l are complete.
+  const auto reduce_level = [&](auto children_per_lane, auto leaf_children, int l, int groups) {
+    constexpr int C = decltype(children_per_lane)::value, G = K / C;
+    constexpr bool kLeafChildren = decltype(leaf_children)::value;
+    const int j = threadIdx.x % G;  // lane of the group
+    for (int first = 0; first + static_cast<int>(threadIdx.x & ~31u) / G < groups; first += kThreads / G) {  // warp-uniform
+      const int i = first + static_cast<int>(threadIdx.x) / G;
+      double sum = 0, min = INFINITY;
+      int64_t src = 0;
+      if (i < groups) {
+        const int slab = slab_of(l, i);
+        const double* group = kLeafChildren ? leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride
+                                            : inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride;
+        src = (kLeafChildren ? leaf_src : inner_src)[slab];
+        GroupValue<C, kLeafChildren>(group + j * C, group + K + j * C, sum, min);
+      }
+      ReduceLanes<G>(sum, min);
+      if (i >= groups || j != 0) continue;
+      const int64_t parent = (src - offset[l]) >> f;
+      v.sum[offset[l - 1] + parent] = sum;
+      v.min[offset[l - 1] + parent] = min;
+      if (l - 1 > P) {
+        const int up = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, l - 1, parent >> f))];
+        double* dst = inner_slabs + static_cast<int64_t>(up) * plan.inner_stride;
+        dst[parent & (K - 1)] = sum;
+        dst[K + (parent & (K - 1))] = min;
+      } else {
+        part_sum[parent - node_lo] = sum;
+        part_min[parent - node_lo] = min;
+      }
+    }
+  };
   unsigned int local_max = 0;
 
   for (int64_t w = windows - 1; w >= 0; --w) {
@@ -338,7 +380,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int t = r0 + static_cast<int>(threadIdx.x);
       const bool mine = threadIdx.x < static_cast<unsigned>(plan.round) && t < count;
       int64_t s = 0;
-      uint32_t slot_gen = 0, mark = 0, claimed = 0;
+      uint32_t slot_gen = 0, mark = 0, leaf_h = 0;  // leaf_h: the leaf group's entry in the group table
       if (mine) {
         s = winner_slot[t];
         slot_gen = v.generations[s];
@@ -347,9 +389,9 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int64_t parent = s >> (f * (L - l + 1));
           bool mine_group = false;
           const uint32_t h = GroupInsert(group_keys, plan.group_bits, GroupKey(offset, K, l, parent), mine_group);
+          if (l == L) leaf_h = h;
           if (!mine_group) continue;
-          claimed |= 1u << l;
-          const int slab = atomicAdd(l == L ? &leaf_used : &inner_used, 1);
+          const int slab = slab_of(l, atomicAdd(&used[l], 1));
           group_slab[h] = slab;
           (l == L ? leaf_src : inner_src)[slab] = offset[l] + K * parent;
         }
@@ -357,14 +399,16 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float my_td = mine ? winner_td[t] : 0.f;
       const uint32_t my_gen = mine ? winner_gen[t] : 0u;
       __syncthreads();  // groups claimed
-      for (int g = warp; g < leaf_used; g += kThreads / 32)
-        if (lane < K / 2) CopyAsync16(leaf_slabs + static_cast<int64_t>(g) * plan.leaf_stride + 2 * lane, v.sum + leaf_src[g] + 2 * lane);
-      for (int g = warp; g < inner_used; g += kThreads / 32)
-        if (lane < K) {
-          const int half = lane / (K / 2), i = lane % (K / 2);  // sums, then mins
-          CopyAsync16(inner_slabs + static_cast<int64_t>(g) * plan.inner_stride + half * K + 2 * i,
-                      (half ? v.min : v.sum) + inner_src[g] + 2 * i);
-        }
+      if (L > P)
+        for (int g = warp; g < used[L]; g += kThreads / 32)
+          if (lane < K / 2) CopyAsync16(leaf_slabs + static_cast<int64_t>(g) * plan.leaf_stride + 2 * lane, v.sum + leaf_src[g] + 2 * lane);
+      for (int l = L - 1; l > P; --l)
+        for (int g = slab_of(l, warp); g < slab_of(l, used[l]); g += kThreads / 32)
+          if (lane < K) {
+            const int half = lane / (K / 2), i = lane % (K / 2);  // sums, then mins
+            CopyAsync16(inner_slabs + static_cast<int64_t>(g) * plan.inner_stride + half * K + 2 * i,
+                        (half ? v.min : v.sum) + inner_src[g] + 2 * i);
+          }
       // The leaf priority (a pow) is computed while the copies fly.
       const double priority = mine ? LeafPriority(fabsf(my_td), v) : 0.0;
       WaitCopies();
@@ -381,8 +425,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           local_max = max(local_max, __float_as_uint(fabsf(my_td)));
           ++applied;
           if (L > P) {
-            const int slab = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, L, s >> f))];
-            leaf_slabs[static_cast<int64_t>(slab) * plan.leaf_stride + (s & (K - 1))] = priority;
+            leaf_slabs[static_cast<int64_t>(group_slab[leaf_h]) * plan.leaf_stride + (s & (K - 1))] = priority;
           } else {  // the leaves are level P
             part_sum[s - node_lo] = priority;
             part_min[s - node_lo] = LeafMin(priority);
@@ -390,31 +433,19 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       __syncthreads();  // new leaves in their slabs
-      // Bottom up: the claimer of each group sums it into its parent.
+      // Bottom up, level by level: every group of the level into its parent.
       for (int l = L; l > P; --l) {
-        if (mine && (claimed >> l & 1u)) {
-          const int64_t parent = s >> (f * (L - l + 1));
-          const int slab = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, l, parent))];
-          double sum, min;
-          if (l == L) {
-            const double* group = leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride;
-            GroupValue<K, true>(group, group, sum, min);
-          } else {
-            const double* group = inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride;
-            GroupValue<K, false>(group, group + K, sum, min);
+        const int groups = used[l];
+        const auto level = [&](auto leaf) {
+          // C = K / 2 lanes per group when that spreads the groups over the block, else K / 8, else 1.
+          if (groups * (K / 2) <= kThreads) reduce_level(std::integral_constant<int, 2>{}, leaf, l, groups);
+          else if constexpr (K > 8) {
+            if (groups * (K / 8) <= kThreads) reduce_level(std::integral_constant<int, 8>{}, leaf, l, groups);
+            else reduce_level(std::integral_constant<int, K>{}, leaf, l, groups);
           }
-          v.sum[offset[l - 1] + parent] = sum;
-          v.min[offset[l - 1] + parent] = min;
-          if (l - 1 > P) {
-            const int up = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, l - 1, parent >> f))];
-            double* dst = inner_slabs + static_cast<int64_t>(up) * plan.inner_stride;
-            dst[parent & (K - 1)] = sum;
-            dst[K + (parent & (K - 1))] = min;
-          } else {
-            part_sum[parent - node_lo] = sum;
-            part_min[parent - node_lo] = min;
-          }
-        }
+        };
+        if (l == L) level(std::true_type{});
+        else level(std::false_type{});
         __syncthreads();
       }
       if (r0 + plan.round < count) {
