@@ -180,6 +180,27 @@ __device__ __forceinline__ void GroupValue(const double* sums, const double* min
   ReduceChildren<K, kLeafChildren>([&](int k) { return s[k]; }, [&](int k) { return m[k]; }, sum, min);
 }
 
+/// Lanes per K-group of a level of `groups` groups: K / 8 (8 children per lane: a short
+/// ReduceChildren<8>, then log2(K / 8) shuffle rounds of ReduceLanes, ~100 cycles each) when
+/// that fits the block in one pass, else one lane per group (ReduceChildren<K> alone; K = 32:
+/// ~300 dependent instructions, but 32 groups per warp).
+template <int K>
+__device__ __forceinline__ bool SpreadGroups(int64_t groups) {
+  return K > 8 && groups * (K / 8) <= kThreads;
+}
+
+/// Sum and min of the K-group at sums[0, K) / mins[0, K) in shared memory by K / C lanes: lane j
+/// of the group (in [0, K / C)) reduces children [jC, jC + C) (ReduceChildren<C>) and
+/// ReduceLanes<K / C> joins the lanes: the pairwise order of ReduceChildren<K>, bit for bit. An
+/// inactive lane contributes the neutral pair; all lanes of the warp must call it.
+template <int K, int C, bool kLeafChildren>
+__device__ __forceinline__ void GroupValueLanes(const double* sums, const double* mins, int j, bool active, double& sum,
+                                                double& min) {
+  sum = 0, min = INFINITY;
+  if (active) GroupValue<C, kLeafChildren>(sums + j * C, mins + j * C, sum, min);
+  ReduceLanes<K / C>(sum, min);
+}
+
 template <int K>
 __global__ void __launch_bounds__(kThreads, 1)
     UpdateKernel(const __grid_constant__ ReplayView v, const __grid_constant__ UpdatePlan plan, const int32_t* indices,
@@ -275,31 +296,25 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int64_t windows = (n + kWindow - 1) / kWindow;
   double* const leaves = v.sum + v.tree.offset[L];
   unsigned applied = 0, rejected = 0, stale = 0, dups = 0;  // per thread: at most n <= 2^20
+  unsigned int local_max = 0;
   // Slab of the i-th group claimed at level l (> P) in a round: leaf groups (level L) in
   // leaf_slabs, those of level l < L in inner_slabs from (L - 1 - l) * round on.
   const auto slab_of = [&](int l, int i) { return l == L ? i : (L - 1 - l) * plan.round + i; };
-  // Sums the `groups` groups claimed at level l (> P) into their parents, C children per lane
-  // and K / C lanes per group (ReduceChildren<C>, then ReduceLanes<K / C>: the pairwise order of
-  // ReduceChildren<K>), and stores each parent to global memory and to its own slab (or to the
+  // Sums the `groups` groups claimed at level l (> P) into their parents, K / C lanes per group
+  // (GroupValueLanes), and stores each parent to global memory and to its own slab (or to the
   // level-P range). All threads call it; the slabs of level l are complete.
   const auto reduce_level = [&](auto children_per_lane, auto leaf_children, int l, int groups) {
     constexpr int C = decltype(children_per_lane)::value, G = K / C;
     constexpr bool kLeafChildren = decltype(leaf_children)::value;
-    const int j = threadIdx.x % G;  // lane of the group
     for (int first = 0; first + static_cast<int>(threadIdx.x & ~31u) / G < groups; first += kThreads / G) {  // warp-uniform
       const int i = first + static_cast<int>(threadIdx.x) / G;
-      double sum = 0, min = INFINITY;
-      int64_t src = 0;
-      if (i < groups) {
-        const int slab = slab_of(l, i);
-        const double* group = kLeafChildren ? leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride
-                                            : inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride;
-        src = (kLeafChildren ? leaf_src : inner_src)[slab];
-        GroupValue<C, kLeafChildren>(group + j * C, group + K + j * C, sum, min);
-      }
-      ReduceLanes<G>(sum, min);
-      if (i >= groups || j != 0) continue;
-      const int64_t parent = (src - offset[l]) >> f;
+      const int slab = slab_of(l, min(i, groups - 1));
+      const double* group = kLeafChildren ? leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride
+                                          : inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride;
+      double sum, min;
+      GroupValueLanes<K, C, kLeafChildren>(group, group + K, threadIdx.x % G, i < groups, sum, min);
+      if (i >= groups || threadIdx.x % G != 0) continue;
+      const int64_t parent = ((kLeafChildren ? leaf_src : inner_src)[slab] - offset[l]) >> f;
       v.sum[offset[l - 1] + parent] = sum;
       v.min[offset[l - 1] + parent] = min;
       if (l - 1 > P) {
@@ -313,7 +328,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
   };
-  unsigned int local_max = 0;
 
   for (int64_t w = windows - 1; w >= 0; --w) {
     // Round trip 1: this window's entries; keep this block's, the last per slot wins.
@@ -437,12 +451,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int l = L; l > P; --l) {
         const int groups = used[l];
         const auto level = [&](auto leaf) {
-          // C = K / 2 lanes per group when that spreads the groups over the block, else K / 8, else 1.
-          if (groups * (K / 2) <= kThreads) reduce_level(std::integral_constant<int, 2>{}, leaf, l, groups);
-          else if constexpr (K > 8) {
-            if (groups * (K / 8) <= kThreads) reduce_level(std::integral_constant<int, 8>{}, leaf, l, groups);
-            else reduce_level(std::integral_constant<int, K>{}, leaf, l, groups);
+          if constexpr (K > 8) {
+            if (SpreadGroups<K>(groups)) return reduce_level(std::integral_constant<int, 8>{}, leaf, l, groups);
           }
+          reduce_level(std::integral_constant<int, K>{}, leaf, l, groups);
         };
         if (l == L) level(std::true_type{});
         else level(std::false_type{});
@@ -497,24 +509,31 @@ __global__ void __launch_bounds__(kThreads, 1)
   WaitHandoff(handoff_at);
   __syncthreads();  // block 0's own nodes and counts are in too
 
-  // Block 0: every needed node above level P, bottom up, from the staged levels; K lanes per
-  // node (ReduceLanes: the same bits as ReduceChildren).
-  const int k = threadIdx.x & (K - 1);
-  for (int l = P - 1; l >= 0; --l) {
-    const int64_t nodes = NeededNodes(v, l);
+  // Block 0: every needed node above level P, bottom up, from the staged levels (level P's
+  // minima are LeafMin values when P = L, so every level reads as internal nodes).
+  const auto top_level = [&](auto children_per_lane, int l, int64_t nodes) {
+    constexpr int C = decltype(children_per_lane)::value, G = K / C;
     const int64_t child_at = offset[l + 1] - offset[1];
-    for (int64_t first = 0; first + (threadIdx.x & ~31u) / K < nodes; first += kThreads / K) {  // warp-uniform
-      const int64_t j = first + threadIdx.x / K;
-      double sum = j < nodes ? top_sum[child_at + K * j + k] : 0.0;
-      double min = j < nodes ? top_min[child_at + K * j + k] : INFINITY;
-      ReduceLanes<K>(sum, min);
-      if (k != 0 || j >= nodes) continue;
+    for (int64_t first = 0; first + (threadIdx.x & ~31u) / G < nodes; first += kThreads / G) {  // warp-uniform
+      const int64_t j = first + threadIdx.x / G, at = child_at + K * min(j, nodes - 1);
+      double sum, min;
+      GroupValueLanes<K, C, false>(top_sum + at, top_min + at, threadIdx.x % G, j < nodes, sum, min);
+      if (j >= nodes || threadIdx.x % G != 0) continue;
       v.sum[offset[l] + j] = sum;
       v.min[offset[l] + j] = min;
       if (l > 0) {
         top_sum[offset[l] - offset[1] + j] = sum;
         top_min[offset[l] - offset[1] + j] = min;
       }
+    }
+  };
+  for (int l = P - 1; l >= 0; --l) {
+    const int64_t nodes = NeededNodes(v, l);
+    if constexpr (K > 8) {
+      if (SpreadGroups<K>(nodes)) top_level(std::integral_constant<int, 8>{}, l, nodes);
+      else top_level(std::integral_constant<int, K>{}, l, nodes);
+    } else {
+      top_level(std::integral_constant<int, K>{}, l, nodes);
     }
     __syncthreads();
   }
