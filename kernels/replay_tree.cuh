@@ -92,13 +92,13 @@ __device__ __forceinline__ void ReduceChildren(Sums sums, Mins mins, double& sum
   min = partial_min[kLevels - 1];
 }
 
-/// ReduceChildren by K consecutive lanes, lane k of the group holding child k (its sum in
-/// `sum`, its min in `min`; for leaf children pass LeafMin(leaf) as min): a butterfly of
-/// xor-shuffles (offsets 1, 2, .., K/2) that leaves the group's sum and minimum in every lane.
-/// Bit for bit the same as ReduceChildren: after offset 2^i every lane holds the sum of its
-/// aligned block of 2^(i+1) children, as the left block + the right block (IEEE addition is
-/// commutative, so both halves' lanes get the same bits), which is the pairwise order. All 32
-/// lanes of the warp must call it.
+/// Joins K consecutive lanes (a power of two <= 32): lane k holds the sum and min of the k-th of
+/// K aligned, equal blocks of a group's children (one child each, or a ReduceChildren of its
+/// block; a leaf's min is LeafMin(leaf)). A butterfly of xor-shuffles (offsets 1, 2, .., K/2)
+/// leaves the group's sum and minimum in every lane, bit for bit as ReduceChildren over all the
+/// children: after offset 2^i every lane holds the sum of its aligned run of 2^(i+1) blocks, as
+/// the left run + the right run (IEEE addition is commutative, so both halves' lanes get the
+/// same bits), which is the pairwise order. All 32 lanes of the warp must call it.
 template <int K>
 __device__ __forceinline__ void ReduceLanes(double& sum, double& min) {
 #pragma unroll

@@ -20,13 +20,14 @@
 //     summed (pairwise: ReduceChildren, then ReduceLanes) into their parents, which are stored
 //     to global memory and to the parents' slabs: every touched ancestor is recomputed from its
 //     children, deterministically, with no atomics on sums. The whole block works on each level,
-//     with as many lanes per group as spread the level's groups over all threads: one thread
-//     summing 32 children runs ~300 dependent instructions, 16 lanes summing two each ~40.
+//     K / 8 lanes per group (8 children each, then shuffles) when the level's groups fit the
+//     block so, else one thread per group (one thread summing 32 children runs ~300 dependent
+//     instructions: the whole level's latency when only one warp holds groups).
 //  4. Each block sends its level-P nodes (all of its range: loaded at the start, the touched
 //     ones recomputed) and its counts into block 0's shared memory with st.async, whose bytes
 //     complete a transaction barrier (mbarrier) there: no cluster barrier, so no block waits for
 //     its global stores to drain. Block 0 then recomputes the levels above P (at most 32 nodes
-//     each, K lanes per node) and stores them with the update's counts.
+//     each, K / 8 lanes per node) and stores them with the update's counts.
 // Shared-memory atomics are 32-bit only (64-bit ones measured about 970 cycles under contention).
 // Windows: batches longer than kWindow entries are taken window by window from the batch's end,
 // and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
