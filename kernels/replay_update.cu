@@ -270,7 +270,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     max_priority = ws.max_priority;
   }
   const int64_t size = ws.size;
-  const uint32_t tag = ws.update_epoch + 1;
+  // The epoch tag (update_epoch + 1) is formed where it is used: an add right after this load
+  // stalled the thread for a round trip before it issued the entries' loads (Nsight Compute).
+  const uint32_t epoch = ws.update_epoch;
   // Block 0's copy of levels 1..P-1 (internal nodes), and every block's level-P nodes (for the
   // leaves, the min rule of LeafMin): loaded now, stored once the first window's entries are
   // on their way, so that the round trips overlap.
@@ -291,7 +293,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   double range_sum = 0, range_min = INFINITY;
   if (static_cast<int>(threadIdx.x) < range) {
     range_sum = __ldcg(v.sum + part_first + threadIdx.x);
-    range_min = P < L ? __ldcg(v.min + part_first + threadIdx.x) : LeafMin(range_sum);
+    if (P < L) range_min = __ldcg(v.min + part_first + threadIdx.x);  // leaves: LeafMin when stored
   }
   const int64_t slot_lo = node_lo << (f * (L - P)), slot_hi = node_hi << (f * (L - P));
   const int64_t windows = (n + kWindow - 1) / kWindow;
@@ -344,7 +346,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       gen[k] = e < n ? generations[e] : 0u;
     }
     if (w == windows - 1) {
-      if (static_cast<int>(threadIdx.x) < range) part_sum[threadIdx.x] = range_sum, part_min[threadIdx.x] = range_min;
+      if (static_cast<int>(threadIdx.x) < range)
+        part_sum[threadIdx.x] = range_sum, part_min[threadIdx.x] = P < L ? range_min : LeafMin(range_sum);
       if (leader) {
 #pragma unroll
         for (int j = 0; j < kStageItems; ++j) {
@@ -430,6 +433,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       __syncthreads();  // slabs loaded
       if (mine) {
         bool apply = false;
+        const uint32_t tag = epoch + 1;
         if (windows > 1 && mark == tag) ++dups;
         else if (!isfinite(my_td)) ++rejected;
         else if (slot_gen != my_gen) ++stale;
@@ -556,7 +560,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     ws.last_update = last;
     ws.total_update = total;
     ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(static_cast<unsigned>(sums[4]))));
-    ws.update_epoch = tag;
+    ws.update_epoch = epoch + 1;
   }
 }
 
