@@ -14,8 +14,9 @@
 //  2. For each winner, the slot's generation and, with asynchronous copies (cp.async), the
 //     K-group of the slot's leaf and of each of its ancestors below level P are loaded into
 //     shared-memory slabs, one slab per distinct group (claimed in a second hash table, copied
-//     by one warp per group, coalesced). Block 0 has meanwhile copied levels 1..P into shared
-//     memory. The new leaf priorities (a pow) are computed while the copies fly.
+//     by one warp per group, coalesced). Each block has meanwhile loaded its range of level P,
+//     block 0 levels 1..P-1 as well. The new leaf priorities (a pow) are computed while the
+//     copies fly.
 //  3. The new leaves go into their slabs; level by level, bottom up, the level's groups are
 //     summed (pairwise: ReduceChildren, then ReduceLanes) into their parents, which are stored
 //     to global memory and to the parents' slabs: every touched ancestor is recomputed from its
