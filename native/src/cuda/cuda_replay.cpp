@@ -313,11 +313,7 @@ void CudaReplay::read_batch(int64_t batch, SampleBatch& out) const {
 }
 
 void CudaReplay::sample(int64_t batch_size, SampleBatch& out) {
-  if (batch_size < 1 || batch_size > INT32_MAX)
-    throw std::invalid_argument("batch size must be in [1, 2147483647], got " + std::to_string(batch_size));
-  if (!out.indices || !out.generations || !out.weights || !out.states || !out.actions || !out.rewards ||
-      !out.next_states || !out.dones || !out.discounts)
-    throw std::invalid_argument("every SampleBatch array is required");
+  ValidateSampleRequest(batch_size, out);
   if (size_ == 0) throw std::runtime_error("cannot sample from an empty replay buffer");
   if (view_.sampler == detail::SamplerKind::kProportional && !(total_priority() > 0.0))
     throw std::runtime_error("every stored priority is zero, so nothing can be sampled (use eps > 0)");
@@ -333,10 +329,8 @@ void CudaReplay::set_batch_td(const float* td, int64_t n) {
 
 UpdateResult CudaReplay::update_priorities(const int32_t* indices, const uint32_t* generations, const float* td_errors,
                                            int64_t n) {
-  if (n < 0) throw std::invalid_argument("update count must be >= 0, got " + std::to_string(n));
+  ValidateUpdateRequest(indices, generations, td_errors, n, size_);
   if (n == 0) return {};
-  if (!indices || !generations || !td_errors) throw std::invalid_argument("indices, generations and td_errors are required");
-  ValidateUpdateIndices(indices, n, size_);
   ensure_stage(stage_rows_, n);
   const Stage st = stage();
   int32_t* d_idx = st.indices;

@@ -53,11 +53,7 @@ double CpuReplay::beta() const {
 }
 
 void CpuReplay::sample(int64_t batch_size, SampleBatch& out) {
-  if (batch_size < 1 || batch_size > INT32_MAX)
-    throw std::invalid_argument("batch size must be in [1, 2147483647], got " + std::to_string(batch_size));
-  if (!out.indices || !out.generations || !out.weights || !out.states || !out.actions || !out.rewards ||
-      !out.next_states || !out.dones || !out.discounts)
-    throw std::invalid_argument("every SampleBatch array is required");
+  ValidateSampleRequest(batch_size, out);
   const int64_t size = store_.size();
   if (size == 0) throw std::runtime_error("cannot sample from an empty replay buffer");
 
@@ -82,13 +78,10 @@ void CpuReplay::sample(int64_t batch_size, SampleBatch& out) {
 
 UpdateResult CpuReplay::update_priorities(const int32_t* indices, const uint32_t* generations,
                                           const float* td_errors, int64_t n) {
-  if (n < 0) throw std::invalid_argument("update count must be >= 0, got " + std::to_string(n));
+  const int64_t size = store_.size();
+  ValidateUpdateRequest(indices, generations, td_errors, n, size);
   UpdateResult result;
   if (n == 0) return result;
-  if (!indices || !generations || !td_errors)
-    throw std::invalid_argument("indices, generations and td_errors are required");
-  const int64_t size = store_.size();
-  ValidateUpdateIndices(indices, n, size);
   entries_.resize(static_cast<size_t>(n));
   for (int64_t k = 0; k < n; ++k) entries_[static_cast<size_t>(k)] = {indices[k], k};
   // Sorted by (slot, position): the last entry of each run of one slot is the one that wins.

@@ -38,7 +38,20 @@ void ValidateReplayConfig(const ReplayConfig& c) {
   if (c.rank_sort_interval < 1) Invalid("rank_sort_interval", c.rank_sort_interval, ">= 1");
 }
 
-void ValidateUpdateIndices(const int32_t* indices, int64_t n, int64_t size) {
+void ValidateSampleRequest(int64_t batch_size, const SampleBatch& out) {
+  if (batch_size < 1 || batch_size > INT32_MAX)
+    throw std::invalid_argument("batch size must be in [1, 2147483647], got " + std::to_string(batch_size));
+  if (!out.indices || !out.generations || !out.weights || !out.states || !out.actions || !out.rewards ||
+      !out.next_states || !out.dones || !out.discounts)
+    throw std::invalid_argument("every SampleBatch array is required");
+}
+
+void ValidateUpdateRequest(const int32_t* indices, const uint32_t* generations, const float* td_errors, int64_t n,
+                           int64_t size) {
+  if (n < 0) throw std::invalid_argument("update count must be >= 0, got " + std::to_string(n));
+  if (n == 0) return;
+  if (!indices || !generations || !td_errors)
+    throw std::invalid_argument("indices, generations and td_errors are required");
   for (int64_t k = 0; k < n; ++k) {
     if (indices[k] < 0 || indices[k] >= size) {
       std::ostringstream msg;

@@ -16,9 +16,16 @@ constexpr int64_t kMaxReplayCapacity = int64_t{1} << 30;
 /// eps >= 0 and finite, p_clip > 0 and finite, rank_sort_interval >= 1.
 void ValidateReplayConfig(const ReplayConfig& config);
 
-/// Throws std::invalid_argument naming the first index outside [0, size), e.g.
-/// "indices[3] must be in [0, 100), got 100". Shared by every Replay backend's update.
-void ValidateUpdateIndices(const int32_t* indices, int64_t n, int64_t size);
+/// Arguments of Replay::sample: throws std::invalid_argument unless batch_size is in
+/// [1, 2^31 - 1] and every array of `out` is given. Shared by every Replay backend.
+void ValidateSampleRequest(int64_t batch_size, const SampleBatch& out);
+
+/// Arguments of Replay::update_priorities over a buffer of `size` stored slots: throws
+/// std::invalid_argument for n < 0; for n > 0, unless the three arrays are given and every
+/// index is in [0, size) (naming the first one outside, e.g. "indices[3] must be in [0, 100),
+/// got 100"). n = 0 is valid with any arrays. Shared by every Replay backend.
+void ValidateUpdateRequest(const int32_t* indices, const uint32_t* generations, const float* td_errors, int64_t n,
+                           int64_t size);
 
 /// PER leaf priority of a TD error magnitude: (min(|td|, p_clip) + eps)^alpha
 /// (Schaul et al. 2016, sec. 3.3, proportional variant p_i = |delta_i| + eps, with a clip).
