@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/replay_chain.cuh"
 #include "kernels/replay_launch.cuh"
@@ -182,15 +183,6 @@ __device__ __forceinline__ void GroupValue(const double* sums, const double* min
   ReduceChildren<K, kLeafChildren>([&](int k) { return s[k]; }, [&](int k) { return m[k]; }, sum, min);
 }
 
-/// Lanes per K-group of a level of `groups` groups: K / 8 (8 children per lane: a short
-/// ReduceChildren<8>, then log2(K / 8) shuffle rounds of ReduceLanes, ~100 cycles each) when
-/// that fits the block in one pass, else one lane per group (ReduceChildren<K> alone; K = 32:
-/// ~300 dependent instructions, but 32 groups per warp).
-template <int K>
-__device__ __forceinline__ bool SpreadGroups(int64_t groups) {
-  return K > 8 && groups * (K / 8) <= kThreads;
-}
-
 /// Sum and min of the K-group at sums[0, K) / mins[0, K) in shared memory by K / C lanes: lane j
 /// of the group (in [0, K / C)) reduces children [jC, jC + C) (ReduceChildren<C>) and
 /// ReduceLanes<K / C> joins the lanes: the pairwise order of ReduceChildren<K>, bit for bit. An
@@ -201,6 +193,30 @@ __device__ __forceinline__ void GroupValueLanes(const double* sums, const double
   sum = 0, min = INFINITY;
   if (active) GroupValue<C, kLeafChildren>(sums + j * C, mins + j * C, sum, min);
   ReduceLanes<K / C>(sum, min);
+}
+
+/// Sums and minima of `groups` K-groups in shared memory by the whole block (all threads call
+/// it): at(i) gives group i's sums and mins (a pair of pointers to K doubles each; mins unused
+/// for leaf children), store(i, sum, min) takes its result, called once per group. The lanes
+/// per group are K / 8 (8 children per lane: a short ReduceChildren<8>, then log2(K / 8)
+/// shuffle rounds of ReduceLanes, ~100 cycles each) when that fits the block in one pass, else
+/// one (ReduceChildren<K> alone; K = 32: ~300 dependent instructions, but 32 groups per warp).
+template <int K, bool kLeafChildren, typename At, typename Store>
+__device__ __forceinline__ void ReduceGroups(int64_t groups, At at, Store store) {
+  const auto pass = [&](auto children_per_lane) {
+    constexpr int C = decltype(children_per_lane)::value, G = K / C;
+    for (int64_t first = 0; first + (threadIdx.x & ~31u) / G < groups; first += kThreads / G) {  // warp-uniform
+      const int64_t i = first + threadIdx.x / G;
+      const auto group = at(i < groups ? i : groups - 1);
+      double sum, min;
+      GroupValueLanes<K, C, kLeafChildren>(group.first, group.second, threadIdx.x % G, i < groups, sum, min);
+      if (i < groups && threadIdx.x % G == 0) store(i, sum, min);
+    }
+  };
+  if constexpr (K > 8) {
+    if (groups * (K / 8) <= kThreads) return pass(std::integral_constant<int, 8>{});
+  }
+  pass(std::integral_constant<int, K>{});
 }
 
 template <int K>
@@ -304,34 +320,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Slab of the i-th group claimed at level l (> P) in a round: leaf groups (level L) in
   // leaf_slabs, those of level l < L in inner_slabs from (L - 1 - l) * round on.
   const auto slab_of = [&](int l, int i) { return l == L ? i : (L - 1 - l) * plan.round + i; };
-  // Sums the `groups` groups claimed at level l (> P) into their parents, K / C lanes per group
-  // (GroupValueLanes), and stores each parent to global memory and to its own slab (or to the
-  // level-P range). All threads call it; the slabs of level l are complete.
-  const auto reduce_level = [&](auto children_per_lane, auto leaf_children, int l, int groups) {
-    constexpr int C = decltype(children_per_lane)::value, G = K / C;
-    constexpr bool kLeafChildren = decltype(leaf_children)::value;
-    for (int first = 0; first + static_cast<int>(threadIdx.x & ~31u) / G < groups; first += kThreads / G) {  // warp-uniform
-      const int i = first + static_cast<int>(threadIdx.x) / G;
-      const int slab = slab_of(l, min(i, groups - 1));
-      const double* group = kLeafChildren ? leaf_slabs + static_cast<int64_t>(slab) * plan.leaf_stride
-                                          : inner_slabs + static_cast<int64_t>(slab) * plan.inner_stride;
-      double sum, min;
-      GroupValueLanes<K, C, kLeafChildren>(group, group + K, threadIdx.x % G, i < groups, sum, min);
-      if (i >= groups || threadIdx.x % G != 0) continue;
-      const int64_t parent = ((kLeafChildren ? leaf_src : inner_src)[slab] - offset[l]) >> f;
-      v.sum[offset[l - 1] + parent] = sum;
-      v.min[offset[l - 1] + parent] = min;
-      if (l - 1 > P) {
-        const int up = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, l - 1, parent >> f))];
-        double* dst = inner_slabs + static_cast<int64_t>(up) * plan.inner_stride;
-        dst[parent & (K - 1)] = sum;
-        dst[K + (parent & (K - 1))] = min;
-      } else {
-        part_sum[parent - node_lo] = sum;
-        part_min[parent - node_lo] = min;
-      }
-    }
-  };
 
   for (int64_t w = windows - 1; w >= 0; --w) {
     // Round trip 1: this window's entries; keep this block's, the last per slot wins.
@@ -453,17 +441,34 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
       }
       __syncthreads();  // new leaves in their slabs
-      // Bottom up, level by level: every group of the level into its parent.
+      // Bottom up, level by level: every group claimed at the level into its parent, which goes
+      // to global memory and to its own slab (or to the level-P range).
       for (int l = L; l > P; --l) {
-        const int groups = used[l];
-        const auto level = [&](auto leaf) {
-          if constexpr (K > 8) {
-            if (SpreadGroups<K>(groups)) return reduce_level(std::integral_constant<int, 8>{}, leaf, l, groups);
+        const auto store = [&](int64_t i, double sum, double min) {
+          const int64_t parent = ((l == L ? leaf_src : inner_src)[slab_of(l, static_cast<int>(i))] - offset[l]) >> f;
+          v.sum[offset[l - 1] + parent] = sum;
+          v.min[offset[l - 1] + parent] = min;
+          if (l - 1 > P) {
+            const int up = group_slab[GroupFind(group_keys, plan.group_bits, GroupKey(offset, K, l - 1, parent >> f))];
+            double* dst = inner_slabs + static_cast<int64_t>(up) * plan.inner_stride;
+            dst[parent & (K - 1)] = sum;
+            dst[K + (parent & (K - 1))] = min;
+          } else {
+            part_sum[parent - node_lo] = sum;
+            part_min[parent - node_lo] = min;
           }
-          reduce_level(std::integral_constant<int, K>{}, leaf, l, groups);
         };
-        if (l == L) level(std::true_type{});
-        else level(std::false_type{});
+        if (l == L) {
+          ReduceGroups<K, true>(used[l], [&](int64_t i) {
+            const double* group = leaf_slabs + static_cast<int64_t>(slab_of(l, static_cast<int>(i))) * plan.leaf_stride;
+            return std::make_pair(group, group);
+          }, store);
+        } else {
+          ReduceGroups<K, false>(used[l], [&](int64_t i) {
+            const double* group = inner_slabs + static_cast<int64_t>(slab_of(l, static_cast<int>(i))) * plan.inner_stride;
+            return std::make_pair(group, group + K);
+          }, store);
+        }
         __syncthreads();
       }
       if (r0 + plan.round < count) {
@@ -517,30 +522,18 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // Block 0: every needed node above level P, bottom up, from the staged levels (level P's
   // minima are LeafMin values when P = L, so every level reads as internal nodes).
-  const auto top_level = [&](auto children_per_lane, int l, int64_t nodes) {
-    constexpr int C = decltype(children_per_lane)::value, G = K / C;
-    const int64_t child_at = offset[l + 1] - offset[1];
-    for (int64_t first = 0; first + (threadIdx.x & ~31u) / G < nodes; first += kThreads / G) {  // warp-uniform
-      const int64_t j = first + threadIdx.x / G, at = child_at + K * min(j, nodes - 1);
-      double sum, min;
-      GroupValueLanes<K, C, false>(top_sum + at, top_min + at, threadIdx.x % G, j < nodes, sum, min);
-      if (j >= nodes || threadIdx.x % G != 0) continue;
-      v.sum[offset[l] + j] = sum;
-      v.min[offset[l] + j] = min;
-      if (l > 0) {
-        top_sum[offset[l] - offset[1] + j] = sum;
-        top_min[offset[l] - offset[1] + j] = min;
-      }
-    }
-  };
   for (int l = P - 1; l >= 0; --l) {
-    const int64_t nodes = NeededNodes(v, l);
-    if constexpr (K > 8) {
-      if (SpreadGroups<K>(nodes)) top_level(std::integral_constant<int, 8>{}, l, nodes);
-      else top_level(std::integral_constant<int, K>{}, l, nodes);
-    } else {
-      top_level(std::integral_constant<int, K>{}, l, nodes);
-    }
+    const int64_t child_at = offset[l + 1] - offset[1];
+    ReduceGroups<K, false>(
+        NeededNodes(v, l), [&](int64_t j) { return std::make_pair(top_sum + child_at + K * j, top_min + child_at + K * j); },
+        [&](int64_t j, double sum, double min) {
+          v.sum[offset[l] + j] = sum;
+          v.min[offset[l] + j] = min;
+          if (l > 0) {
+            top_sum[offset[l] - offset[1] + j] = sum;
+            top_min[offset[l] - offset[1] + j] = min;
+          }
+        });
     __syncthreads();
   }
   if (threadIdx.x == 0) {
