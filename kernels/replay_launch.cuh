@@ -129,9 +129,10 @@ cudaError_t LaunchInvalidConfiguration(cudaStream_t stream);
 /// Priority update from device arrays of `n` (index, generation, TD error) entries.
 cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint32_t* generations,
                          const float* td_errors, int64_t n, cudaStream_t stream);
-/// Raises the update kernels' dynamic shared-memory limit to `shared_bytes` (outside any
-/// capture); the constructor of CudaReplay calls it.
-cudaError_t PrepareUpdateKernels(int shared_bytes);
+/// Sets `shared_bytes` to the dynamic shared memory that one update block can use next to the
+/// kernels' static shared memory when a block may opt into `optin_bytes` in all, and raises
+/// the update kernels' limit to it (outside any capture); the constructor of CudaReplay calls it.
+cudaError_t PrepareUpdateKernels(int optin_bytes, int* shared_bytes);
 /// Rank-based: fills `iota` ([capacity]) with 0, 1, 2, ... for the sorts (once).
 cudaError_t LaunchIota(int32_t* iota, int64_t n, cudaStream_t stream);
 /// Rank-based: sorts the stored slots by priority (descending) into rank_slots. `size` is the

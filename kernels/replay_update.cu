@@ -25,10 +25,11 @@
 //     block so, else one thread per group (one thread summing 32 children runs ~300 dependent
 //     instructions: the whole level's latency when only one warp holds groups).
 //  4. Each block sends its level-P nodes (all of its range: loaded at the start, the touched
-//     ones recomputed) and its counts into block 0's shared memory with st.async, whose bytes
-//     complete a transaction barrier (mbarrier) there: no cluster barrier, so no block waits for
-//     its global stores to drain. Block 0 then recomputes the levels above P (at most 32 nodes
-//     each, K / 8 lanes per node) and stores them with the update's counts.
+//     ones recomputed) and its warps' counts into block 0's shared memory with st.async, whose
+//     bytes complete a transaction barrier (mbarrier) there: no cluster barrier, so no block
+//     waits for its global stores to drain. Block 0 then recomputes the levels above P (at most
+//     32 nodes each, K / 8 lanes per node) and stores them, while its last warp sums the counts
+//     and stores the update's state.
 // Shared-memory atomics are 32-bit only (64-bit ones measured about 970 cycles under contention).
 // Windows: batches longer than kWindow entries are taken window by window from the batch's end,
 // and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
@@ -51,6 +52,10 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+/// The warp of block 0 that writes the update's counts and state while the other warps
+/// recompute the levels above P (at most 32 nodes per level: never more than 4 warps).
+constexpr int kStateWarp = kWarps - 1;
 constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
 constexpr int kWindow = kThreads * kItems;     // 2048 entries
@@ -157,6 +162,11 @@ __device__ __forceinline__ void InitHandoff(unsigned bar) {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
 
+/// Arrival at the cluster barrier without release semantics: the blocks publish nothing through
+/// it except block 0's mbarrier initialisation, which InitHandoff's fence already orders (the
+/// default release arrival waits for the block's outstanding memory operations: MEMBAR.GPU).
+__device__ __forceinline__ void ArriveRelaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory"); }
+
 /// The mbarrier's one arrival, announcing `bytes` of st.async to come.
 __device__ __forceinline__ void ExpectBytes(unsigned bar, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cluster.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
@@ -225,9 +235,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                  const uint32_t* generations, const float* td_errors, int64_t n) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int64_t offset[kMaxTreeLevels + 1];
-  __shared__ unsigned counts[4];            // this block's applied, rejected, stale, duplicates
-  __shared__ unsigned int max_bits;         // max applied |td|, as f32 bits (order-preserving for >= 0)
-  __shared__ unsigned block_counts[kClusterBlocks][5];  // block 0: every block's counts and max bits
+  // Block 0: every warp's counts (applied, rejected, stale, duplicates) and largest applied |td|
+  // (f32 bits: order-preserving for values >= 0), as [block][warp][5].
+  __shared__ unsigned warp_counts[kClusterBlocks][kWarps][5];
   __shared__ uint64_t handoff;              // block 0: the mbarrier that the blocks' st.async complete
   __shared__ int winners;
   __shared__ int used[kMaxTreeLevels + 1];  // groups claimed per level in this round
@@ -267,22 +277,21 @@ __global__ void __launch_bounds__(kThreads, 1)
   WarmParams(plan, kThreads / 32 - 1);
   clear_entries();
   clear_groups();
-  if (threadIdx.x < 4) counts[threadIdx.x] = 0;
-  if (threadIdx.x == 0) max_bits = 0;
   StageOffsets(v, offset);
   const unsigned handoff_at = SharedAddress(&handoff);
-  // Block 0 publishes its staged top and its mbarrier (below) at the first cluster barrier; the
-  // other blocks arrive now and wait there before they send to block 0.
-  if (!leader) cluster.barrier_arrive();
+  // Block 0 announces its initialised mbarrier (below) at the first cluster barrier; the other
+  // blocks arrive now and wait there before they send to block 0.
+  if (!leader) ArriveRelaxed();
   else if (threadIdx.x == 0) InitHandoff(handoff_at);
   WaitForPriorGrids();
   AllowNextGrid();
 
   DeviceState& ws = *v.state;
-  // State that only block 0 writes, at its very end: loaded now, off the critical path.
+  // State that only block 0's state warp writes, at the end: loaded now, off the critical path.
+  const bool state_lane = leader && threadIdx.x == kStateWarp * 32;
   UpdateCounts total;
   double max_priority = 0;
-  if (leader && threadIdx.x == 0) {
+  if (state_lane) {
     total = ws.total_update;
     max_priority = ws.max_priority;
   }
@@ -346,7 +355,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         // Level P's padding nodes (past the needed ones; no block sends them) are empty.
         for (int i = plan.stage_nodes + static_cast<int>(plan.part_nodes) + threadIdx.x; i < plan.top_nodes; i += kThreads)
           top_sum[i] = 0, top_min[i] = INFINITY;
-        cluster.barrier_arrive();
+        ArriveRelaxed();
       }
     }
     __syncthreads();  // tables clear, `offset` staged
@@ -483,19 +492,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 
-  // This block's counts: warp sums, one shared atomic per warp and non-zero counter.
+  // This warp's counts (lane j < 5 holds the j-th) and level-P nodes go into block 0 (st.async,
+  // credited to block 0's mbarrier; block 0 writes its own). The first cluster barrier ordered
+  // the mbarrier's initialisation before these; the last level's barrier, this block's level-P
+  // nodes.
   const unsigned c[4] = {__reduce_add_sync(0xffffffffu, applied), __reduce_add_sync(0xffffffffu, rejected),
                          __reduce_add_sync(0xffffffffu, stale), __reduce_add_sync(0xffffffffu, dups)};
   const unsigned c_max = __reduce_max_sync(0xffffffffu, local_max);
-  if (lane == 0) {
-    for (int j = 0; j < 4; ++j)
-      if (c[j]) atomicAdd(&counts[j], c[j]);
-    if (c_max) atomicMax(&max_bits, c_max);
-  }
-  __syncthreads();
-  // Into block 0: this block's level-P nodes and counts (st.async, credited to block 0's
-  // mbarrier; block 0 writes its own). The first cluster barrier ordered block 0's staging and
-  // the mbarrier's initialisation before these.
+  const unsigned my_count = lane < 4 ? c[lane & 3] : c_max;
   cluster.barrier_wait();
   const int64_t part_at = offset[P] - offset[1] + node_lo;
   if (!leader) {
@@ -506,19 +510,45 @@ __global__ void __launch_bounds__(kThreads, 1)
       SendAsync(ClusterAddress(SharedAddress(top_min + part_at + threadIdx.x), 0),
                 static_cast<unsigned long long>(__double_as_longlong(part_min[threadIdx.x])), bar);
     }
-    if (threadIdx.x < 5)
-      SendAsync(ClusterAddress(SharedAddress(&block_counts[rank][threadIdx.x]), 0), threadIdx.x < 4 ? counts[threadIdx.x] : max_bits,
-                bar);
+    if (lane < 5) SendAsync(ClusterAddress(SharedAddress(&warp_counts[rank][warp][lane]), 0), my_count, bar);
     return;
   }
   if (static_cast<int>(threadIdx.x) < range) top_sum[part_at + threadIdx.x] = part_sum[threadIdx.x], top_min[part_at + threadIdx.x] = part_min[threadIdx.x];
-  if (threadIdx.x < 5) block_counts[0][threadIdx.x] = threadIdx.x < 4 ? counts[threadIdx.x] : max_bits;
+  if (lane < 5) warp_counts[0][warp][lane] = my_count;
   if (threadIdx.x == 0) {
     const int64_t sent = plan.part_nodes - range;  // the other blocks' level-P nodes
-    ExpectBytes(handoff_at, static_cast<unsigned>(16 * sent + (kClusterBlocks - 1) * 5 * sizeof(unsigned)));
+    ExpectBytes(handoff_at, static_cast<unsigned>(16 * sent + (kClusterBlocks - 1) * sizeof(warp_counts[0])));
   }
   WaitHandoff(handoff_at);
   __syncthreads();  // block 0's own nodes and counts are in too
+
+  // The state warp: the update's counts (lane i sums warps i, i + 32, ... of all blocks), its
+  // state and the epoch; meanwhile the other warps recompute the levels above P.
+  if (warp == kStateWarp) {
+    unsigned sums[5] = {0, 0, 0, 0, 0};
+    for (int i = lane; i < kClusterBlocks * kWarps; i += 32)
+      for (int j = 0; j < 5; ++j) {
+        const unsigned x = warp_counts[i / kWarps][i % kWarps][j];
+        sums[j] = j < 4 ? sums[j] + x : max(sums[j], x);
+      }
+    for (int j = 0; j < 4; ++j) sums[j] = __reduce_add_sync(0xffffffffu, sums[j]);
+    sums[4] = __reduce_max_sync(0xffffffffu, sums[4]);
+    if (state_lane) {
+      UpdateCounts last;
+      last.applied = sums[0];
+      last.rejected_nonfinite = sums[1];
+      last.stale = sums[2];
+      last.duplicates = sums[3];
+      total.applied += last.applied;
+      total.rejected_nonfinite += last.rejected_nonfinite;
+      total.stale += last.stale;
+      total.duplicates += last.duplicates;
+      ws.last_update = last;
+      ws.total_update = total;
+      ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(sums[4])));
+      ws.update_epoch = epoch + 1;
+    }
+  }
 
   // Block 0: every needed node above level P, bottom up, from the staged levels (level P's
   // minima are LeafMin values when P = L, so every level reads as internal nodes).
@@ -535,26 +565,6 @@ __global__ void __launch_bounds__(kThreads, 1)
           }
         });
     __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    unsigned long long sums[5] = {0, 0, 0, 0, 0};
-    for (int b = 0; b < kClusterBlocks; ++b) {
-      for (int j = 0; j < 4; ++j) sums[j] += block_counts[b][j];
-      sums[4] = max(sums[4], static_cast<unsigned long long>(block_counts[b][4]));
-    }
-    UpdateCounts last;
-    last.applied = static_cast<int64_t>(sums[0]);
-    last.rejected_nonfinite = static_cast<int64_t>(sums[1]);
-    last.stale = static_cast<int64_t>(sums[2]);
-    last.duplicates = static_cast<int64_t>(sums[3]);
-    total.applied += last.applied;
-    total.rejected_nonfinite += last.rejected_nonfinite;
-    total.stale += last.stale;
-    total.duplicates += last.duplicates;
-    ws.last_update = last;
-    ws.total_update = total;
-    ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(static_cast<unsigned>(sums[4]))));
-    ws.update_epoch = epoch + 1;
   }
 }
 
@@ -618,11 +628,20 @@ UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
 
 }  // namespace
 
-cudaError_t PrepareUpdateKernels(int shared_bytes) {
-  cudaError_t e = cudaFuncSetAttribute(UpdateKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-  if (e == cudaSuccess) e = cudaFuncSetAttribute(UpdateKernel<16>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-  if (e == cudaSuccess) e = cudaFuncSetAttribute(UpdateKernel<32>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-  return e;
+cudaError_t PrepareUpdateKernels(int optin_bytes, int* shared_bytes) {
+  const auto kernels = {UpdateKernel<2>, UpdateKernel<16>, UpdateKernel<32>};
+  size_t static_bytes = 0;
+  for (const auto kernel : kernels) {
+    cudaFuncAttributes attributes{};
+    if (const cudaError_t e = cudaFuncGetAttributes(&attributes, kernel); e != cudaSuccess) return e;
+    static_bytes = std::max(static_bytes, attributes.sharedSizeBytes);
+  }
+  *shared_bytes = optin_bytes - static_cast<int>(static_bytes);
+  for (const auto kernel : kernels)
+    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, *shared_bytes);
+        e != cudaSuccess)
+      return e;
+  return cudaSuccess;
 }
 
 cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint32_t* generations,

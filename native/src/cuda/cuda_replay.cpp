@@ -74,9 +74,8 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
     Check(cudaGetDevice(&device), "reading the current device");
     int optin = 0;
     Check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "reading the shared-memory limit");
-    v.shared_bytes = optin - 1024;  // the update kernel's static shared memory takes the rest
+    Check(detail::PrepareUpdateKernels(optin, &v.shared_bytes), "configuring the update kernels");
   }
-  Check(detail::PrepareUpdateKernels(v.shared_bytes), "configuring the update kernels");
 
   const bool rank = v.sampler == detail::SamplerKind::kRank;
   if (rank) Check(detail::RankTempBytes(config.capacity, &rank_temp_bytes_), "sizing the rank sort");
