@@ -496,10 +496,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   // credited to block 0's mbarrier; block 0 writes its own). The first cluster barrier ordered
   // the mbarrier's initialisation before these; the last level's barrier, this block's level-P
   // nodes.
-  const unsigned c[4] = {__reduce_add_sync(0xffffffffu, applied), __reduce_add_sync(0xffffffffu, rejected),
-                         __reduce_add_sync(0xffffffffu, stale), __reduce_add_sync(0xffffffffu, dups)};
-  const unsigned c_max = __reduce_max_sync(0xffffffffu, local_max);
-  const unsigned my_count = lane < 4 ? c[lane & 3] : c_max;
+  // (Selected, not indexed: an array indexed by lane would live in local memory.)
+  const unsigned c_applied = __reduce_add_sync(0xffffffffu, applied), c_rejected = __reduce_add_sync(0xffffffffu, rejected),
+                 c_stale = __reduce_add_sync(0xffffffffu, stale), c_dups = __reduce_add_sync(0xffffffffu, dups),
+                 c_max = __reduce_max_sync(0xffffffffu, local_max);
+  const unsigned my_count = lane == 0 ? c_applied : lane == 1 ? c_rejected : lane == 2 ? c_stale : lane == 3 ? c_dups : c_max;
   cluster.barrier_wait();
   const int64_t part_at = offset[P] - offset[1] + node_lo;
   if (!leader) {
