@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   // Set-up that touches no global memory overlaps the previous kernel's tail.
   WarmParams(v);
-  WarmParams(plan, kThreads / 32 - 1);
+  WarmParams(plan, kWarps - 1);
   clear_entries();
   clear_groups();
   StageOffsets(v, offset);
@@ -416,10 +416,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const uint32_t my_gen = mine ? winner_gen[t] : 0u;
       __syncthreads();  // groups claimed
       if (L > P)
-        for (int g = warp; g < used[L]; g += kThreads / 32)
+        for (int g = warp; g < used[L]; g += kWarps)
           if (lane < K / 2) CopyAsync16(leaf_slabs + static_cast<int64_t>(g) * plan.leaf_stride + 2 * lane, v.sum + leaf_src[g] + 2 * lane);
       for (int l = L - 1; l > P; --l)
-        for (int g = slab_of(l, warp); g < slab_of(l, used[l]); g += kThreads / 32)
+        for (int g = slab_of(l, warp); g < slab_of(l, used[l]); g += kWarps)
           if (lane < K) {
             const int half = lane / (K / 2), i = lane % (K / 2);  // sums, then mins
             CopyAsync16(inner_slabs + static_cast<int64_t>(g) * plan.inner_stride + half * K + 2 * i,
