@@ -86,6 +86,10 @@ struct ReplayView {
   /// may be scheduled while its predecessor finishes and waits on the device (griddepcontrol)
   /// before touching memory. Off: plain stream order.
   bool chained_launches = true;
+  /// L2 access-policy window of the sample and update launches (num_bytes 0: none): the slots'
+  /// generations, the sum tree, the min tree and the state, which every step reads at random
+  /// places, persist in the L2's set-aside instead of being evicted by the gathered rows.
+  cudaAccessPolicyWindow l2_window{};
 };
 
 /// Device buffers that a sample fills (each sized for B).

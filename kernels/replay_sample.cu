@@ -217,7 +217,7 @@ cudaError_t LaunchSample(const ReplayView& v, const SampleView& out, int64_t bat
     const int64_t threads = batch * K;
     const unsigned grid = static_cast<unsigned>((threads + kSampleThreads - 1) / kSampleThreads);
     const auto kernel = v.state_bf16 ? SampleKernel<K, true> : SampleKernel<K, false>;
-    return LaunchChained(v.chained_launches, 0, kernel, grid, kSampleThreads, 0, stream, v, out, batch);
+    return LaunchChained(v.chained_launches, v.l2_window, 0, kernel, grid, kSampleThreads, 0, stream, v, out, batch);
   })
   return cudaErrorInvalidValue;  // not reached: every fan-out case returns
 }

@@ -653,7 +653,7 @@ cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint
       plan.bytes > static_cast<unsigned>(v.shared_bytes))
     return cudaErrorInvalidConfiguration;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
-    return LaunchChained(v.chained_launches, kClusterBlocks, UpdateKernel<K>, kClusterBlocks, kThreads, plan.bytes,
+    return LaunchChained(v.chained_launches, v.l2_window, kClusterBlocks, UpdateKernel<K>, kClusterBlocks, kThreads, plan.bytes,
                          stream, v, plan, indices, generations, td_errors, n);
   })
   return cudaErrorInvalidValue;  // not reached: every fan-out case returns

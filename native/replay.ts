@@ -63,6 +63,12 @@ export interface ReplayGpuInfo {
   bytesPerTransition: number;
   stateDtype: 'f32' | 'bf16';
   treeFanout: number;
+  /**
+   * Bytes kept in the L2's persisting set-aside: the generations, sum tree and min tree, when
+   * the set-aside holds them whole (about 16.5 bytes per transition, so up to ~2.3M transitions
+   * on an H200); 0 otherwise.
+   */
+  l2PersistingBytes: number;
 }
 
 /** What one GPU step returns (see ReplayBuffer.step). */

@@ -238,6 +238,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
       o.Set("bytesPerTransition", g->bytes_per_transition());
       o.Set("stateDtype", g->state_bf16() ? "bf16" : "f32");
       o.Set("treeFanout", 1 << g->fan_log());
+      o.Set("l2PersistingBytes", static_cast<double>(g->l2_persisting_bytes()));
       return o;
     }
 #endif

@@ -1,6 +1,7 @@
 // The CUDA replay buffer (see cuda_replay.h): allocation, host paths, graph capture.
 #include "cuda/cuda_replay.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -89,8 +90,8 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
     v.rewards = c.take<float>(n);
     v.dones = c.take<uint8_t>(n);
     v.discounts = c.take<float>(n);
-    v.generations = c.take<uint32_t>(n);
     v.marks = c.take<uint32_t>(n);
+    v.generations = c.take<uint32_t>(n);  // generations .. state: the L2 window (persist_in_l2)
     v.sum = c.take<double>(v.tree.nodes);
     v.min = c.take<double>(v.tree.offset[v.tree.levels]);
     v.state = c.take<detail::DeviceState>(1);
@@ -122,6 +123,7 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
   try {
     Carver place(block_);
     carve(place);
+    if (options.l2_persist) persist_in_l2();
     Check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating the replay stream");
     const detail::DeviceState init{};
     Check(cudaMemcpyAsync(v.state, &init, sizeof init, cudaMemcpyHostToDevice, stream_), "initialising the replay state");
@@ -144,7 +146,35 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
   }
 }
 
+/// Sets view_.l2_window over generations .. state (carved in that order: the arrays that every
+/// step reads at random places) and raises the device's persisting L2 set-aside to the window's
+/// size (CUDA programming guide, "Device Memory L2 Access Management"). Only a window that the
+/// set-aside holds whole: at capacity 1e7 (166 MB, a hit ratio of 0.3) it made sampling slower
+/// (bench/RESULTS.md, session 5). Best effort: a GPU without persisting L2, a window too large,
+/// or a call that fails leaves the window off.
+void CudaReplay::persist_in_l2() {
+  int device = 0, max_window = 0, max_persist = 0;
+  size_t set_aside = 0;
+  const auto ok = [](cudaError_t e) { return e == cudaSuccess || (cudaGetLastError(), false); };
+  if (!ok(cudaGetDevice(&device)) || !ok(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device)) ||
+      !ok(cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, device)) ||
+      !ok(cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize)))
+    return;
+  char* const first = reinterpret_cast<char*>(view_.generations);
+  const size_t bytes = static_cast<size_t>(reinterpret_cast<char*>(view_.state + 1) - first);
+  if (bytes > static_cast<size_t>(std::min(max_window, max_persist))) return;  // also a GPU without persisting L2 (0)
+  if (set_aside < bytes && (!ok(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bytes)) ||
+                            !ok(cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize)) || set_aside < bytes))
+    return;
+  view_.l2_window.base_ptr = first;
+  view_.l2_window.num_bytes = bytes;
+  view_.l2_window.hitRatio = 1.0f;
+  view_.l2_window.hitProp = cudaAccessPropertyPersisting;
+  view_.l2_window.missProp = cudaAccessPropertyStreaming;
+}
+
 CudaReplay::~CudaReplay() {
+  if (view_.l2_window.num_bytes > 0) cudaCtxResetPersistingL2Cache();  // the lines return to normal use
   if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
   if (graph_) cudaGraphDestroy(graph_);
   if (stream_) cudaStreamSynchronize(stream_), cudaStreamDestroy(stream_);

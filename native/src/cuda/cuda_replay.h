@@ -33,6 +33,11 @@ struct CudaReplayOptions {
   bool state_bf16 = false;    ///< store states as bf16 (gathered back as f32)
   /// Programmatic dependent launch of the sample and update kernels (ReplayView::chained_launches).
   bool chained_launches = true;
+  /// Keep the slots' generations and the sum and min trees in the L2's persisting set-aside
+  /// (ReplayView::l2_window; raises the device's cudaLimitPersistingL2CacheSize to the
+  /// window's size) when the set-aside can hold them whole: about 16.5 bytes per transition at
+  /// K = 32, so up to ~2.3M transitions on an H200. No effect otherwise.
+  bool l2_persist = true;
   bool simulate_oom = false;  ///< test switch: fail as if the allocation ran out of memory
   /// Test switch: the first sample launches a kernel with an invalid configuration, a real
   /// non-sticky CUDA launch error (exercises the runtime fallback).
@@ -114,6 +119,8 @@ class CudaReplay final : public Replay {
   double bytes_per_transition() const { return static_cast<double>(storage_bytes_) / static_cast<double>(config_.capacity); }
   bool state_bf16() const { return options_.state_bf16; }
   int fan_log() const { return options_.fan_log; }
+  /// Bytes in the L2 persisting window (CudaReplayOptions::l2_persist), 0 when it is off.
+  size_t l2_persisting_bytes() const { return view_.l2_window.num_bytes; }
   /// The device view (layout and pointers), for checks that read the trees directly.
   const detail::ReplayView& view() const { return view_; }
 
@@ -128,6 +135,7 @@ class CudaReplay final : public Replay {
   detail::DeviceState read_state() const;
   void ensure_stage(int64_t rows, int64_t updates);
   void rank_resort_if_due();
+  void persist_in_l2();
 
   ReplayConfig config_;
   CudaReplayOptions options_;

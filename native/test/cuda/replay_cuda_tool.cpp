@@ -577,7 +577,8 @@ constexpr int kStepsPerGraph = 16;
 
 int Bench() {
   const int d = 51;
-  // Subsets for quick or sanitizer runs: DQN_BENCH_CAPACITIES, _FANLOGS, _BATCHES, _ITERS.
+  // Subsets for quick or sanitizer runs: DQN_BENCH_CAPACITIES, _FANLOGS, _BATCHES, _ITERS;
+  // DQN_BENCH_NO_L2 turns the L2 persisting window off (CudaReplayOptions::l2_persist).
   const std::vector<int64_t> capacities = EnvList("DQN_BENCH_CAPACITIES", {100000, 1000000, 10000000});
   const std::vector<int64_t> fan_logs = EnvList("DQN_BENCH_FANLOGS", {1, 4, 5});
   const std::vector<int64_t> batches = EnvList("DQN_BENCH_BATCHES", {256, 1024, 4096});
@@ -631,6 +632,7 @@ int Bench() {
       c.state_dim = d;
       CudaReplayOptions o;
       o.fan_log = fan_log;
+      o.l2_persist = !std::getenv("DQN_BENCH_NO_L2");
       CudaReplay r(c, o);
       cudaStream_t s = r.stream();
       // Fill with D2D inserts (timed: insert throughput), then random priorities for every slot.
