@@ -15,8 +15,9 @@
 //     K-group of the slot's leaf and of each of its ancestors below level P are loaded into
 //     shared-memory slabs, one slab per distinct group (claimed in a second hash table, copied
 //     by one warp per group, coalesced). Each block has meanwhile loaded its range of level P,
-//     block 0 levels 1..P-1 as well. The new leaf priorities (a pow) are computed while the
-//     copies fly.
+//     block 0 levels 1..P-1 as well. The new leaf priorities (a pow, ~1,500 cycles) are
+//     computed by the block's last threads while the first ones claim the groups (computed
+//     while the copies flew instead, about 0.4 us of it stayed on the critical path).
 //  3. The new leaves go into their slabs; level by level, bottom up, the level's groups are
 //     summed (pairwise: ReduceChildren, then ReduceLanes) into their parents, which are stored
 //     to global memory and to the parents' slabs: every touched ancestor is recomputed from its
@@ -77,7 +78,8 @@ struct UpdatePlan {
   int part_per_block = 0;    ///< most level-P nodes one block owns
   // Byte offsets into the dynamic shared memory.
   unsigned leaf_slabs = 0, inner_slabs = 0, top_sum = 0, top_min = 0, part_sum = 0, part_min = 0, leaf_src = 0,
-           inner_src = 0, entry_keys = 0, entry_last = 0, group_keys = 0, winner_slot = 0, winner_td = 0, winner_gen = 0, group_slab = 0,
+           inner_src = 0, entry_keys = 0, entry_last = 0, group_keys = 0, winner_slot = 0, winner_td = 0, winner_gen = 0, winner_priority = 0,
+           group_slab = 0,
            bytes = 0;
 };
 
@@ -256,6 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   int32_t* winner_slot = reinterpret_cast<int32_t*>(region(plan.winner_slot));
   float* winner_td = reinterpret_cast<float*>(region(plan.winner_td));
   uint32_t* winner_gen = reinterpret_cast<uint32_t*>(region(plan.winner_gen));
+  double* winner_priority = reinterpret_cast<double*>(region(plan.winner_priority));
   int32_t* group_slab = reinterpret_cast<int32_t*>(region(plan.group_slab));
 
   const cg::cluster_group cluster = cg::this_cluster();
@@ -412,9 +415,13 @@ __global__ void __launch_bounds__(kThreads, 1)
           (l == L ? leaf_src : inner_src)[slab] = offset[l] + K * parent;
         }
       }
+      // The new leaf priority (a pow) of the round's j-th winner, by thread kThreads - 1 - j:
+      // while the first threads claim, unless the round has more than kThreads / 2 winners.
+      const int j = kThreads - 1 - static_cast<int>(threadIdx.x);
+      if (j < plan.round && r0 + j < count) winner_priority[j] = LeafPriority(fabsf(winner_td[r0 + j]), v);
       const float my_td = mine ? winner_td[t] : 0.f;
       const uint32_t my_gen = mine ? winner_gen[t] : 0u;
-      __syncthreads();  // groups claimed
+      __syncthreads();  // groups claimed, priorities computed
       if (L > P)
         for (int g = warp; g < used[L]; g += kWarps)
           if (lane < K / 2) CopyAsync16(leaf_slabs + static_cast<int64_t>(g) * plan.leaf_stride + 2 * lane, v.sum + leaf_src[g] + 2 * lane);
@@ -425,8 +432,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             CopyAsync16(inner_slabs + static_cast<int64_t>(g) * plan.inner_stride + half * K + 2 * i,
                         (half ? v.min : v.sum) + inner_src[g] + 2 * i);
           }
-      // The leaf priority (a pow) is computed while the copies fly.
-      const double priority = mine ? LeafPriority(fabsf(my_td), v) : 0.0;
+      const double priority = mine ? winner_priority[threadIdx.x] : 0.0;
       WaitCopies();
       __syncthreads();  // slabs loaded
       if (mine) {
@@ -618,6 +624,7 @@ UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
     plan.winner_slot = take(4u * plan.window);
     plan.winner_td = take(4u * plan.window);
     plan.winner_gen = take(4u * plan.window);
+    plan.winner_priority = take(8u * round);
     plan.group_slab = take(4u << plan.group_bits);
     plan.bytes = at;
   };
