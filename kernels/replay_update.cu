@@ -398,25 +398,40 @@ __global__ void __launch_bounds__(kThreads, 1)
       // level P of this round's winners, each claimed by one winner and copied by one warp.
       const int t = r0 + static_cast<int>(threadIdx.x);
       const bool mine = threadIdx.x < static_cast<unsigned>(plan.round) && t < count;
+      // Claims slot s's group of level l (> P) unless claimed already; returns its table entry.
+      const auto claim = [&](int l, int64_t s) {
+        const int64_t parent = s >> (f * (L - l + 1));
+        bool mine_group = false;
+        const uint32_t h = GroupInsert(group_keys, plan.group_bits, GroupKey(offset, K, l, parent), mine_group);
+        if (mine_group) {
+          const int slab = slab_of(l, atomicAdd(&used[l], 1));
+          group_slab[h] = slab;
+          (l == L ? leaf_src : inner_src)[slab] = offset[l] + K * parent;
+        }
+        return h;
+      };
+      // The winners claim their leaf groups; when the block has threads enough, those from
+      // in_round on claim the groups of the levels above (thread in_round (1 + d) + i: winner
+      // i's level L - 1 - d), so that no thread claims level after level (dependent atomics).
+      const int in_round = min(plan.round, count - r0);
+      const bool spread = (L - P + 1) * in_round <= kThreads;  // claims of all levels, and the pows (below)
+      if (spread && static_cast<int>(threadIdx.x) >= in_round && static_cast<int>(threadIdx.x) < (L - P) * in_round) {
+        const int d = static_cast<int>(threadIdx.x) / in_round - 1, i = static_cast<int>(threadIdx.x) % in_round;
+        claim(L - 1 - d, winner_slot[r0 + i]);
+      }
       int64_t s = 0;
       uint32_t slot_gen = 0, mark = 0, leaf_h = 0;  // leaf_h: the leaf group's entry in the group table
       if (mine) {
         s = winner_slot[t];
         slot_gen = v.generations[s];
         if (windows > 1) mark = v.marks[s];
-        for (int l = L; l > P; --l) {
-          const int64_t parent = s >> (f * (L - l + 1));
-          bool mine_group = false;
-          const uint32_t h = GroupInsert(group_keys, plan.group_bits, GroupKey(offset, K, l, parent), mine_group);
-          if (l == L) leaf_h = h;
-          if (!mine_group) continue;
-          const int slab = slab_of(l, atomicAdd(&used[l], 1));
-          group_slab[h] = slab;
-          (l == L ? leaf_src : inner_src)[slab] = offset[l] + K * parent;
-        }
+        if (L > P) leaf_h = claim(L, s);
+        if (!spread)
+          for (int l = L - 1; l > P; --l) claim(l, s);
       }
       // The new leaf priority (a pow) of the round's j-th winner, by thread kThreads - 1 - j:
-      // while the first threads claim, unless the round has more than kThreads / 2 winners.
+      // while the first threads claim, unless the round has more than kThreads / 2 winners (or,
+      // spread, more than kThreads / (L - P + 1)).
       const int j = kThreads - 1 - static_cast<int>(threadIdx.x);
       if (j < plan.round && r0 + j < count) winner_priority[j] = LeafPriority(fabsf(winner_td[r0 + j]), v);
       const float my_td = mine ? winner_td[t] : 0.f;
