@@ -65,7 +65,7 @@ export interface ReplayGpuInfo {
   treeFanout: number;
   /**
    * Bytes kept in the L2's persisting set-aside: the generations, sum tree and min tree, when
-   * the set-aside holds them whole (about 16.5 bytes per transition, so up to ~2.3M transitions
+   * the set-aside holds them whole (about 12.5 bytes per transition, so up to ~3.1M transitions
    * on an H200); 0 otherwise.
    */
   l2PersistingBytes: number;

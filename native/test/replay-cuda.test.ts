@@ -49,8 +49,8 @@ test('auto puts the buffer on the GPU and reports its device memory', { skip: gp
   assert.ok(f32.bytesPerTransition > 2 * 51 * 4 && f32.bytesPerTransition < 2 * 51 * 4 + 64, `${f32.bytesPerTransition}`);
   assert.ok(Math.abs(f32.bytesPerTransition - bf16.bytesPerTransition - 2 * 51 * 2) < 2, `${bf16.bytesPerTransition}`);
   assert.equal(bf16.stateDtype, 'bf16');
-  // Generations (4 bytes) and the sum and min trees (8 bytes each per leaf, a little more per
-  // node above) persist in L2: Hopper's set-aside holds them whole at this capacity.
+  // Generations (4 bytes per slot), the sum tree (8 bytes per leaf and per node above) and the
+  // min tree (its internal nodes) persist in L2: Hopper's set-aside holds them whole here.
   assert.ok(f32.l2PersistingBytes >= 1000 * 12 && f32.l2PersistingBytes < 1000 * 24, `${f32.l2PersistingBytes}`);
   assert.equal(bf16.l2PersistingBytes, f32.l2PersistingBytes);
 });

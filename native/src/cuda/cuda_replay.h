@@ -35,8 +35,9 @@ struct CudaReplayOptions {
   bool chained_launches = true;
   /// Keep the slots' generations and the sum and min trees in the L2's persisting set-aside
   /// (ReplayView::l2_window; raises the device's cudaLimitPersistingL2CacheSize to the
-  /// window's size) when the set-aside can hold them whole: about 16.5 bytes per transition at
-  /// K = 32, so up to ~2.3M transitions on an H200. No effect otherwise.
+  /// window's size) when the set-aside can hold them whole: about 12.5 bytes per transition at
+  /// K = 32, so up to ~3.1M transitions on an H200 (39 MB set-aside at most). No effect
+  /// otherwise.
   bool l2_persist = true;
   bool simulate_oom = false;  ///< test switch: fail as if the allocation ran out of memory
   /// Test switch: the first sample launches a kernel with an invalid configuration, a real
