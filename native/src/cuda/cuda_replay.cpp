@@ -70,9 +70,9 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
   v.seed[0] = static_cast<uint32_t>(config.seed);
   v.seed[1] = static_cast<uint32_t>(config.seed >> 32);
   v.chained_launches = options.chained_launches;
+  int device = 0;
+  Check(cudaGetDevice(&device), "reading the current device");
   {
-    int device = 0;
-    Check(cudaGetDevice(&device), "reading the current device");
     int optin = 0;
     Check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "reading the shared-memory limit");
     Check(detail::PrepareUpdateKernels(optin, &v.shared_bytes), "configuring the update kernels");
@@ -123,7 +123,7 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
   try {
     Carver place(block_);
     carve(place);
-    if (options.l2_persist) persist_in_l2();
+    if (options.l2_persist) persist_in_l2(device);
     Check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating the replay stream");
     const detail::DeviceState init{};
     Check(cudaMemcpyAsync(v.state, &init, sizeof init, cudaMemcpyHostToDevice, stream_), "initialising the replay state");
@@ -146,17 +146,17 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
   }
 }
 
-/// Sets view_.l2_window over generations .. state (carved in that order: the arrays that every
+/// Sets view_.l2_window (for `device`, the current one) over generations .. state (carved in that order: the arrays that every
 /// step reads at random places) and raises the device's persisting L2 set-aside to the window's
 /// size (CUDA programming guide, "Device Memory L2 Access Management"). Only a window that the
 /// set-aside holds whole: at capacity 1e7 (166 MB, a hit ratio of 0.3) it made sampling slower
 /// (bench/RESULTS.md, session 5). Best effort: a GPU without persisting L2, a window too large,
 /// or a call that fails leaves the window off.
-void CudaReplay::persist_in_l2() {
-  int device = 0, max_window = 0, max_persist = 0;
+void CudaReplay::persist_in_l2(int device) {
+  int max_window = 0, max_persist = 0;
   size_t set_aside = 0;
   const auto ok = [](cudaError_t e) { return e == cudaSuccess || (cudaGetLastError(), false); };
-  if (!ok(cudaGetDevice(&device)) || !ok(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device)) ||
+  if (!ok(cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device)) ||
       !ok(cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, device)) ||
       !ok(cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize)))
     return;

@@ -136,7 +136,7 @@ class CudaReplay final : public Replay {
   detail::DeviceState read_state() const;
   void ensure_stage(int64_t rows, int64_t updates);
   void rank_resort_if_due();
-  void persist_in_l2();
+  void persist_in_l2(int device);
 
   ReplayConfig config_;
   CudaReplayOptions options_;
