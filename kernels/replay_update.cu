@@ -28,9 +28,9 @@
 //  4. Each block sends its level-P nodes (all of its range: loaded at the start, the touched
 //     ones recomputed) and its warps' counts into block 0's shared memory with st.async, whose
 //     bytes complete a transaction barrier (mbarrier) there: no cluster barrier, so no block
-//     waits for its global stores to drain. Block 0 then recomputes the levels above P (at most
-//     32 nodes each, K / 8 lanes per node) and stores them, while its last warp sums the counts
-//     and stores the update's state.
+//     waits for its global stores to drain. Block 0's first warp then recomputes the levels
+//     above P (level P - 1 one node per lane, the levels above it by shuffles: no barrier) and
+//     stores them, while its last warp sums the counts and stores the update's state.
 // Shared-memory atomics are 32-bit only (64-bit ones measured about 970 cycles under contention).
 // Windows: batches longer than kWindow entries are taken window by window from the batch's end,
 // and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
@@ -54,13 +54,12 @@ namespace cg = cooperative_groups;
 
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
-/// The warp of block 0 that writes the update's counts and state while the other warps
-/// recompute the levels above P (at most 32 nodes per level: never more than 4 warps).
+/// The warp of block 0 that writes the update's counts and state while warp 0 recomputes the
+/// levels above P.
 constexpr int kStateWarp = kWarps - 1;
 constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
 constexpr int kWindow = kThreads * kItems;     // 2048 entries
-constexpr int kStageItems = 3;                 // staged top nodes per thread (block 0)
 constexpr int64_t kTopPartitionNodes = 32;     // levels above P hold at most this many needed nodes
 constexpr uint32_t kEmpty = ~0u;
 
@@ -73,8 +72,7 @@ struct UpdatePlan {
   int group_bits = 6;        ///< log2 entries of the group table
   int round = 1;             ///< winners per round (slab capacity)
   int leaf_stride = 0, inner_stride = 0;  ///< slab strides in doubles (odd in 16-byte units: no bank conflicts)
-  int top_nodes = 0;         ///< nodes of levels 1..P (block 0's copy of the top)
-  int stage_nodes = 0;       ///< nodes of levels 1..P-1 (loaded by block 0; level P comes from the blocks)
+  int top_nodes = 0;         ///< nodes of level P, padding included (block 0's copy of the level)
   int part_per_block = 0;    ///< most level-P nodes one block owns
   // Byte offsets into the dynamic shared memory.
   unsigned leaf_slabs = 0, inner_slabs = 0, top_sum = 0, top_min = 0, part_sum = 0, part_min = 0, leaf_src = 0,
@@ -267,6 +265,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int L = v.tree.levels, P = plan.part_level, f = v.tree.fan_log;
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   const uint32_t entry_size = 1u << plan.entry_bits, group_size = 1u << plan.group_bits;
+  // Block 0's copy of level P: node i at top_at(i), each K-group on its own stride of an odd
+  // number of 16-byte units, as the slabs, so that the lanes reducing different groups read
+  // different banks.
+  const auto top_at = [&](int64_t i) { return (i >> f) * plan.leaf_stride + (i & (K - 1)); };
   const auto clear_entries = [&] {
     for (uint32_t i = threadIdx.x; i < entry_size; i += kThreads) entry_keys[i] = kEmpty, entry_last[i] = 0;
     if (threadIdx.x == 0) winners = 0;
@@ -302,20 +304,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The epoch tag (update_epoch + 1) is formed where it is used: an add right after this load
   // stalled the thread for a round trip before it issued the entries' loads (Nsight Compute).
   const uint32_t epoch = ws.update_epoch;
-  // Block 0's copy of levels 1..P-1 (internal nodes), and every block's level-P nodes (for the
-  // leaves, the min rule of LeafMin): loaded now, stored once the first window's entries are
-  // on their way, so that the round trips overlap.
-  const int64_t stage_first = v.tree.offset[1];
-  double stage_sum[kStageItems], stage_min[kStageItems];
-#pragma unroll
-  for (int j = 0; j < kStageItems; ++j) {
-    const int i = threadIdx.x + j * kThreads;
-    stage_sum[j] = 0, stage_min[j] = INFINITY;
-    if (leader && i < plan.stage_nodes) {
-      stage_sum[j] = __ldcg(v.sum + stage_first + i);
-      stage_min[j] = __ldcg(v.min + stage_first + i);
-    }
-  }
+  // Every block's level-P nodes (for the leaves, the min rule of LeafMin): loaded now, stored
+  // once the first window's entries are on their way, so that the round trips overlap.
   const int64_t node_lo = rank * plan.part_nodes / kClusterBlocks, node_hi = (rank + 1) * plan.part_nodes / kClusterBlocks;
   const int range = static_cast<int>(node_hi - node_lo);  // <= kThreads (PlanUpdate)
   const int64_t part_first = v.tree.offset[P] + node_lo;
@@ -350,14 +340,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (static_cast<int>(threadIdx.x) < range)
         part_sum[threadIdx.x] = range_sum, part_min[threadIdx.x] = P < L ? range_min : LeafMin(range_sum);
       if (leader) {
-#pragma unroll
-        for (int j = 0; j < kStageItems; ++j) {
-          const int i = threadIdx.x + j * kThreads;
-          if (i < plan.stage_nodes) top_sum[i] = stage_sum[j], top_min[i] = stage_min[j];
-        }
         // Level P's padding nodes (past the needed ones; no block sends them) are empty.
-        for (int i = plan.stage_nodes + static_cast<int>(plan.part_nodes) + threadIdx.x; i < plan.top_nodes; i += kThreads)
-          top_sum[i] = 0, top_min[i] = INFINITY;
+        for (int i = static_cast<int>(plan.part_nodes) + threadIdx.x; i < plan.top_nodes; i += kThreads)
+          top_sum[top_at(i)] = 0, top_min[top_at(i)] = INFINITY;
         ArriveRelaxed();
       }
     }
@@ -523,19 +508,20 @@ __global__ void __launch_bounds__(kThreads, 1)
                  c_max = __reduce_max_sync(0xffffffffu, local_max);
   const unsigned my_count = lane == 0 ? c_applied : lane == 1 ? c_rejected : lane == 2 ? c_stale : lane == 3 ? c_dups : c_max;
   cluster.barrier_wait();
-  const int64_t part_at = offset[P] - offset[1] + node_lo;
+  const int64_t part_at = node_lo;
   if (!leader) {
     const unsigned bar = ClusterAddress(handoff_at, 0);
     if (static_cast<int>(threadIdx.x) < range) {
-      SendAsync(ClusterAddress(SharedAddress(top_sum + part_at + threadIdx.x), 0),
+      SendAsync(ClusterAddress(SharedAddress(top_sum + top_at(part_at + threadIdx.x)), 0),
                 static_cast<unsigned long long>(__double_as_longlong(part_sum[threadIdx.x])), bar);
-      SendAsync(ClusterAddress(SharedAddress(top_min + part_at + threadIdx.x), 0),
+      SendAsync(ClusterAddress(SharedAddress(top_min + top_at(part_at + threadIdx.x)), 0),
                 static_cast<unsigned long long>(__double_as_longlong(part_min[threadIdx.x])), bar);
     }
     if (lane < 5) SendAsync(ClusterAddress(SharedAddress(&warp_counts[rank][warp][lane]), 0), my_count, bar);
     return;
   }
-  if (static_cast<int>(threadIdx.x) < range) top_sum[part_at + threadIdx.x] = part_sum[threadIdx.x], top_min[part_at + threadIdx.x] = part_min[threadIdx.x];
+  if (static_cast<int>(threadIdx.x) < range)
+    top_sum[top_at(part_at + threadIdx.x)] = part_sum[threadIdx.x], top_min[top_at(part_at + threadIdx.x)] = part_min[threadIdx.x];
   if (lane < 5) warp_counts[0][warp][lane] = my_count;
   if (threadIdx.x == 0) {
     const int64_t sent = plan.part_nodes - range;  // the other blocks' level-P nodes
@@ -545,7 +531,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();  // block 0's own nodes and counts are in too
 
   // The state warp: the update's counts (lane i sums warps i, i + 32, ... of all blocks), its
-  // state and the epoch; meanwhile the other warps recompute the levels above P.
+  // state and the epoch; meanwhile warp 0 recomputes the levels above P.
   if (warp == kStateWarp) {
     unsigned sums[5] = {0, 0, 0, 0, 0};
     for (int i = lane; i < kClusterBlocks * kWarps; i += 32)
@@ -572,21 +558,30 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 
-  // Block 0: every needed node above level P, bottom up, from the staged levels (level P's
-  // minima are LeafMin values when P = L, so every level reads as internal nodes).
-  for (int l = P - 1; l >= 0; --l) {
-    const int64_t child_at = offset[l + 1] - offset[1];
-    ReduceGroups<K, false>(
-        NeededNodes(v, l), [&](int64_t j) { return std::make_pair(top_sum + child_at + K * j, top_min + child_at + K * j); },
-        [&](int64_t j, double sum, double min) {
-          v.sum[offset[l] + j] = sum;
-          v.min[offset[l] + j] = min;
-          if (l > 0) {
-            top_sum[offset[l] - offset[1] + j] = sum;
-            top_min[offset[l] - offset[1] + j] = min;
-          }
-        });
-    __syncthreads();
+  // Block 0's first warp: every needed node above level P, bottom up, without a barrier. Lane j
+  // computes node j of level P - 1 (at most 32 nodes) from its K children at level P (level P's
+  // minima are LeafMin values when P = L, so it reads as internal nodes); a lane past the needed
+  // nodes holds the empty pair, as the tree's padding nodes do. Node i of each level above is
+  // the pairwise reduction of lanes [i w, (i + 1) w), w = K^(P - 1 - l): ReduceLanes' butterfly,
+  // which is ReduceChildren's order; partners past lane 31 would be padding nodes, whose empty
+  // pair leaves a sum and a minimum as they are, so those rounds are skipped.
+  if (warp != 0) return;
+  double sum = 0, min = INFINITY;
+  if (lane < NeededNodes(v, P - 1)) {
+    GroupValue<K, false>(top_sum + top_at(K * lane), top_min + top_at(K * lane), sum, min);
+    v.sum[offset[P - 1] + lane] = sum;
+    v.min[offset[P - 1] + lane] = min;
+  }
+  for (int l = P - 2, w = 1; l >= 0; --l) {
+    for (int off = w; off < w * K && off < 32; off <<= 1) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, off);
+      min = fmin(min, __shfl_xor_sync(0xffffffffu, min, off));
+    }
+    w = std::min(w * K, 32);
+    if (lane % w == 0 && lane / w < NeededNodes(v, l)) {
+      v.sum[offset[l] + lane / w] = sum;
+      v.min[offset[l] + lane / w] = min;
+    }
   }
 }
 
@@ -611,8 +606,7 @@ UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
   plan.part_per_block = static_cast<int>((plan.part_nodes + kClusterBlocks - 1) / kClusterBlocks);
   plan.window = static_cast<int>(std::min<int64_t>(n, kWindow));
   plan.entry_bits = std::max(6, CeilLog2(2 * int64_t{plan.window}));
-  plan.top_nodes = static_cast<int>(v.tree.offset[p] + v.tree.count[p] - v.tree.offset[1]);
-  plan.stage_nodes = static_cast<int>(v.tree.offset[p] - v.tree.offset[1]);
+  plan.top_nodes = static_cast<int>(v.tree.count[p]);
   plan.leaf_stride = 2 * ((k / 2) | 1);
   plan.inner_stride = 2 * (k | 1);
   const int below = levels - p;  // groups per winner: one of leaves, below - 1 of internal nodes
@@ -627,8 +621,8 @@ UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
     };
     plan.leaf_slabs = take(8u * round * plan.leaf_stride * (below > 0));
     plan.inner_slabs = take(8u * round * plan.inner_stride * std::max(below - 1, 0));
-    plan.top_sum = take(8u * plan.top_nodes);
-    plan.top_min = take(8u * plan.top_nodes);
+    plan.top_sum = take(8u * (plan.top_nodes >> f) * plan.leaf_stride);
+    plan.top_min = take(8u * (plan.top_nodes >> f) * plan.leaf_stride);
     plan.part_sum = take(8u * plan.part_per_block);
     plan.part_min = take(8u * plan.part_per_block);
     plan.leaf_src = take(8u * round * (below > 0));
@@ -671,7 +665,7 @@ cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint
                          const float* td_errors, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   const UpdatePlan plan = PlanUpdate(v, n, v.shared_bytes);
-  if (plan.stage_nodes > kStageItems * kThreads || plan.part_per_block > kThreads ||
+  if (plan.part_per_block > kThreads ||
       plan.bytes > static_cast<unsigned>(v.shared_bytes))
     return cudaErrorInvalidConfiguration;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
