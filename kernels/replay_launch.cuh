@@ -42,17 +42,18 @@ inline constexpr uint64_t kTicksPerSample = uint64_t{1} << 32;
 struct DeviceState {
   int64_t size = 0;          ///< stored transitions
   int64_t cursor = 0;        ///< next slot to write
-  /// sample() calls so far times kTicksPerSample (drives beta and the Philox counter). Each
-  /// block of a sample launch atomically adds its share of kTicksPerSample (shares > 0, summing
-  /// to it exactly), so every block reads the same call number (ticks >> 32) from its own
-  /// atomic and the launch leaves the next one behind: no last-block pass.
-  uint64_t sample_ticks = 0;
   double max_priority = 1;   ///< running max priority, |td| domain, before alpha
   int64_t sorted_size = 0;   ///< rank-based: size at the last sort
   UpdateCounts last_update;  ///< counts of the last priority update
   UpdateCounts total_update; ///< cumulative counts
   uint32_t update_epoch = 0; ///< priority updates so far (tags `marks`)
   uint32_t blocks_done = 0;  ///< last-block counter of the batch-max sample pass (0 between launches)
+  /// sample() calls so far times kTicksPerSample (drives beta and the Philox counter). Each
+  /// block of a sample launch atomically adds its share of kTicksPerSample (shares > 0, summing
+  /// to it exactly), so every block reads the same call number (ticks >> 32) from its own
+  /// atomic and the launch leaves the next one behind: no last-block pass. Alone on its
+  /// 128-byte line: the blocks' loads of `size` must not queue behind these atomics.
+  alignas(128) uint64_t sample_ticks = 0;
 };
 
 enum class SamplerKind : int { kProportional = 0, kRank = 1, kUniform = 2 };
