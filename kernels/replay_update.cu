@@ -61,6 +61,7 @@ constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
 constexpr int kWindow = kThreads * kItems;     // 2048 entries
 constexpr int64_t kTopPartitionNodes = 32;     // levels above P hold at most this many needed nodes
+static_assert(kTopPartitionNodes <= 32, "block 0's first warp holds one node of level P - 1 per lane");
 constexpr uint32_t kEmpty = ~0u;
 
 /// Host-computed shape of one update launch, with the byte offsets of the dynamic shared memory.
