@@ -509,20 +509,19 @@ __global__ void __launch_bounds__(kThreads, 1)
                  c_max = __reduce_max_sync(0xffffffffu, local_max);
   const unsigned my_count = lane == 0 ? c_applied : lane == 1 ? c_rejected : lane == 2 ? c_stale : lane == 3 ? c_dups : c_max;
   cluster.barrier_wait();
-  const int64_t part_at = node_lo;
   if (!leader) {
     const unsigned bar = ClusterAddress(handoff_at, 0);
     if (static_cast<int>(threadIdx.x) < range) {
-      SendAsync(ClusterAddress(SharedAddress(top_sum + top_at(part_at + threadIdx.x)), 0),
+      SendAsync(ClusterAddress(SharedAddress(top_sum + top_at(node_lo + threadIdx.x)), 0),
                 static_cast<unsigned long long>(__double_as_longlong(part_sum[threadIdx.x])), bar);
-      SendAsync(ClusterAddress(SharedAddress(top_min + top_at(part_at + threadIdx.x)), 0),
+      SendAsync(ClusterAddress(SharedAddress(top_min + top_at(node_lo + threadIdx.x)), 0),
                 static_cast<unsigned long long>(__double_as_longlong(part_min[threadIdx.x])), bar);
     }
     if (lane < 5) SendAsync(ClusterAddress(SharedAddress(&warp_counts[rank][warp][lane]), 0), my_count, bar);
     return;
   }
   if (static_cast<int>(threadIdx.x) < range)
-    top_sum[top_at(part_at + threadIdx.x)] = part_sum[threadIdx.x], top_min[top_at(part_at + threadIdx.x)] = part_min[threadIdx.x];
+    top_sum[top_at(node_lo + threadIdx.x)] = part_sum[threadIdx.x], top_min[top_at(node_lo + threadIdx.x)] = part_min[threadIdx.x];
   if (lane < 5) warp_counts[0][warp][lane] = my_count;
   if (threadIdx.x == 0) {
     const int64_t sent = plan.part_nodes - range;  // the other blocks' level-P nodes

@@ -146,12 +146,12 @@ CudaReplay::CudaReplay(const ReplayConfig& config, const CudaReplayOptions& opti
   }
 }
 
-/// Sets view_.l2_window (for `device`, the current one) over generations .. state (carved in that order: the arrays that every
-/// step reads at random places) and raises the device's persisting L2 set-aside to the window's
-/// size (CUDA programming guide, "Device Memory L2 Access Management"). Only a window that the
-/// set-aside holds whole: at capacity 1e7 (166 MB, a hit ratio of 0.3) it made sampling slower
-/// (bench/RESULTS.md, session 5). Best effort: a GPU without persisting L2, a window too large,
-/// or a call that fails leaves the window off.
+/// Sets view_.l2_window (for `device`, the current one) over generations .. state (carved in
+/// that order: the arrays that every step reads at random places) and raises the device's
+/// persisting L2 set-aside to the window's size (CUDA programming guide, "Device Memory L2
+/// Access Management"). Only a window that the set-aside holds whole: at capacity 1e7 (166 MB, a
+/// hit ratio of 0.3) it made sampling slower (bench/RESULTS.md, session 5). Best effort: a GPU
+/// without persisting L2, a window too large, or a call that fails leaves the window off.
 void CudaReplay::persist_in_l2(int device) {
   int max_window = 0, max_persist = 0;
   size_t set_aside = 0;
