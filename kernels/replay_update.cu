@@ -28,9 +28,10 @@
 //  4. Each block sends its level-P nodes (all of its range: loaded at the start, the touched
 //     ones recomputed) and its warps' counts into block 0's shared memory with st.async, whose
 //     bytes complete a transaction barrier (mbarrier) there: no cluster barrier, so no block
-//     waits for its global stores to drain. Block 0's first warp then recomputes the levels
-//     above P (level P - 1 one node per lane, the levels above it by shuffles: no barrier) and
-//     stores them, while its last warp sums the counts and stores the update's state.
+//     waits for its global stores to drain. Block 0's first warps then recompute the levels
+//     above P (level P - 1 by K / 8 lanes per node, which meet on a named barrier; the levels
+//     above it by the first warp) and store them, while its last warp sums the counts and
+//     stores the update's state.
 // Shared-memory atomics are 32-bit only (64-bit ones measured about 970 cycles under contention).
 // Windows: batches longer than kWindow entries are taken window by window from the batch's end,
 // and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
@@ -61,7 +62,11 @@ constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
 constexpr int kWindow = kThreads * kItems;     // 2048 entries
 constexpr int64_t kTopPartitionNodes = 32;     // levels above P hold at most this many needed nodes
-static_assert(kTopPartitionNodes <= 32, "block 0's first warp holds one node of level P - 1 per lane");
+static_assert(kTopPartitionNodes <= 32, "block 0's `up` holds level P - 1, one node per lane of its first warp");
+/// Children per lane (C) of the levels above P: K / C lanes per node, and K / C warps for the 32
+/// nodes of level P - 1 (one thread reducing 32 children measured ~650 cycles).
+template <int K>
+inline constexpr int kTopChildren = K < 8 ? K : 8;
 constexpr uint32_t kEmpty = ~0u;
 
 /// Host-computed shape of one update launch, with the byte offsets of the dynamic shared memory.
@@ -156,6 +161,11 @@ __device__ __forceinline__ void SendAsync(unsigned dst, unsigned bits, unsigned 
                : "memory");
 }
 
+/// Named barrier `id` (1..15) of `threads` threads (a multiple of 32), which all execute it.
+__device__ __forceinline__ void SyncNamed(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 /// Initialises the mbarrier at `bar` for one arrival and makes that visible to the cluster (a
 /// cluster barrier arrive must follow before other blocks use it).
 __device__ __forceinline__ void InitHandoff(unsigned bar) {
@@ -242,6 +252,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ uint64_t handoff;              // block 0: the mbarrier that the blocks' st.async complete
   __shared__ int winners;
   __shared__ int used[kMaxTreeLevels + 1];  // groups claimed per level in this round
+  __shared__ __align__(16) double up_sum[32], up_min[32];  // block 0: a level above P (see the end)
   const auto region = [&](unsigned at) { return smem + at; };
   double* leaf_slabs = reinterpret_cast<double*>(region(plan.leaf_slabs));
   double* inner_slabs = reinterpret_cast<double*>(region(plan.inner_slabs));
@@ -531,7 +542,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();  // block 0's own nodes and counts are in too
 
   // The state warp: the update's counts (lane i sums warps i, i + 32, ... of all blocks), its
-  // state and the epoch; meanwhile warp 0 recomputes the levels above P.
+  // state and the epoch; meanwhile the first warps recompute the levels above P.
   if (warp == kStateWarp) {
     unsigned sums[5] = {0, 0, 0, 0, 0};
     for (int i = lane; i < kClusterBlocks * kWarps; i += 32)
@@ -558,30 +569,39 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 
-  // Block 0's first warp: every needed node above level P, bottom up, without a barrier. Lane j
-  // computes node j of level P - 1 (at most 32 nodes) from its K children at level P (level P's
-  // minima are LeafMin values when P = L, so it reads as internal nodes); a lane past the needed
-  // nodes holds the empty pair, as the tree's padding nodes do. Node i of each level above is
-  // the pairwise reduction of lanes [i w, (i + 1) w), w = K^(P - 1 - l): ReduceLanes' butterfly,
-  // which is ReduceChildren's order; partners past lane 31 would be padding nodes, whose empty
-  // pair leaves a sum and a minimum as they are, so those rounds are skipped.
+  // Block 0's first kTopWarps<K> warps: every needed node above level P, bottom up. Node i of
+  // level P - 1 (at most 32 nodes) is reduced from its K children at level P by lanes
+  // [i G, (i + 1) G) of those warps (GroupValueLanes: C children each, G = K / C lanes; level P's
+  // minima are LeafMin values when P = L, so it reads as internal nodes) and goes to `up`; a
+  // node past the needed ones is the empty pair, as the tree's padding nodes are. The first warp
+  // then reduces each level above from `up` in the same way, writing it back over its children.
+  constexpr int C = kTopChildren<K>, G = K / C;
+  if (warp >= G) return;
+  const auto reduce_into_up = [&](const double* sums, const double* mins, int l, int i) {
+    double sum, min;
+    const bool needed = i < NeededNodes(v, l);
+    GroupValueLanes<K, C, false>(sums, mins, static_cast<int>(threadIdx.x) % G, needed, sum, min);
+    __syncwarp();  // the warp has read the children before `up` is written over them
+    if (threadIdx.x % G != 0) return;
+    if (needed) {
+      v.sum[offset[l] + i] = sum;
+      v.min[offset[l] + i] = min;
+    }
+    up_sum[i] = sum;
+    up_min[i] = min;
+  };
+  const int node = static_cast<int>(threadIdx.x) / G;
+  reduce_into_up(top_sum + top_at(K * node), top_min + top_at(K * node), P - 1, node);
+  if constexpr (G > 1) SyncNamed(1, 32 * G);
+  else __syncwarp();
   if (warp != 0) return;
-  double sum = 0, min = INFINITY;
-  if (lane < NeededNodes(v, P - 1)) {
-    GroupValue<K, false>(top_sum + top_at(K * lane), top_min + top_at(K * lane), sum, min);
-    v.sum[offset[P - 1] + lane] = sum;
-    v.min[offset[P - 1] + lane] = min;
-  }
-  for (int l = P - 2, w = 1; l >= 0; --l) {
-    for (int off = w; off < w * K && off < 32; off <<= 1) {
-      sum += __shfl_xor_sync(0xffffffffu, sum, off);
-      min = fmin(min, __shfl_xor_sync(0xffffffffu, min, off));
-    }
-    w = std::min(w * K, 32);
-    if (lane % w == 0 && lane / w < NeededNodes(v, l)) {
-      v.sum[offset[l] + lane / w] = sum;
-      v.min[offset[l] + lane / w] = min;
-    }
+  for (int l = P - 2; l >= 0; --l) {
+    // `up` holds level l + 1: entries [0, 32 / G) are rewritten below; those past them become
+    // empty pairs, so that a node's children past the needed ones read as padding.
+    const int i = lane / G;
+    reduce_into_up(up_sum + K * i, up_min + K * i, l, i);
+    if (lane >= 32 / G) up_sum[lane] = 0, up_min[lane] = INFINITY;
+    __syncwarp();
   }
 }
 
