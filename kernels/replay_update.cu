@@ -569,9 +569,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 
-  // Block 0's first kTopWarps<K> warps: every needed node above level P, bottom up. Node i of
-  // level P - 1 (at most 32 nodes) is reduced from its K children at level P by lanes
-  // [i G, (i + 1) G) of those warps (GroupValueLanes: C children each, G = K / C lanes; level P's
+  // Block 0's first G = K / C warps (C = kTopChildren<K>): every needed node above level P,
+  // bottom up. Node i of level P - 1 (at most 32 nodes) is reduced from its K children at level
+  // P by lanes [i G, (i + 1) G) of those warps (GroupValueLanes: C children each; level P's
   // minima are LeafMin values when P = L, so it reads as internal nodes) and goes to `up`; a
   // node past the needed ones is the empty pair, as the tree's padding nodes are. The first warp
   // then reduces each level above from `up` in the same way, writing it back over its children.
