@@ -14,10 +14,11 @@
 //  2. For each winner, the slot's generation and, with asynchronous copies (cp.async), the
 //     K-group of the slot's leaf and of each of its ancestors below level P are loaded into
 //     shared-memory slabs, one slab per distinct group (claimed in a second hash table, copied
-//     by one warp per group, coalesced). Each block has meanwhile loaded its range of level P,
-//     block 0 levels 1..P-1 as well. The new leaf priorities (a pow, ~1,500 cycles) are
-//     computed by the block's last threads while the first ones claim the groups (computed
-//     while the copies flew instead, about 0.4 us of it stayed on the critical path).
+//     by one warp per group, coalesced). Each block has meanwhile loaded its range of level P
+//     (the levels above it are not read: step 4 recomputes them). The new leaf priorities (a
+//     pow, ~1,500 cycles) are computed by the block's last threads while the first ones claim
+//     the groups (computed while the copies flew instead, about 0.4 us of it stayed on the
+//     critical path).
 //  3. The new leaves go into their slabs; level by level, bottom up, the level's groups are
 //     summed (pairwise: ReduceChildren, then ReduceLanes) into their parents, which are stored
 //     to global memory and to the parents' slabs: every touched ancestor is recomputed from its
@@ -55,8 +56,8 @@ namespace cg = cooperative_groups;
 
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
-/// The warp of block 0 that writes the update's counts and state while warp 0 recomputes the
-/// levels above P.
+/// The warp of block 0 that writes the update's counts and state while the first warps
+/// recompute the levels above P.
 constexpr int kStateWarp = kWarps - 1;
 constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
@@ -685,8 +686,7 @@ cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint
                          const float* td_errors, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   const UpdatePlan plan = PlanUpdate(v, n, v.shared_bytes);
-  if (plan.part_per_block > kThreads ||
-      plan.bytes > static_cast<unsigned>(v.shared_bytes))
+  if (plan.part_per_block > kThreads || plan.bytes > static_cast<unsigned>(v.shared_bytes))
     return cudaErrorInvalidConfiguration;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
     return LaunchChained(v.chained_launches, v.l2_window, kClusterBlocks, UpdateKernel<K>, kClusterBlocks, kThreads, plan.bytes,
