@@ -63,7 +63,7 @@ constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
 constexpr int kWindow = kThreads * kItems;     // 2048 entries
 constexpr int64_t kTopPartitionNodes = 32;     // levels above P hold at most this many needed nodes
-static_assert(kTopPartitionNodes <= 32, "block 0's `up` holds level P - 1, one node per lane of its first warp");
+static_assert(kTopPartitionNodes <= 32, "block 0's `up` holds level P - 1 in 32 entries");
 /// Children per lane (C) of the levels above P: K / C lanes per node, and K / C warps for the 32
 /// nodes of level P - 1 (one thread reducing 32 children measured ~650 cycles).
 template <int K>
