@@ -2,8 +2,10 @@
 // min(count, N) of them at the device write cursor (a row that a later row of the same batch
 // overwrites is skipped, but its generation bump is kept), gives each the leaf priority of the
 // running max priority, and recomputes the touched ancestors with one launch per level over the
-// node range that covers the written leaves (two ranges when the write wraps). The root-level
-// launch then advances cursor and size. Cursor and size are read on the device: capturable.
+// node range that covers the written leaves (two ranges when the write wraps), down to the
+// partition level P. A last one-block launch derives the levels above P from level P (as the
+// sample does) and stores them, then advances cursor and size. Cursor and size are read on the
+// device: capturable.
 #include <cuda_runtime.h>
 
 #include "kernels/replay_launch.cuh"
@@ -42,8 +44,7 @@ __global__ void InsertRowsKernel(ReplayView v, InsertView in, int64_t count) {
   }
 }
 
-/// Recomputes the nodes of level l that cover the leaves just written; at the root level it
-/// also advances cursor and size.
+/// Recomputes the nodes of level l that cover the leaves just written.
 template <int K>
 __global__ void PropagateRangeKernel(ReplayView v, int64_t count, int l) {
   __shared__ int64_t offset[kMaxTreeLevels + 1];
@@ -67,11 +68,31 @@ __global__ void PropagateRangeKernel(ReplayView v, int64_t count, int l) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n1 + n2; t += stride)
     RecomputeNode<K>(v, offset, l, t < n1 ? lo1 + t : lo2 + (t - n1));
-  if (l == 0 && blockIdx.x == 0 && threadIdx.x == 0) {
-    DeviceState& ws = *v.state;
-    ws.cursor = (cursor + count) % v.capacity;
-    ws.size = ws.size + n < v.capacity ? ws.size + n : v.capacity;
-  }
+}
+
+/// Derives the levels above the partition level P from level P and stores them (one block of
+/// kTopThreads); with count >= 0 it then advances cursor and size past an insert of `count` rows.
+template <int K>
+__global__ void __launch_bounds__(kTopThreads) DeriveTopKernel(ReplayView v, int64_t count) {
+  __shared__ double up_sum[32], up_min[32];
+  StageTopChunk<K>(LoadTopChunk<K>(v), v, nullptr, up_sum, up_min);
+  __syncthreads();
+  if (threadIdx.x >= 32) return;
+  const int P = v.tree.part_level;
+  const auto store = [&](int l, int64_t j, double sum, double min) {
+    v.sum[v.tree.offset[l] + j] = sum;
+    v.min[v.tree.offset[l] + j] = min;
+  };
+  if (P > 1 && threadIdx.x < v.tree.count[P - 1]) store(P - 1, threadIdx.x, up_sum[threadIdx.x], up_min[threadIdx.x]);
+  double total, min_total;
+  ReduceTop<K>(v, up_sum, up_min, total, min_total, store);
+  if (threadIdx.x != 0) return;
+  store(0, 0, total, min_total);
+  if (count < 0) return;
+  DeviceState& ws = *v.state;
+  const int64_t n = count < v.capacity ? count : v.capacity;
+  ws.cursor = (ws.cursor + count) % v.capacity;
+  ws.size = ws.size + n < v.capacity ? ws.size + n : v.capacity;
 }
 
 __global__ void ResetKernel(ReplayView v) {
@@ -104,13 +125,19 @@ cudaError_t LaunchInsert(const ReplayView& v, const InsertView& in, int64_t coun
   else InsertRowsKernel<false><<<GridFor(n * v.state_dim), kThreads, 0, stream>>>(v, in, count);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
-    for (int l = v.tree.levels - 1; l >= 0; --l) {
+    for (int l = v.tree.levels - 1; l >= v.tree.part_level; --l) {
       const int shift = v.tree.fan_log * (v.tree.levels - l);
       PropagateRangeKernel<K><<<GridFor((n >> shift) + 2), kThreads, 0, stream>>>(v, count, l);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
+    DeriveTopKernel<K><<<1, kTopThreads, 0, stream>>>(v, count);
   })
-  return cudaSuccess;
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchDeriveTop(const ReplayView& v, cudaStream_t stream) {
+  DQN_FANOUT_SWITCH(v.tree.fan_log, K, { DeriveTopKernel<K><<<1, kTopThreads, 0, stream>>>(v, -1); })
+  return cudaGetLastError();
 }
 
 }  // namespace dqn::cuda::detail

@@ -8,6 +8,13 @@
 // are the slots' priorities p^alpha (0 for empty slots). The f64 array `min` holds the internal
 // levels 0..L-1 of the min tree at the same offsets (its leaves are the sum tree's leaves; empty
 // slots, whose leaf is 0, are left out of the minimum; an empty subtree holds +inf).
+// The partition level P (tree.part_level) is the first level below the root with more than
+// kTopLevelNodes needed nodes. Levels P..L are the tree's state: every kernel that changes a
+// leaf recomputes its ancestors down to level P. The levels above P (at most kTopLevelNodes
+// nodes at P - 1, fewer above) are derived from level P by whoever reads them: each sample
+// block in its prologue, the insert's last launch and LaunchDeriveTop (for the host's reads),
+// which also store them. The priority update does not store them, so that its last block does
+// not add a chain of reductions to every step (bench/RESULTS.md, session 9).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -17,11 +24,14 @@ namespace dqn::cuda::detail {
 
 /// Most tree levels below the root (K = 2 and N = 1e8 needs 27).
 inline constexpr int kMaxTreeLevels = 32;
+/// Most needed nodes of the level above the partition level P (see the layout note above).
+inline constexpr int64_t kTopLevelNodes = 32;
 
 /// Shape of the K-ary tree, computed once on the host (MakeTreeLayout) and passed by value.
 struct TreeLayout {
   int fan_log = 5;                      ///< log2 K
   int levels = 1;                       ///< L: the leaves are level L
+  int part_level = 1;                   ///< P in [1, L]: levels above it are derived from it
   int64_t offset[kMaxTreeLevels + 1]{}; ///< first node of each level in `sum`
   int64_t count[kMaxTreeLevels + 1]{};  ///< nodes allocated at each level
   int64_t nodes = 0;                    ///< total nodes (length of `sum`)
@@ -122,8 +132,12 @@ struct InsertView {
 
 /// Clears the trees (leaves 0, min +inf) and the state.
 cudaError_t LaunchResetTree(const ReplayView& v, cudaStream_t stream);
+/// Recomputes the levels above the partition level from it and stores them (one block), so
+/// that the host reads a whole, consistent tree (the update leaves those levels stale).
+cudaError_t LaunchDeriveTop(const ReplayView& v, cudaStream_t stream);
 /// Writes `count` transitions at the device cursor with the running max priority, bumps the
-/// generations, recomputes the touched ancestors level by level, and advances cursor and size.
+/// generations, recomputes the touched ancestors level by level down to the partition level,
+/// derives the levels above it, and advances cursor and size.
 cudaError_t LaunchInsert(const ReplayView& v, const InsertView& in, int64_t count, cudaStream_t stream);
 /// Draws `batch` transitions, gathers them and their IS weights into `out`, advances the
 /// Philox counter and the beta schedule.

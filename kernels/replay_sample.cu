@@ -16,23 +16,13 @@
 namespace dqn::cuda::detail {
 namespace {
 
-constexpr int kSampleThreads = 256;
-/// Shared-memory copy of the tree's first levels below the root: at most 32 + 32 * 32 nodes
-/// (levels 1 and 2 of a 32-ary tree), read by every descent of the block.
+constexpr int kSampleThreads = kTopThreads;
+/// Shared-memory copy of the tree's levels 1 .. P (the partition level), read by every descent
+/// of the block: level P - 1 holds at most 32 nodes, level P at most 32 K (32 + 32 * 32 at K = 32;
+/// fewer in all at K = 16 and 2). LaunchSample checks that the layout fits.
 constexpr int kTopNodes = 32 + 32 * 32;
-/// Top-level nodes that each thread stages.
-constexpr int kTopPerThread = (kTopNodes + kSampleThreads - 1) / kSampleThreads;
 /// State elements per lane and array that the gather loads before it stores them.
 constexpr int kGatherChunk = 8;
-
-/// How many levels below the root (at most 2) fit in kTopNodes; they are contiguous in `sum`.
-__device__ __forceinline__ int TopLevels(const ReplayView& v) {
-  int levels = 0;
-  while (levels < 2 && levels < v.tree.levels &&
-         v.tree.offset[levels + 1] + v.tree.count[levels + 1] - v.tree.offset[1] <= kTopNodes)
-    ++levels;
-  return levels;
-}
 
 /// Rank r in [1, n] with C(r - 1) <= m < C(r) (the CPU's upper_bound over C(1..n)).
 __device__ int64_t RankOf(const double* cdf, int64_t n, double m) {
@@ -48,6 +38,7 @@ template <int K, bool kBf16>
 __global__ void __launch_bounds__(kSampleThreads)
     SampleKernel(const __grid_constant__ ReplayView v, const __grid_constant__ SampleView out, int64_t batch) {
   __shared__ double top[kTopNodes];
+  __shared__ double up_sum[32], up_min[32];  // level P - 1 (StageTopChunk)
   __shared__ uint64_t ticket;
   __shared__ int64_t offset[kMaxTreeLevels + 1];
   WarmParams(v);
@@ -56,33 +47,32 @@ __global__ void __launch_bounds__(kSampleThreads)
   WaitForPriorGrids();
   AllowNextGrid();
   // Every global access of the prologue is issued before the first use of any of them: this
-  // block's share of the call counter (see DeviceState::sample_ticks), the top levels (loaded
-  // into registers first: a load written after a store to `top` could not be moved above it)
-  // and the root. The barrier then waits for one round trip, not for a chain of them.
+  // block's share of the call counter (see DeviceState::sample_ticks), level P of the trees
+  // and the size. The barrier then waits for one round trip, not for a chain of them. The
+  // levels above P are derived here from level P (the update does not store them).
   uint64_t my_ticket = 0;
   if (threadIdx.x == 0) {
     const uint64_t share = kTicksPerSample / gridDim.x + (blockIdx.x < kTicksPerSample % gridDim.x ? 1 : 0);
     my_ticket = atomicAdd(reinterpret_cast<unsigned long long*>(&v.state->sample_ticks), share);
   }
-  const int top_levels = v.sampler == SamplerKind::kProportional ? TopLevels(v) : 0;
-  const int64_t top_count = top_levels ? v.tree.offset[top_levels] + v.tree.count[top_levels] - v.tree.offset[1] : 0;
-  const double* top_src = v.sum + v.tree.offset[1];
-  double staged[kTopPerThread];
-#pragma unroll
-  for (int j = 0; j < kTopPerThread; ++j) {
-    const int64_t i = threadIdx.x + j * kSampleThreads;
-    staged[j] = i < top_count ? __ldg(top_src + i) : 0.0;
-  }
+  const bool proportional = v.sampler == SamplerKind::kProportional;
+  TopChunk<K> chunk;
+  if (proportional) chunk = LoadTopChunk<K>(v);
   const DeviceState& st = *v.state;
   const int64_t size = st.size;
-  const double total = __ldg(v.sum), min_leaf = __ldg(v.min);
-#pragma unroll
-  for (int j = 0; j < kTopPerThread; ++j) {
-    const int64_t i = threadIdx.x + j * kSampleThreads;
-    if (i < top_count) top[i] = staged[j];
-  }
+  if (proportional) StageTopChunk<K>(chunk, v, top, up_sum, up_min);
   if (threadIdx.x == 0) ticket = my_ticket;
-  __syncthreads();  // `top`, `ticket` and `offset` are in
+  __syncthreads();  // `top`, level P - 1, `ticket` and `offset` are in
+  double total = 0, min_leaf = 0;  // the roots of the sum and min trees (proportional)
+  if (proportional) {
+    // Every warp reduces the root from level P - 1 (the same bits in each); levels P - 2 .. 1,
+    // which only K < 32 trees have, go to `top` from warp 0.
+    const bool writer = threadIdx.x < 32;
+    ReduceTop<K>(v, up_sum, up_min, total, min_leaf, [&](int l, int j, double sum, double) {
+      if (writer) top[offset[l] - offset[1] + j] = sum;
+    });
+    if (v.tree.part_level > 2) __syncthreads();
+  }
   const int64_t step = static_cast<int64_t>(ticket / kTicksPerSample);
   const double beta = BetaAt(v, step);
   const int lane = threadIdx.x & 31;
@@ -100,7 +90,7 @@ __global__ void __launch_bounds__(kSampleThreads)
   if (v.sampler == SamplerKind::kProportional) {
     const double m = fmin((static_cast<double>(k) + u) * (total / static_cast<double>(batch)), Below(total));
     double leaf;
-    slot = Descend<K>(v, offset, m, top, top_levels, leaf);
+    slot = Descend<K>(v, offset, m, top, v.tree.part_level, leaf);
     p = leaf / total;
     p_min = min_leaf / total;
   } else if (v.sampler == SamplerKind::kRank) {
@@ -213,6 +203,8 @@ cudaError_t LaunchInvalidConfiguration(cudaStream_t stream) {
 
 cudaError_t LaunchSample(const ReplayView& v, const SampleView& out, int64_t batch, cudaStream_t stream) {
   if (batch <= 0) return cudaErrorInvalidValue;
+  const int P = v.tree.part_level;
+  if (v.tree.offset[P] + v.tree.count[P] - v.tree.offset[1] > kTopNodes) return cudaErrorInvalidConfiguration;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
     const int64_t threads = batch * K;
     const unsigned grid = static_cast<unsigned>((threads + kSampleThreads - 1) / kSampleThreads);

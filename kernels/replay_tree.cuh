@@ -162,6 +162,93 @@ __device__ __host__ __forceinline__ int64_t NeededNodes(const ReplayView& v, int
   return (v.capacity + (int64_t{1} << shift) - 1) >> shift;
 }
 
+/// Children of level P per thread (C) when a block derives level P - 1 from the partition level
+/// P: level P - 1 has at most 32 needed nodes (kTopLevelNodes), so level P at most 32 K nodes,
+/// and K / C threads per node (8 for K >= 16, one for K = 2) cover it with 256 threads.
+template <int K>
+inline constexpr int kTopChildren = K >= 16 ? K / 8 : 2;
+
+/// The threads that derive the levels above the partition level (LoadTopChunk, StageTopChunk).
+inline constexpr int kTopThreads = 256;
+
+/// One thread's share of level P: children [C t, C t + C) of level P (t = threadIdx.x < 256),
+/// sums and minima as pairs; a share past the level's nodes holds empty children (0, +inf).
+template <int K>
+struct TopChunk {
+  static constexpr int C = kTopChildren<K>;
+  double2 sum[C / 2], min[C / 2];
+};
+
+/// Loads this thread's TopChunk of level P (v.tree.part_level); a leaf level's (P = L) minima
+/// are LeafMin of its leaves. Plain loads only, so that the caller can issue its other loads
+/// before the first use of these.
+template <int K>
+__device__ __forceinline__ TopChunk<K> LoadTopChunk(const ReplayView& v) {
+  TopChunk<K> c;
+  constexpr int C = TopChunk<K>::C;
+  const int P = v.tree.part_level;
+  const int64_t first = static_cast<int64_t>(threadIdx.x) * C;
+  const bool in = first < v.tree.count[P], leaves = P == v.tree.levels;
+  const double2* sums = reinterpret_cast<const double2*>(v.sum + v.tree.offset[P] + first);
+  const double2* mins = reinterpret_cast<const double2*>(v.min + v.tree.offset[P] + first);
+#pragma unroll
+  for (int k = 0; k < C / 2; ++k) {
+    c.sum[k] = in ? __ldg(sums + k) : make_double2(0.0, 0.0);
+    c.min[k] = in && !leaves ? __ldg(mins + k) : make_double2(INFINITY, INFINITY);
+  }
+  if (in && leaves)
+#pragma unroll
+    for (int k = 0; k < C / 2; ++k) c.min[k] = make_double2(LeafMin(c.sum[k].x), LeafMin(c.sum[k].y));
+  return c;
+}
+
+/// Level P - 1 from the block's TopChunks (all threads of a block of >= 256 call it): the K / C
+/// threads of node i (ReduceChildren<C>, then ReduceLanes<K / C>: ReduceChildren<K>'s order, bit
+/// for bit) write its sum and min to up_sum[i] / up_min[i] for i < 32 (past the needed nodes:
+/// the empty pair), and, when level P - 1 is below the root, its sum to `top`. When `top` is
+/// given (a copy of sum[offset[1] ..), see Descend), the chunk's sums go there too.
+template <int K>
+__device__ __forceinline__ void StageTopChunk(const TopChunk<K>& c, const ReplayView& v, double* top, double* up_sum,
+                                              double* up_min) {
+  constexpr int C = TopChunk<K>::C, G = K / C;
+  const int P = v.tree.part_level;
+  const int64_t first = static_cast<int64_t>(threadIdx.x) * C;
+  if (top && first < v.tree.count[P]) {
+    double2* dst = reinterpret_cast<double2*>(top + (v.tree.offset[P] - v.tree.offset[1]) + first);
+#pragma unroll
+    for (int k = 0; k < C / 2; ++k) dst[k] = c.sum[k];
+  }
+  double sum, min;
+  ReduceChildren<C, false>([&](int k) { return c.sum[k]; }, [&](int k) { return c.min[k]; }, sum, min);
+  ReduceLanes<G>(sum, min);
+  const int node = static_cast<int>(threadIdx.x) / G;
+  if (threadIdx.x % G != 0 || node >= 32) return;
+  up_sum[node] = sum;
+  up_min[node] = min;
+  if (top && P > 1 && node < v.tree.count[P - 1]) top[v.tree.offset[P - 1] - v.tree.offset[1] + node] = sum;
+}
+
+/// The levels above P - 1, from up_sum / up_min (level P - 1, StageTopChunk), by one warp (all
+/// lanes call it): node j of each level goes to lane j; store(l, j, sum, min) takes node j of
+/// levels P - 2 .. 1 (none when K = 32: P = 2), padding nodes (the empty pair) included, and
+/// `total` / `min_total` are set to the root's sum and min in every lane.
+template <int K, typename Store>
+__device__ __forceinline__ void ReduceTop(const ReplayView& v, const double* up_sum, const double* up_min, double& total,
+                                          double& min_total, Store store) {
+  const int lane = threadIdx.x & 31;
+  double sum = up_sum[lane], min = up_min[lane];
+  for (int l = v.tree.part_level - 1; l > 0; --l) {
+    ReduceLanes<K>(sum, min);  // lanes [gK, gK + K) hold node g of level l - 1
+    const bool in = lane * K < 32;
+    const double s = __shfl_sync(0xffffffffu, sum, (lane * K) & 31), m = __shfl_sync(0xffffffffu, min, (lane * K) & 31);
+    sum = in ? s : 0.0;
+    min = in ? m : INFINITY;
+    if (l > 1 && lane < v.tree.count[l - 1]) store(l - 1, lane, sum, min);
+  }
+  total = __shfl_sync(0xffffffffu, sum, 0);
+  min_total = __shfl_sync(0xffffffffu, min, 0);
+}
+
 /// Stratified descent by a group of K consecutive lanes (all lanes of the warp must call it).
 /// Rule at each level: go to the first non-empty child c with m < (sum of children 0..c), i.e.
 /// go left iff m < left; m is then made relative to child c and clamped into [0, value_c). A

@@ -6,33 +6,30 @@
 // device path such an entry is counted as stale and ignored.)
 //
 // Built for latency: one launch of one thread-block cluster (Hopper), two dependent global
-// round trips per window of the batch, everything else on chip. The tree is cut at a partition
-// level P (the first level below the root with more than 32 needed nodes); block r of the
-// cluster owns a contiguous range of level-P nodes, hence the slots and every node under them.
+// round trips per window of the batch, everything else on chip. The tree is cut at its partition
+// level P (TreeLayout::part_level); block r of the cluster owns a contiguous range of level-P
+// nodes, hence the slots and every node under them. The levels above P are not stored: each
+// sample block derives them from level P in its prologue (replay_launch.cuh's layout note).
 //  1. Every block reads the window's entries and keeps those in its range; the batch's last
 //     entry per slot wins through a shared-memory hash table (slot -> largest batch position).
 //  2. For each winner, the slot's generation and, with asynchronous copies (cp.async), the
 //     K-group of the slot's leaf and of each of its ancestors below level P are loaded into
 //     shared-memory slabs, one slab per distinct group (claimed in a second hash table, copied
-//     by one warp per group, coalesced). Each block has meanwhile loaded its range of level P
-//     (the levels above it are not read: step 4 recomputes them). The new leaf priorities (a
+//     by one warp per group, coalesced). The new leaf priorities (a
 //     pow, ~1,500 cycles) are computed by the block's last threads while the first ones claim
 //     the groups (computed while the copies flew instead, about 0.4 us of it stayed on the
 //     critical path).
 //  3. The new leaves go into their slabs; level by level, bottom up, the level's groups are
 //     summed (pairwise: ReduceChildren, then ReduceLanes) into their parents, which are stored
-//     to global memory and to the parents' slabs: every touched ancestor is recomputed from its
-//     children, deterministically, with no atomics on sums. The whole block works on each level,
+//     to global memory and to the parents' slabs: every touched ancestor down to level P is
+//     recomputed from its children, deterministically, with no atomics on sums. The whole block works on each level,
 //     K / 8 lanes per group (8 children each, then shuffles) when the level's groups fit the
 //     block so, else one thread per group (one thread summing 32 children runs ~300 dependent
 //     instructions: the whole level's latency when only one warp holds groups).
-//  4. Each block sends its level-P nodes (all of its range: loaded at the start, the touched
-//     ones recomputed) and its warps' counts into block 0's shared memory with st.async, whose
+//  4. Each block sends its warps' counts into block 0's shared memory with st.async, whose
 //     bytes complete a transaction barrier (mbarrier) there: no cluster barrier, so no block
-//     waits for its global stores to drain. Block 0's first warps then recompute the levels
-//     above P (level P - 1 by K / 8 lanes per node, which meet on a named barrier; the levels
-//     above it by the first warp) and store them, while its last warp sums the counts and
-//     stores the update's state.
+//     waits for its global stores to drain. Block 0's last warp sums the counts and stores the
+//     update's state.
 // Shared-memory atomics are 32-bit only (64-bit ones measured about 970 cycles under contention).
 // Windows: batches longer than kWindow entries are taken window by window from the batch's end,
 // and a per-slot epoch mark tells an earlier window that a later one already decided the slot.
@@ -56,33 +53,23 @@ namespace cg = cooperative_groups;
 
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
-/// The warp of block 0 that writes the update's counts and state while the first warps
-/// recompute the levels above P.
+/// The warp of block 0 that writes the update's counts and state.
 constexpr int kStateWarp = kWarps - 1;
 constexpr int kClusterBlocks = 8;              // the portable cluster size
 constexpr int kItems = 4;                      // entries per thread per window
 constexpr int kWindow = kThreads * kItems;     // 2048 entries
-constexpr int64_t kTopPartitionNodes = 32;     // levels above P hold at most this many needed nodes
-static_assert(kTopPartitionNodes <= 32, "block 0's `up` holds level P - 1 in 32 entries");
-/// Children per lane (C) of the levels above P: K / C lanes per node, and K / C warps for the 32
-/// nodes of level P - 1 (one thread reducing 32 children measured ~650 cycles).
-template <int K>
-inline constexpr int kTopChildren = K < 8 ? K : 8;
 constexpr uint32_t kEmpty = ~0u;
 
 /// Host-computed shape of one update launch, with the byte offsets of the dynamic shared memory.
 struct UpdatePlan {
-  int part_level = 0;        ///< P: block r owns level-P nodes [r * part_nodes / C, (r + 1) * part_nodes / C)
-  int64_t part_nodes = 0;    ///< level-P nodes that cover stored slots
+  int64_t part_nodes = 0;    ///< level-P nodes that cover stored slots: block r owns [r * part_nodes / C, (r + 1) * part_nodes / C)
   int window = 0;            ///< entries per window: min(n, kWindow)
   int entry_bits = 6;        ///< log2 entries of the slot table
   int group_bits = 6;        ///< log2 entries of the group table
   int round = 1;             ///< winners per round (slab capacity)
   int leaf_stride = 0, inner_stride = 0;  ///< slab strides in doubles (odd in 16-byte units: no bank conflicts)
-  int top_nodes = 0;         ///< nodes of level P, padding included (block 0's copy of the level)
-  int part_per_block = 0;    ///< most level-P nodes one block owns
   // Byte offsets into the dynamic shared memory.
-  unsigned leaf_slabs = 0, inner_slabs = 0, top_sum = 0, top_min = 0, part_sum = 0, part_min = 0, leaf_src = 0,
+  unsigned leaf_slabs = 0, inner_slabs = 0, leaf_src = 0,
            inner_src = 0, entry_keys = 0, entry_last = 0, group_keys = 0, winner_slot = 0, winner_td = 0, winner_gen = 0, winner_priority = 0,
            group_slab = 0,
            bytes = 0;
@@ -150,21 +137,12 @@ __device__ __forceinline__ unsigned ClusterAddress(unsigned local, unsigned rank
   return remote;
 }
 
-/// Stores `bits` (8 or 4 bytes) at cluster address `dst` and credits the bytes to the mbarrier
-/// at cluster address `bar` in the same block (st.async: the receiver learns of the data through
-/// the barrier's transaction count, the sender needs no fence).
-__device__ __forceinline__ void SendAsync(unsigned dst, unsigned long long bits, unsigned bar) {
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(dst), "l"(bits), "r"(bar)
-               : "memory");
-}
+/// Stores `bits` at cluster address `dst` and credits the 4 bytes to the mbarrier at cluster
+/// address `bar` in the same block (st.async: the receiver learns of the data through the
+/// barrier's transaction count, the sender needs no fence).
 __device__ __forceinline__ void SendAsync(unsigned dst, unsigned bits, unsigned bar) {
   asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst), "r"(bits), "r"(bar)
                : "memory");
-}
-
-/// Named barrier `id` (1..15) of `threads` threads (a multiple of 32), which all execute it.
-__device__ __forceinline__ void SyncNamed(unsigned id, unsigned threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
 /// Initialises the mbarrier at `bar` for one arrival and makes that visible to the cluster (a
@@ -253,14 +231,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ uint64_t handoff;              // block 0: the mbarrier that the blocks' st.async complete
   __shared__ int winners;
   __shared__ int used[kMaxTreeLevels + 1];  // groups claimed per level in this round
-  __shared__ __align__(16) double up_sum[32], up_min[32];  // block 0: a level above P (see the end)
   const auto region = [&](unsigned at) { return smem + at; };
   double* leaf_slabs = reinterpret_cast<double*>(region(plan.leaf_slabs));
   double* inner_slabs = reinterpret_cast<double*>(region(plan.inner_slabs));
-  double* top_sum = reinterpret_cast<double*>(region(plan.top_sum));
-  double* top_min = reinterpret_cast<double*>(region(plan.top_min));
-  double* part_sum = reinterpret_cast<double*>(region(plan.part_sum));
-  double* part_min = reinterpret_cast<double*>(region(plan.part_min));
   int64_t* leaf_src = reinterpret_cast<int64_t*>(region(plan.leaf_src));
   int64_t* inner_src = reinterpret_cast<int64_t*>(region(plan.inner_src));
   uint32_t* entry_keys = reinterpret_cast<uint32_t*>(region(plan.entry_keys));
@@ -275,13 +248,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const bool leader = rank == 0;
-  const int L = v.tree.levels, P = plan.part_level, f = v.tree.fan_log;
+  const int L = v.tree.levels, P = v.tree.part_level, f = v.tree.fan_log;
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
   const uint32_t entry_size = 1u << plan.entry_bits, group_size = 1u << plan.group_bits;
-  // Block 0's copy of level P: node i at top_at(i), each K-group on its own stride of an odd
-  // number of 16-byte units, as the slabs, so that the lanes reducing different groups read
-  // different banks.
-  const auto top_at = [&](int64_t i) { return (i >> f) * plan.leaf_stride + (i & (K - 1)); };
   const auto clear_entries = [&] {
     for (uint32_t i = threadIdx.x; i < entry_size; i += kThreads) entry_keys[i] = kEmpty, entry_last[i] = 0;
     if (threadIdx.x == 0) winners = 0;
@@ -317,16 +286,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The epoch tag (update_epoch + 1) is formed where it is used: an add right after this load
   // stalled the thread for a round trip before it issued the entries' loads (Nsight Compute).
   const uint32_t epoch = ws.update_epoch;
-  // Every block's level-P nodes (for the leaves, the min rule of LeafMin): loaded now, stored
-  // once the first window's entries are on their way, so that the round trips overlap.
   const int64_t node_lo = rank * plan.part_nodes / kClusterBlocks, node_hi = (rank + 1) * plan.part_nodes / kClusterBlocks;
-  const int range = static_cast<int>(node_hi - node_lo);  // <= kThreads (PlanUpdate)
-  const int64_t part_first = v.tree.offset[P] + node_lo;
-  double range_sum = 0, range_min = INFINITY;
-  if (static_cast<int>(threadIdx.x) < range) {
-    range_sum = __ldcg(v.sum + part_first + threadIdx.x);
-    if (P < L) range_min = __ldcg(v.min + part_first + threadIdx.x);  // leaves: LeafMin when stored
-  }
   const int64_t slot_lo = node_lo << (f * (L - P)), slot_hi = node_hi << (f * (L - P));
   const int64_t windows = (n + kWindow - 1) / kWindow;
   double* const leaves = v.sum + v.tree.offset[L];
@@ -349,16 +309,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       td[k] = e < n ? td_errors[e] : 0.f;
       gen[k] = e < n ? generations[e] : 0u;
     }
-    if (w == windows - 1) {
-      if (static_cast<int>(threadIdx.x) < range)
-        part_sum[threadIdx.x] = range_sum, part_min[threadIdx.x] = P < L ? range_min : LeafMin(range_sum);
-      if (leader) {
-        // Level P's padding nodes (past the needed ones; no block sends them) are empty.
-        for (int i = static_cast<int>(plan.part_nodes) + threadIdx.x; i < plan.top_nodes; i += kThreads)
-          top_sum[top_at(i)] = 0, top_min[top_at(i)] = INFINITY;
-        ArriveRelaxed();
-      }
-    }
+    if (w == windows - 1 && leader) ArriveRelaxed();
     __syncthreads();  // tables clear, `offset` staged
     uint32_t at[kItems];
 #pragma unroll
@@ -460,17 +411,12 @@ __global__ void __launch_bounds__(kThreads, 1)
           leaves[s] = priority;
           local_max = max(local_max, __float_as_uint(fabsf(my_td)));
           ++applied;
-          if (L > P) {
-            leaf_slabs[static_cast<int64_t>(group_slab[leaf_h]) * plan.leaf_stride + (s & (K - 1))] = priority;
-          } else {  // the leaves are level P
-            part_sum[s - node_lo] = priority;
-            part_min[s - node_lo] = LeafMin(priority);
-          }
+          if (L > P) leaf_slabs[static_cast<int64_t>(group_slab[leaf_h]) * plan.leaf_stride + (s & (K - 1))] = priority;
         }
       }
       __syncthreads();  // new leaves in their slabs
       // Bottom up, level by level: every group claimed at the level into its parent, which goes
-      // to global memory and to its own slab (or to the level-P range).
+      // to global memory and, below level P, to its own slab.
       for (int l = L; l > P; --l) {
         const auto store = [&](int64_t i, double sum, double min) {
           const int64_t parent = ((l == L ? leaf_src : inner_src)[slab_of(l, static_cast<int>(i))] - offset[l]) >> f;
@@ -481,9 +427,6 @@ __global__ void __launch_bounds__(kThreads, 1)
             double* dst = inner_slabs + static_cast<int64_t>(up) * plan.inner_stride;
             dst[parent & (K - 1)] = sum;
             dst[K + (parent & (K - 1))] = min;
-          } else {
-            part_sum[parent - node_lo] = sum;
-            part_min[parent - node_lo] = min;
           }
         };
         if (l == L) {
@@ -511,10 +454,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   }
 
-  // This warp's counts (lane j < 5 holds the j-th) and level-P nodes go into block 0 (st.async,
-  // credited to block 0's mbarrier; block 0 writes its own). The first cluster barrier ordered
-  // the mbarrier's initialisation before these; the last level's barrier, this block's level-P
-  // nodes.
+  // This warp's counts (lane j < 5 holds the j-th) go into block 0 (st.async, credited to block
+  // 0's mbarrier; block 0 writes its own). The first cluster barrier ordered the mbarrier's
+  // initialisation before these.
   // (Selected, not indexed: an array indexed by lane would live in local memory.)
   const unsigned c_applied = __reduce_add_sync(0xffffffffu, applied), c_rejected = __reduce_add_sync(0xffffffffu, rejected),
                  c_stale = __reduce_add_sync(0xffffffffu, stale), c_dups = __reduce_add_sync(0xffffffffu, dups),
@@ -522,87 +464,38 @@ __global__ void __launch_bounds__(kThreads, 1)
   const unsigned my_count = lane == 0 ? c_applied : lane == 1 ? c_rejected : lane == 2 ? c_stale : lane == 3 ? c_dups : c_max;
   cluster.barrier_wait();
   if (!leader) {
-    const unsigned bar = ClusterAddress(handoff_at, 0);
-    if (static_cast<int>(threadIdx.x) < range) {
-      SendAsync(ClusterAddress(SharedAddress(top_sum + top_at(node_lo + threadIdx.x)), 0),
-                static_cast<unsigned long long>(__double_as_longlong(part_sum[threadIdx.x])), bar);
-      SendAsync(ClusterAddress(SharedAddress(top_min + top_at(node_lo + threadIdx.x)), 0),
-                static_cast<unsigned long long>(__double_as_longlong(part_min[threadIdx.x])), bar);
-    }
-    if (lane < 5) SendAsync(ClusterAddress(SharedAddress(&warp_counts[rank][warp][lane]), 0), my_count, bar);
+    if (lane < 5) SendAsync(ClusterAddress(SharedAddress(&warp_counts[rank][warp][lane]), 0), my_count, ClusterAddress(handoff_at, 0));
     return;
   }
-  if (static_cast<int>(threadIdx.x) < range)
-    top_sum[top_at(node_lo + threadIdx.x)] = part_sum[threadIdx.x], top_min[top_at(node_lo + threadIdx.x)] = part_min[threadIdx.x];
   if (lane < 5) warp_counts[0][warp][lane] = my_count;
-  if (threadIdx.x == 0) {
-    const int64_t sent = plan.part_nodes - range;  // the other blocks' level-P nodes
-    ExpectBytes(handoff_at, static_cast<unsigned>(16 * sent + (kClusterBlocks - 1) * sizeof(warp_counts[0])));
-  }
+  __syncthreads();  // block 0's own counts are in
+  if (warp != kStateWarp) return;
+  if (lane == 0) ExpectBytes(handoff_at, static_cast<unsigned>((kClusterBlocks - 1) * sizeof(warp_counts[0])));
   WaitHandoff(handoff_at);
-  __syncthreads();  // block 0's own nodes and counts are in too
 
-  // The state warp: the update's counts (lane i sums warps i, i + 32, ... of all blocks), its
-  // state and the epoch; meanwhile the first warps recompute the levels above P.
-  if (warp == kStateWarp) {
-    unsigned sums[5] = {0, 0, 0, 0, 0};
-    for (int i = lane; i < kClusterBlocks * kWarps; i += 32)
-      for (int j = 0; j < 5; ++j) {
-        const unsigned x = warp_counts[i / kWarps][i % kWarps][j];
-        sums[j] = j < 4 ? sums[j] + x : max(sums[j], x);
-      }
-    for (int j = 0; j < 4; ++j) sums[j] = __reduce_add_sync(0xffffffffu, sums[j]);
-    sums[4] = __reduce_max_sync(0xffffffffu, sums[4]);
-    if (state_lane) {
-      UpdateCounts last;
-      last.applied = sums[0];
-      last.rejected_nonfinite = sums[1];
-      last.stale = sums[2];
-      last.duplicates = sums[3];
-      total.applied += last.applied;
-      total.rejected_nonfinite += last.rejected_nonfinite;
-      total.stale += last.stale;
-      total.duplicates += last.duplicates;
-      ws.last_update = last;
-      ws.total_update = total;
-      ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(sums[4])));
-      ws.update_epoch = epoch + 1;
+  // The update's counts (lane i sums warps i, i + 32, ... of all blocks), its state and the epoch.
+  unsigned sums[5] = {0, 0, 0, 0, 0};
+  for (int i = lane; i < kClusterBlocks * kWarps; i += 32)
+    for (int j = 0; j < 5; ++j) {
+      const unsigned x = warp_counts[i / kWarps][i % kWarps][j];
+      sums[j] = j < 4 ? sums[j] + x : max(sums[j], x);
     }
-  }
-
-  // Block 0's first G = K / C warps (C = kTopChildren<K>): every needed node above level P,
-  // bottom up. Node i of level P - 1 (at most 32 nodes) is reduced from its K children at level
-  // P by lanes [i G, (i + 1) G) of those warps (GroupValueLanes: C children each; level P's
-  // minima are LeafMin values when P = L, so it reads as internal nodes) and goes to `up`; a
-  // node past the needed ones is the empty pair, as the tree's padding nodes are. The first warp
-  // then reduces each level above from `up` in the same way, writing it back over its children.
-  constexpr int C = kTopChildren<K>, G = K / C;
-  if (warp >= G) return;
-  const auto reduce_into_up = [&](const double* sums, const double* mins, int l, int i) {
-    double sum, min;
-    const bool needed = i < NeededNodes(v, l);
-    GroupValueLanes<K, C, false>(sums, mins, static_cast<int>(threadIdx.x) % G, needed, sum, min);
-    __syncwarp();  // the warp has read the children before `up` is written over them
-    if (threadIdx.x % G != 0) return;
-    if (needed) {
-      v.sum[offset[l] + i] = sum;
-      v.min[offset[l] + i] = min;
-    }
-    up_sum[i] = sum;
-    up_min[i] = min;
-  };
-  const int node = static_cast<int>(threadIdx.x) / G;
-  reduce_into_up(top_sum + top_at(K * node), top_min + top_at(K * node), P - 1, node);
-  if constexpr (G > 1) SyncNamed(1, 32 * G);
-  else __syncwarp();
-  if (warp != 0) return;
-  for (int l = P - 2; l >= 0; --l) {
-    // `up` holds level l + 1: entries [0, 32 / G) are rewritten below; those past them become
-    // empty pairs, so that a node's children past the needed ones read as padding.
-    const int i = lane / G;
-    reduce_into_up(up_sum + K * i, up_min + K * i, l, i);
-    if (lane >= 32 / G) up_sum[lane] = 0, up_min[lane] = INFINITY;
-    __syncwarp();
+  for (int j = 0; j < 4; ++j) sums[j] = __reduce_add_sync(0xffffffffu, sums[j]);
+  sums[4] = __reduce_max_sync(0xffffffffu, sums[4]);
+  if (state_lane) {
+    UpdateCounts last;
+    last.applied = sums[0];
+    last.rejected_nonfinite = sums[1];
+    last.stale = sums[2];
+    last.duplicates = sums[3];
+    total.applied += last.applied;
+    total.rejected_nonfinite += last.rejected_nonfinite;
+    total.stale += last.stale;
+    total.duplicates += last.duplicates;
+    ws.last_update = last;
+    ws.total_update = total;
+    ws.max_priority = fmax(max_priority, static_cast<double>(__uint_as_float(sums[4])));
+    ws.update_epoch = epoch + 1;
   }
 }
 
@@ -620,14 +513,10 @@ int CeilLog2(int64_t x) {
 UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
   const int levels = v.tree.levels, f = v.tree.fan_log, k = 1 << f;
   UpdatePlan plan;
-  int p = 1;
-  while (p < levels && NeededNodes(v, p) <= kTopPartitionNodes) ++p;
-  plan.part_level = p;
+  const int p = v.tree.part_level;
   plan.part_nodes = NeededNodes(v, p);
-  plan.part_per_block = static_cast<int>((plan.part_nodes + kClusterBlocks - 1) / kClusterBlocks);
   plan.window = static_cast<int>(std::min<int64_t>(n, kWindow));
   plan.entry_bits = std::max(6, CeilLog2(2 * int64_t{plan.window}));
-  plan.top_nodes = static_cast<int>(v.tree.count[p]);
   plan.leaf_stride = 2 * ((k / 2) | 1);
   plan.inner_stride = 2 * (k | 1);
   const int below = levels - p;  // groups per winner: one of leaves, below - 1 of internal nodes
@@ -642,10 +531,6 @@ UpdatePlan PlanUpdate(const ReplayView& v, int64_t n, int shared_bytes) {
     };
     plan.leaf_slabs = take(8u * round * plan.leaf_stride * (below > 0));
     plan.inner_slabs = take(8u * round * plan.inner_stride * std::max(below - 1, 0));
-    plan.top_sum = take(8u * (plan.top_nodes >> f) * plan.leaf_stride);
-    plan.top_min = take(8u * (plan.top_nodes >> f) * plan.leaf_stride);
-    plan.part_sum = take(8u * plan.part_per_block);
-    plan.part_min = take(8u * plan.part_per_block);
     plan.leaf_src = take(8u * round * (below > 0));
     plan.inner_src = take(8u * round * std::max(below - 1, 0));
     plan.entry_keys = take(4u << plan.entry_bits);
@@ -686,7 +571,7 @@ cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint
                          const float* td_errors, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   const UpdatePlan plan = PlanUpdate(v, n, v.shared_bytes);
-  if (plan.part_per_block > kThreads || plan.bytes > static_cast<unsigned>(v.shared_bytes))
+  if (plan.bytes > static_cast<unsigned>(v.shared_bytes))
     return cudaErrorInvalidConfiguration;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
     return LaunchChained(v.chained_launches, v.l2_window, kClusterBlocks, UpdateKernel<K>, kClusterBlocks, kThreads, plan.bytes,

@@ -408,6 +408,8 @@ void CudaReplay::launch_step_graph() {
 
 double CudaReplay::total_priority() const {
   double root = 0;
+  // The update leaves the levels above the partition level stale (kernels/replay_launch.cuh).
+  Check(detail::LaunchDeriveTop(view_, stream_), "deriving the sum tree's top levels");
   Check(cudaMemcpyAsync(&root, view_.sum, sizeof root, cudaMemcpyDeviceToHost, stream_), "reading the sum-tree root");
   synchronize();
   return root;

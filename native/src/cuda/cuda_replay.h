@@ -62,6 +62,8 @@ class CudaReplay final : public Replay {
   int64_t size() const override { return size_; }
   int64_t capacity() const override { return config_.capacity; }
   int state_dim() const override { return config_.state_dim; }
+  /// Sum-tree root; first derives and stores the levels above the partition level (one-block
+  /// kernel), which the priority update leaves stale, so that the whole tree is then consistent.
   double total_priority() const override;
   double max_priority() const override;
   double beta() const override;

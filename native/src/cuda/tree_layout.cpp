@@ -32,6 +32,9 @@ TreeLayout MakeTreeLayout(int64_t capacity, int fan_log) {
     offset += (t.count[l] + k - 1) / k * k;
   }
   t.nodes = offset;
+  // needed[L - l] belongs to level l.
+  t.part_level = 1;
+  while (t.part_level < t.levels && needed[t.levels - t.part_level] <= kTopLevelNodes) ++t.part_level;
   return t;
 }
 

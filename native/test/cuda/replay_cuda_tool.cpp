@@ -99,9 +99,10 @@ struct Sampled {
 
 /// Every needed internal node of the GPU trees equals its recomputation from its children
 /// (pairwise sum, as kernels/replay_tree.cuh's ReduceChildren, bit for bit; min over the
-/// children's minima, or over the positive leaves).
+/// children's minima, or over the positive leaves). total_priority() first derives the levels
+/// above the partition level, which the update does not store.
 void CheckTreeInvariant(const CudaReplay& r, const char* what) {
-  r.synchronize();
+  r.total_priority();
   const auto& v = r.view();
   const int levels = v.tree.levels, k = 1 << v.tree.fan_log;
   std::vector<double> sum(v.tree.nodes), min(v.tree.offset[levels]);
