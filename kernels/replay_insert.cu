@@ -74,8 +74,8 @@ __global__ void PropagateRangeKernel(ReplayView v, int64_t count, int l) {
 /// kTopThreads); with count >= 0 it then advances cursor and size past an insert of `count` rows.
 template <int K>
 __global__ void __launch_bounds__(kTopThreads) DeriveTopKernel(ReplayView v, int64_t count) {
-  __shared__ double up_sum[32], up_min[32];
-  StageTopChunk<K>(LoadTopChunk<K>(v), v, nullptr, up_sum, up_min);
+  __shared__ TopShared s;
+  StageTop<K, true>(LoadTopChunk<K>(v), v, nullptr, s);
   __syncthreads();
   if (threadIdx.x >= 32) return;
   const int P = v.tree.part_level;
@@ -83,10 +83,11 @@ __global__ void __launch_bounds__(kTopThreads) DeriveTopKernel(ReplayView v, int
     v.sum[v.tree.offset[l] + j] = sum;
     v.min[v.tree.offset[l] + j] = min;
   };
-  if (P > 1 && threadIdx.x < v.tree.count[P - 1]) store(P - 1, threadIdx.x, up_sum[threadIdx.x], up_min[threadIdx.x]);
-  double total, min_total;
-  ReduceTop<K>(v, up_sum, up_min, total, min_total, store);
+  if (P > 1 && threadIdx.x < v.tree.count[P - 1]) store(P - 1, threadIdx.x, s.up_sum[threadIdx.x], s.up_min[threadIdx.x]);
+  StoreUpperLevels<K, true>(v, s, store);
   if (threadIdx.x != 0) return;
+  double total, min_total;
+  RootFromWarps(s, total, min_total);
   store(0, 0, total, min_total);
   if (count < 0) return;
   DeviceState& ws = *v.state;

@@ -38,7 +38,7 @@ template <int K, bool kBf16>
 __global__ void __launch_bounds__(kSampleThreads)
     SampleKernel(const __grid_constant__ ReplayView v, const __grid_constant__ SampleView out, int64_t batch) {
   __shared__ double top[kTopNodes];
-  __shared__ double up_sum[32], up_min[32];  // level P - 1 (StageTopChunk)
+  __shared__ TopShared top_shared;
   __shared__ uint64_t ticket;
   __shared__ int64_t offset[kMaxTreeLevels + 1];
   WarmParams(v);
@@ -60,18 +60,18 @@ __global__ void __launch_bounds__(kSampleThreads)
   if (proportional) chunk = LoadTopChunk<K>(v);
   const DeviceState& st = *v.state;
   const int64_t size = st.size;
-  if (proportional) StageTopChunk<K>(chunk, v, top, up_sum, up_min);
+  if (proportional) StageTop<K, false>(chunk, v, top, top_shared);
   if (threadIdx.x == 0) ticket = my_ticket;
-  __syncthreads();  // `top`, level P - 1, `ticket` and `offset` are in
+  __syncthreads();  // `top`, level P - 1, the warps' shares, `ticket` and `offset` are in
   double total = 0, min_leaf = 0;  // the roots of the sum and min trees (proportional)
   if (proportional) {
-    // Every warp reduces the root from level P - 1 (the same bits in each); levels P - 2 .. 1,
-    // which only K < 32 trees have, go to `top` from warp 0.
-    const bool writer = threadIdx.x < 32;
-    ReduceTop<K>(v, up_sum, up_min, total, min_leaf, [&](int l, int j, double sum, double) {
-      if (writer) top[offset[l] - offset[1] + j] = sum;
-    });
-    if (v.tree.part_level > 2) __syncthreads();
+    RootFromWarps(top_shared, total, min_leaf);
+    // Levels P - 2 .. 1 (only K < 32 trees have them) go to `top` from warp 0.
+    if (v.tree.part_level > 2) {
+      if (threadIdx.x < 32)
+        StoreUpperLevels<K, false>(v, top_shared, [&](int l, int j, double sum, double) { top[offset[l] - offset[1] + j] = sum; });
+      __syncthreads();
+    }
   }
   const int64_t step = static_cast<int64_t>(ticket / kTicksPerSample);
   const double beta = BetaAt(v, step);

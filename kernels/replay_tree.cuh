@@ -202,14 +202,35 @@ __device__ __forceinline__ TopChunk<K> LoadTopChunk(const ReplayView& v) {
   return c;
 }
 
-/// Level P - 1 from the block's TopChunks (all threads of a block of >= 256 call it): the K / C
-/// threads of node i (ReduceChildren<C>, then ReduceLanes<K / C>: ReduceChildren<K>'s order, bit
-/// for bit) write its sum and min to up_sum[i] / up_min[i] for i < 32 (past the needed nodes:
-/// the empty pair), and, when level P - 1 is below the root, its sum to `top`. When `top` is
-/// given (a copy of sum[offset[1] ..), see Descend), the chunk's sums go there too.
-template <int K>
-__device__ __forceinline__ void StageTopChunk(const TopChunk<K>& c, const ReplayView& v, double* top, double* up_sum,
-                                              double* up_min) {
+/// Minimum over the warp of x >= 0 (+inf included; no NaN): non-negative doubles order as their
+/// bit patterns, so two 32-bit warp reductions (high words, then the low words of the lanes
+/// that hold the smallest high word) find it exactly, without shuffles. All lanes call it.
+__device__ __forceinline__ double WarpMinNonNegative(double x) {
+  const unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(x));
+  const unsigned hi = __reduce_min_sync(0xffffffffu, static_cast<unsigned>(bits >> 32));
+  const unsigned lo = __reduce_min_sync(0xffffffffu, static_cast<unsigned>(bits >> 32) == hi ? static_cast<unsigned>(bits) : ~0u);
+  return __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(hi) << 32) | lo));
+}
+
+/// Shared memory of a block that derives the levels above P: level P - 1 (32 entries) and each
+/// warp's pairwise sum and minimum of its threads' TopChunks.
+struct TopShared {
+  __align__(16) double up_sum[32];
+  __align__(16) double up_min[32];
+  __align__(16) double warp_sum[kTopThreads / 32];
+  __align__(16) double warp_min[kTopThreads / 32];
+};
+
+/// First half of a top derivation, by every thread of a block of kTopThreads (a barrier must
+/// follow): the K / C threads of node i of level P - 1 join their chunks (ReduceChildren<C>, then
+/// xor-shuffles: ReduceChildren<K>'s pairwise order, bit for bit) and write its sum to
+/// s.up_sum[i] (i < 32; past the needed nodes the empty pair) and, when level P - 1 is below the
+/// root, to `top`; with kNodeMins its min to s.up_min[i]. The shuffles then go on to the warp's
+/// pairwise sum of its 32 C children, and the warp's minimum (WarpMinNonNegative) joins it in
+/// s.warp_sum / s.warp_min, from which RootFromWarps forms the root. When `top` is given (a copy
+/// of sum[offset[1] .., see Descend), the chunk's sums go there too.
+template <int K, bool kNodeMins>
+__device__ __forceinline__ void StageTop(const TopChunk<K>& c, const ReplayView& v, double* top, TopShared& s) {
   constexpr int C = TopChunk<K>::C, G = K / C;
   const int P = v.tree.part_level;
   const int64_t first = static_cast<int64_t>(threadIdx.x) * C;
@@ -220,33 +241,49 @@ __device__ __forceinline__ void StageTopChunk(const TopChunk<K>& c, const Replay
   }
   double sum, min;
   ReduceChildren<C, false>([&](int k) { return c.sum[k]; }, [&](int k) { return c.min[k]; }, sum, min);
-  ReduceLanes<G>(sum, min);
+#pragma unroll
+  for (int off = 1; off < G; off <<= 1) {
+    sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    if constexpr (kNodeMins) min = fmin(min, __shfl_xor_sync(0xffffffffu, min, off));
+  }
   const int node = static_cast<int>(threadIdx.x) / G;
-  if (threadIdx.x % G != 0 || node >= 32) return;
-  up_sum[node] = sum;
-  up_min[node] = min;
-  if (top && P > 1 && node < v.tree.count[P - 1]) top[v.tree.offset[P - 1] - v.tree.offset[1] + node] = sum;
+  if (threadIdx.x % G == 0 && node < 32) {
+    s.up_sum[node] = sum;
+    if constexpr (kNodeMins) s.up_min[node] = min;
+    if (top && P > 1 && node < v.tree.count[P - 1]) top[v.tree.offset[P - 1] - v.tree.offset[1] + node] = sum;
+  }
+#pragma unroll
+  for (int off = G; off < 32; off <<= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  min = WarpMinNonNegative(min);
+  if ((threadIdx.x & 31) == 0) s.warp_sum[threadIdx.x / 32] = sum, s.warp_min[threadIdx.x / 32] = min;
 }
 
-/// The levels above P - 1, from up_sum / up_min (level P - 1, StageTopChunk), by one warp (all
-/// lanes call it): node j of each level goes to lane j; store(l, j, sum, min) takes node j of
-/// levels P - 2 .. 1 (none when K = 32: P = 2), padding nodes (the empty pair) included, and
-/// `total` / `min_total` are set to the root's sum and min in every lane.
-template <int K, typename Store>
-__device__ __forceinline__ void ReduceTop(const ReplayView& v, const double* up_sum, const double* up_min, double& total,
-                                          double& min_total, Store store) {
+/// The roots of the sum and min trees from StageTop's warp shares (after the barrier; any
+/// thread): the pairwise sum of the warps' sums, which cover level P's first 32 K positions in
+/// aligned blocks, equals the root's pairwise sum over level P (the positions past the needed
+/// nodes add exact zeros).
+__device__ __forceinline__ void RootFromWarps(const TopShared& s, double& total, double& min_total) {
+  const double2* sums = reinterpret_cast<const double2*>(s.warp_sum);
+  const double2* mins = reinterpret_cast<const double2*>(s.warp_min);
+  ReduceChildren<kTopThreads / 32, false>([&](int k) { return sums[k]; }, [&](int k) { return mins[k]; }, total, min_total);
+}
+
+/// Levels P - 2 .. 1 (only K < 32 trees with P >= 3 have them) from s.up_sum / s.up_min (level
+/// P - 1, StageTop; without kMins the minima are not read and +inf is passed), by one warp (all
+/// lanes call it): store(l, j, sum, min) takes node j of each level, padding nodes (the empty
+/// pair) included.
+template <int K, bool kMins, typename Store>
+__device__ __forceinline__ void StoreUpperLevels(const ReplayView& v, const TopShared& s, Store store) {
   const int lane = threadIdx.x & 31;
-  double sum = up_sum[lane], min = up_min[lane];
-  for (int l = v.tree.part_level - 1; l > 0; --l) {
+  double sum = s.up_sum[lane], min = kMins ? s.up_min[lane] : INFINITY;
+  for (int l = v.tree.part_level - 1; l > 1; --l) {
     ReduceLanes<K>(sum, min);  // lanes [gK, gK + K) hold node g of level l - 1
     const bool in = lane * K < 32;
-    const double s = __shfl_sync(0xffffffffu, sum, (lane * K) & 31), m = __shfl_sync(0xffffffffu, min, (lane * K) & 31);
-    sum = in ? s : 0.0;
-    min = in ? m : INFINITY;
-    if (l > 1 && lane < v.tree.count[l - 1]) store(l - 1, lane, sum, min);
+    const double s_next = __shfl_sync(0xffffffffu, sum, (lane * K) & 31), m_next = __shfl_sync(0xffffffffu, min, (lane * K) & 31);
+    sum = in ? s_next : 0.0;
+    min = in ? m_next : INFINITY;
+    if (lane < v.tree.count[l - 1]) store(l - 1, lane, sum, min);
   }
-  total = __shfl_sync(0xffffffffu, sum, 0);
-  min_total = __shfl_sync(0xffffffffu, min, 0);
 }
 
 /// Stratified descent by a group of K consecutive lanes (all lanes of the warp must call it).
