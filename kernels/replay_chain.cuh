@@ -21,7 +21,7 @@ __device__ __forceinline__ void AllowNextGrid() { asm volatile("griddepcontrol.l
 /// `const __grid_constant__`, so that taking its address reads the parameter bank in place), one
 /// line per warp (warps first_warp, first_warp + 1, ...; lines beyond the block's warps wrap
 /// around). A parameter read that misses the constant cache stalls its warp until the line
-/// arrives, so the first reads of a large parameter (ReplayView is 760 bytes) cost one miss
+/// arrives, so the first reads of a large parameter (ReplayView is 768 bytes) cost one miss
 /// after another on the critical path (Nsight Compute: "imc" stalls at the kernel's start).
 /// Called before WaitForPriorGrids(), the misses happen in parallel and overlap the previous
 /// kernel (bench/RESULTS.md, session 3). The words read are 64 bytes apart from the first one

@@ -12,9 +12,12 @@
 // kTopLevelNodes needed nodes. Levels P..L are the tree's state: every kernel that changes a
 // leaf recomputes its ancestors down to level P. The levels above P (at most kTopLevelNodes
 // nodes at P - 1, fewer above) are derived from level P by whoever reads them: each sample
-// block in its prologue, the insert's last launch and LaunchDeriveTop (for the host's reads),
-// which also store them. The priority update does not store them, so that its last block does
-// not add a chain of reductions to every step (bench/RESULTS.md, session 9).
+// block in its prologue (into shared memory), and a one-block kernel that stores them at the
+// end of every insert and before every host read (LaunchDeriveTop). The priority update does
+// not store them, so that no block of it waits for all the others to reduce them on every
+// step (bench/RESULTS.md, session 9). Every reader therefore sees a root that equals the sum
+// of the leaves, as DESIGN section 3 asks; only the stored copy lags between an update and the
+// next derivation.
 #pragma once
 #include <cuda_runtime.h>
 

@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kSampleThreads)
   __shared__ uint64_t ticket;
   __shared__ int64_t offset[kMaxTreeLevels + 1];
   WarmParams(v);
-  WarmParams(out, 4);  // warps 4..6: ReplayView's 13 reads (760 bytes) wrap around onto warps 0..4
+  WarmParams(out, 4);  // warps 4..6: ReplayView's 13 reads (768 bytes) wrap around onto warps 0..4
   StageOffsets(v, offset);
   WaitForPriorGrids();
   AllowNextGrid();

@@ -168,7 +168,7 @@ __device__ __host__ __forceinline__ int64_t NeededNodes(const ReplayView& v, int
 template <int K>
 inline constexpr int kTopChildren = K >= 16 ? K / 8 : 2;
 
-/// The threads that derive the levels above the partition level (LoadTopChunk, StageTopChunk).
+/// The threads of a block that derives the levels above the partition level (LoadTopChunk, StageTop).
 inline constexpr int kTopThreads = 256;
 
 /// One thread's share of level P: children [C t, C t + C) of level P (t = threadIdx.x < 256),
@@ -259,9 +259,9 @@ __device__ __forceinline__ void StageTop(const TopChunk<K>& c, const ReplayView&
 }
 
 /// The roots of the sum and min trees from StageTop's warp shares (after the barrier; any
-/// thread): the pairwise sum of the warps' sums, which cover level P's first 32 K positions in
-/// aligned blocks, equals the root's pairwise sum over level P (the positions past the needed
-/// nodes add exact zeros).
+/// thread): the warps' sums cover level P's first kTopThreads C positions (>= 32 K, a power of
+/// two) in aligned blocks, so their pairwise sum is the root's pairwise sum over level P: the
+/// positions past the level's nodes only add exact zeros.
 __device__ __forceinline__ void RootFromWarps(const TopShared& s, double& total, double& min_total) {
   const double2* sums = reinterpret_cast<const double2*>(s.warp_sum);
   const double2* mins = reinterpret_cast<const double2*>(s.warp_min);

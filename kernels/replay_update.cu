@@ -15,17 +15,17 @@
 //  2. For each winner, the slot's generation and, with asynchronous copies (cp.async), the
 //     K-group of the slot's leaf and of each of its ancestors below level P are loaded into
 //     shared-memory slabs, one slab per distinct group (claimed in a second hash table, copied
-//     by one warp per group, coalesced). The new leaf priorities (a
-//     pow, ~1,500 cycles) are computed by the block's last threads while the first ones claim
-//     the groups (computed while the copies flew instead, about 0.4 us of it stayed on the
-//     critical path).
+//     by one warp per group, coalesced). The new leaf priorities (a pow, ~1,500 cycles) are
+//     computed by the block's last threads while the first ones claim the groups (computed
+//     while the copies flew instead, about 0.4 us of it stayed on the critical path).
 //  3. The new leaves go into their slabs; level by level, bottom up, the level's groups are
 //     summed (pairwise: ReduceChildren, then ReduceLanes) into their parents, which are stored
 //     to global memory and to the parents' slabs: every touched ancestor down to level P is
-//     recomputed from its children, deterministically, with no atomics on sums. The whole block works on each level,
-//     K / 8 lanes per group (8 children each, then shuffles) when the level's groups fit the
-//     block so, else one thread per group (one thread summing 32 children runs ~300 dependent
-//     instructions: the whole level's latency when only one warp holds groups).
+//     recomputed from its children, deterministically, with no atomics on sums. The whole block
+//     works on each level, K / 8 lanes per group (8 children each, then shuffles) when the
+//     level's groups fit the block so, else one thread per group (one thread summing 32 children
+//     runs ~300 dependent instructions: the whole level's latency when only one warp holds
+//     groups).
 //  4. Each block sends its warps' counts into block 0's shared memory with st.async, whose
 //     bytes complete a transaction barrier (mbarrier) there: no cluster barrier, so no block
 //     waits for its global stores to drain. Block 0's last warp sums the counts and stores the

@@ -142,24 +142,29 @@ void CompareWithCpu(dqn::ReplayConfig c, const CudaReplayOptions& o, const char*
     cpu->insert(hb.view(round % 2 == 0));
     gpu.insert(hb.view(round % 2 == 0));
     EXPECT(cpu->size() == gpu.size(), "%s: size %lld vs %lld", name, (long long)cpu->size(), (long long)gpu.size());
+    // Draws of both buffers, compared field by field; the second sample of a round follows the
+    // update directly, so the GPU's draws come from levels above P that its sample derives.
+    const auto sample_both = [&](int64_t b, Sampled& sc, Sampled& sg) {
+      dqn::SampleBatch vc = sc.view(), vg = sg.view();
+      cpu->sample(b, vc);
+      gpu.sample(b, vg);
+      for (int64_t k = 0; k < b; ++k) {
+        ++draws;
+        if (sc.idx[k] != sg.idx[k]) { ++index_mismatch; continue; }
+        EXPECT(sc.gen[k] == sg.gen[k], "%s: generation of draw %lld", name, (long long)k);
+        worst_w = std::max(worst_w, std::fabs(double(sc.w[k]) - sg.w[k]) / std::max(1e-30, double(sc.w[k])));
+        EXPECT(sc.actions[k] == sg.actions[k] && sc.rewards[k] == sg.rewards[k] && sc.dones[k] == sg.dones[k] &&
+                   sc.discounts[k] == sg.discounts[k], "%s: scalar fields of draw %lld", name, (long long)k);
+        for (int j = 0; j < d; ++j) {
+          const float a = sc.states[k * d + j], g = sg.states[k * d + j];
+          const float tol = o.state_bf16 ? std::fabs(a) * 0.0079f : 0.f;  // bf16: 8 significant bits
+          EXPECT(std::fabs(a - g) <= tol, "%s: state %lld,%d %g vs %g", name, (long long)k, j, a, g);
+        }
+      }
+    };
     const int64_t b = 1 + static_cast<int64_t>(rng() % 96);
     Sampled sc(b, d), sg(b, d);
-    dqn::SampleBatch vc = sc.view(), vg = sg.view();
-    cpu->sample(b, vc);
-    gpu.sample(b, vg);
-    for (int64_t k = 0; k < b; ++k) {
-      ++draws;
-      if (sc.idx[k] != sg.idx[k]) { ++index_mismatch; continue; }
-      EXPECT(sc.gen[k] == sg.gen[k], "%s: generation of draw %lld", name, (long long)k);
-      worst_w = std::max(worst_w, std::fabs(double(sc.w[k]) - sg.w[k]) / std::max(1e-30, double(sc.w[k])));
-      EXPECT(sc.actions[k] == sg.actions[k] && sc.rewards[k] == sg.rewards[k] && sc.dones[k] == sg.dones[k] &&
-                 sc.discounts[k] == sg.discounts[k], "%s: scalar fields of draw %lld", name, (long long)k);
-      for (int j = 0; j < d; ++j) {
-        const float a = sc.states[k * d + j], g = sg.states[k * d + j];
-        const float tol = o.state_bf16 ? std::fabs(a) * 0.0079f : 0.f;  // bf16: 8 significant bits
-        EXPECT(std::fabs(a - g) <= tol, "%s: state %lld,%d %g vs %g", name, (long long)k, j, a, g);
-      }
-    }
+    sample_both(b, sc, sg);
     // Update from the sampled entries with some duplicates, NaN/Inf, stale generations.
     std::vector<int32_t> idx = sc.idx;
     std::vector<uint32_t> gen = sc.gen;
@@ -180,6 +185,8 @@ void CompareWithCpu(dqn::ReplayConfig c, const CudaReplayOptions& o, const char*
            "%s: counts cpu %lld/%lld/%lld/%lld gpu %lld/%lld/%lld/%lld", name, (long long)uc.applied,
            (long long)uc.rejected_nonfinite, (long long)uc.stale, (long long)uc.duplicates, (long long)ug.applied,
            (long long)ug.rejected_nonfinite, (long long)ug.stale, (long long)ug.duplicates);
+    Sampled after_c(b, d), after_g(b, d);
+    sample_both(b, after_c, after_g);
     std::vector<double> lc(cpu->size()), lg(gpu.size());
     cpu->leaf_priorities(lc.data());
     gpu.leaf_priorities(lg.data());
@@ -232,6 +239,16 @@ void CheckAgainstCpu() {
   CudaReplayOptions o;
   o.state_bf16 = true;
   CompareWithCpu(c, o, "K=32 proportional bf16 states", 8);
+  // K = 16 with the partition level below level 2 (5000 slots: 20 needed nodes at level 2, 313
+  // at level 3, so P = 3 and the sample derives level 1 as well as the root).
+  dqn::ReplayConfig deep;
+  deep.capacity = 5000;
+  deep.state_dim = 2;
+  deep.beta_steps = 10;
+  deep.seed = 23;
+  CudaReplayOptions o16;
+  o16.fan_log = 4;
+  CompareWithCpu(deep, o16, "K=16 proportional, partition level 3", 12);
 }
 
 /// Many updates with 50% duplicates: the root stays the f64 sum of the leaves.
