@@ -148,7 +148,9 @@ cudaError_t LaunchSample(const ReplayView& v, const SampleView& out, int64_t bat
 /// Test switch of the runtime fallback: launches a kernel with an invalid configuration and
 /// returns its (non-sticky) launch error.
 cudaError_t LaunchInvalidConfiguration(cudaStream_t stream);
-/// Priority update from device arrays of `n` (index, generation, TD error) entries.
+/// Priority update from device arrays of `n` (index, generation, TD error) entries: the winning
+/// entries' leaves and their ancestors down to the partition level (the levels above it are
+/// derived by their readers, see the layout note).
 cudaError_t LaunchUpdate(const ReplayView& v, const int32_t* indices, const uint32_t* generations,
                          const float* td_errors, int64_t n, cudaStream_t stream);
 /// Sets `shared_bytes` to the dynamic shared memory that one update block can use next to the
