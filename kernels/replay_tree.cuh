@@ -212,6 +212,8 @@ __device__ __forceinline__ double WarpMinNonNegative(double x) {
   return __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(hi) << 32) | lo));
 }
 
+static_assert(kTopLevelNodes <= 32, "StageTop and StoreUpperLevels hold level P - 1 one node per lane of a warp");
+
 /// Shared memory of a block that derives the levels above P: level P - 1 (32 entries) and each
 /// warp's pairwise sum and minimum of its threads' TopChunks.
 struct TopShared {

@@ -266,10 +266,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   clear_groups();
   StageOffsets(v, offset);
   const unsigned handoff_at = SharedAddress(&handoff);
-  // Block 0 announces its initialised mbarrier (below) at the first cluster barrier; the other
-  // blocks arrive now and wait there before they send to block 0.
-  if (!leader) ArriveRelaxed();
-  else if (threadIdx.x == 0) InitHandoff(handoff_at);
+  // Block 0 announces its initialised mbarrier at the first cluster barrier, which every block
+  // waits for before it sends to block 0.
+  if (leader && threadIdx.x == 0) InitHandoff(handoff_at);
+  __syncwarp();
+  ArriveRelaxed();
   WaitForPriorGrids();
   AllowNextGrid();
 
@@ -309,7 +310,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       td[k] = e < n ? td_errors[e] : 0.f;
       gen[k] = e < n ? generations[e] : 0u;
     }
-    if (w == windows - 1 && leader) ArriveRelaxed();
     __syncthreads();  // tables clear, `offset` staged
     uint32_t at[kItems];
 #pragma unroll
