@@ -41,6 +41,7 @@ export const EnvSchema = z.discriminatedUnion('kind', [CartPoleEnvSchema, Tradin
 export const NetworkSchema = z.strictObject({
   hidden: z.array(z.number().int().min(1).max(4096)).min(1).max(8).default([256, 256]).meta({ description: 'hidden layer widths of the MLP trunk', unit: 'units' }),
   dueling: z.boolean().default(true).meta({ description: 'dueling head: Q = V + A - mean(A) (Wang et al. 2016)' }),
+  precision: z.enum(['tf32', 'bf16', 'fp32']).default('tf32').meta({ description: 'CUDA backend: inputs of the matrix products (FP32 accumulation always); the CPU backend computes in fp32' }),
 });
 
 export const ReplaySchema = z.strictObject({
@@ -91,6 +92,7 @@ export const ScheduleSchema = z.strictObject({
   eval_episodes: int(1, 100_000, 10, { description: 'greedy evaluation episodes at each epoch end', unit: 'episodes' }),
   q_stats_interval: int(1, 1e9, 100, { description: 'take Q-stats every N steps', unit: 'steps' }),
   causal_interval: int(1, 1e9, 1000, { description: 'take causal sensitivity every N steps', unit: 'steps' }),
+  actor_sync_interval: int(1, 1e9, 50, { description: 'CUDA backend: refresh the host copy of the online weights that acts every N steps (asynchronously)', unit: 'steps' }),
   checkpoint_every: int(1, 1_000_000, 1, { description: 'write a checkpoint every N epochs', unit: 'epochs' }),
 });
 

@@ -27,6 +27,7 @@ interface CliOptions {
   preset?: string;
   config?: string;
   backend?: 'auto' | 'cpu' | 'cuda';
+  precision?: 'tf32' | 'bf16' | 'fp32';
   epochs?: number;
   stepsPerEpoch?: number;
   seed?: number;
@@ -43,6 +44,10 @@ async function main(argv: string[]): Promise<number> {
     .option('--config <file>', 'run config JSON file')
     .option('--backend <backend>', 'auto | cpu | cuda', (v) => {
       if (v !== 'auto' && v !== 'cpu' && v !== 'cuda') throw new InvalidArgumentError(`--backend must be auto, cpu or cuda, got '${v}'`);
+      return v;
+    })
+    .option('--precision <p>', 'CUDA matrix products: tf32 | bf16 | fp32 (config network.precision)', (v) => {
+      if (v !== 'tf32' && v !== 'bf16' && v !== 'fp32') throw new InvalidArgumentError(`--precision must be tf32, bf16 or fp32, got '${v}'`);
       return v;
     })
     .option('--epochs <n>', 'epochs to run (total, including resumed ones)', positiveInt('--epochs'))
@@ -71,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
     config,
     runsDir: resolve(o.runsDir ?? defaultRunsDir()),
     resume: o.resume ? resolve(o.resume) : undefined,
-    overrides: { epochs: o.epochs, steps_per_epoch: o.stepsPerEpoch, seed: o.seed, backend: o.backend },
+    overrides: { epochs: o.epochs, steps_per_epoch: o.stepsPerEpoch, seed: o.seed, backend: o.backend, precision: o.precision },
   };
   const resolved = resolveConfig(opts);
   const progress = new ProgressLine(process.stderr, resolved.schedule.epochs * resolved.schedule.steps_per_epoch);

@@ -11,7 +11,7 @@ export interface StartOptions {
   /** An existing run directory to resume (continues step count and metrics). */
   resume?: string;
   /** Override config.schedule.epochs / steps_per_epoch / seed / backend (CLI flags). */
-  overrides?: { epochs?: number; steps_per_epoch?: number; seed?: number; backend?: 'auto' | 'cpu' | 'cuda' };
+  overrides?: { epochs?: number; steps_per_epoch?: number; seed?: number; backend?: 'auto' | 'cpu' | 'cuda'; precision?: 'tf32' | 'bf16' | 'fp32' };
 }
 
 export interface RunCallbacks {

@@ -45,16 +45,26 @@ export function resolveConfig(opts: StartOptions): RunConfig {
     ...base,
     seed: o.seed ?? base.seed,
     backend: o.backend ?? base.backend,
+    network: { ...base.network, precision: o.precision ?? base.network.precision },
     schedule: { ...base.schedule, epochs: o.epochs ?? base.schedule.epochs, steps_per_epoch: o.steps_per_epoch ?? base.schedule.steps_per_epoch },
   });
 }
 
-/** Compute backend to ask for, and why it is not CUDA ('' when the CPU was asked for or CUDA is used). */
+/**
+ * Compute backend to ask for, and why it is not CUDA ('' when the CPU was asked for or CUDA is used).
+ * @throws Error when CUDA was asked for explicitly and no usable device exists (auto falls back).
+ */
 export function chooseBackend(requested: RunConfig['backend'], addon: NativeAddon): { backend: 'cpu' | 'cuda'; reason: string } {
   if (requested === 'cpu') return { backend: 'cpu', reason: '' };
   const info = addon.backendInfo();
   if (info.cudaAvailable) return { backend: 'cuda', reason: '' };
+  if (requested === 'cuda') throw new Error(`backend 'cuda' was asked for, but ${info.reason}: use backend 'auto' or 'cpu' to train on the CPU`);
   return { backend: 'cpu', reason: info.reason };
+}
+
+/** The CUDA learner lost its context (a sticky error): the run continues on the CPU (DESIGN section 5). */
+export function isDeviceLost(e: unknown): boolean {
+  return e instanceof Error && e.message.startsWith('CUDA context lost');
 }
 
 /** Maps one scalar-block read to a chart point; Q-stats and causal values only when fresh. */
@@ -118,7 +128,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     chosen.reason = `CUDA trainer unavailable: ${(e as Error).message}`;
     trainer = deps.createTrainer({ config, market, backend: 'cpu' });
   }
-  if (chosen.backend === 'cpu' && config.backend === 'cuda') event('fallback', `compute on CPU: ${chosen.reason}`);
+  if (chosen.backend === 'cpu' && config.backend === 'auto' && chosen.reason) event('fallback', `compute on CPU: ${chosen.reason}`);
   if (trainer.info.replayFallbackReason) event('fallback', `replay on CPU: ${trainer.info.replayFallbackReason}`);
   for (const w of warnings) event('warning', w);
 
@@ -169,11 +179,33 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     event('checkpoint', `wrote ${path}`);
   };
 
+  /**
+   * The GPU is gone for this process: the run goes on with a CPU trainer from the last
+   * checkpoint (or from the start when there is none yet), and the badges say why.
+   */
+  const continueOnCpu = (why: string) => {
+    trainer = deps.createTrainer({ config, market, backend: 'cpu' });
+    const good = latestCheckpoint(runDir, (skip) => event('warning', `skipped checkpoint: ${skip}`));
+    if (good) {
+      trainer.loadState(good.state);
+      meta = { ...good.meta };
+    } else {
+      meta = { step: 0, env_steps: 0, epoch: 0, wall_s: meta.wall_s };
+    }
+    chosen.backend = 'cpu';
+    chosen.reason = why;
+    replayReason = trainer.info.replayFallbackReason;
+    lastStep = -1;
+    event('fallback', `compute on CPU: ${why}; continuing from ${good ? good.path : 'the start'}`);
+    announceBackends();
+  };
+
   const loop = async (): Promise<RunOutcome> => {
     cb.onState?.('running');
     const { epochs, steps_per_epoch: spe, eval_episodes, checkpoint_every } = config.schedule;
     let last: EpochSummary | undefined;
     const timer = setInterval(pollScalars, SCALAR_PERIOD_MS);
+    for (;;) {
     try {
       while (meta.epoch < epochs && !stopRequested) {
         const epochStart = deps.now();
@@ -213,7 +245,12 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
         cb.onEpoch?.(last);
         if (meta.epoch % checkpoint_every === 0 || meta.epoch === epochs) checkpoint(`epoch-${meta.epoch}`);
       }
+      break;
     } catch (e) {
+      if (isDeviceLost(e) && trainer.info.backend === 'cuda') {
+        continueOnCpu((e as Error).message);
+        continue;
+      }
       clearInterval(timer);
       const message = (e as Error).message;
       const flags = nanTensors(readScalars(trainer.scalars, layout).nan_flags!, layout);
@@ -222,6 +259,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
       event('halt', `${haltReason} (last good checkpoint kept)`);
       cb.onState?.('halted', haltReason);
       return { state: 'halted', haltReason, steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), last };
+    }
     }
     clearInterval(timer);
     pollScalars();

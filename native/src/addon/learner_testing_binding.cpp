@@ -18,7 +18,7 @@
 #include "env/cartpole.h"
 #include "model/q_network.h"
 #include "train/adam.h"
-#include "train/learner.h"
+#include "train/cpu_learner.h"
 #include "train/n_step.h"
 #include "train/q_probes.h"
 #include "train/td_loss.h"
@@ -352,7 +352,7 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     std::vector<FeatureGroup> features;  // one group per observation index
     for (int i = 0; i < net.state_dim; ++i) features.push_back({"obs[" + std::to_string(i) + "]", {i}});
     learner_ = CallNative(env, [&] {
-      return std::make_unique<Learner>(net, c, static_cast<uint64_t>(Integer(info[2], "seed", 0, 9007199254740992.0)), features);
+      return std::make_unique<CpuLearner>(net, c, static_cast<uint64_t>(Integer(info[2], "seed", 0, 9007199254740992.0)), features);
     });
   }
 
@@ -400,7 +400,7 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     learner_->greedy(s.Data(), static_cast<int64_t>(rows), out.Data());
     return out;
   }
-  std::unique_ptr<Learner> learner_;
+  std::unique_ptr<CpuLearner> learner_;
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ struct Section {
 
 }  // namespace
 
-TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market) {
+TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market, Compute compute) {
   if (!config.IsObject()) ThrowType(config.Env(), "config must be a RunConfig object (from parseRunConfig)");
   const Section root{config.As<Napi::Object>(), "config"};
   TrainerConfig c;
@@ -52,6 +52,9 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   for (uint32_t i = 0; i < widths.Length(); ++i)
     c.net.hidden.push_back(static_cast<int>(Integer(widths.Get(i), "config.network.hidden[" + std::to_string(i) + "]", 1, 4096)));
   c.net.dueling = net.flag("dueling");
+  constexpr MatmulPrecision kPrecisions[] = {MatmulPrecision::kTF32, MatmulPrecision::kBF16, MatmulPrecision::kFP32};
+  c.learner.precision = kPrecisions[net.choice("precision", {"tf32", "bf16", "fp32"})];
+  c.compute = compute;
 
   const Section replay = root.sub("replay");
   c.replay.capacity = replay.integer("capacity", 64, 100000000);
@@ -65,9 +68,9 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   c.replay.is_normalization =
       replay.choice("is_normalization", {"buffer", "batch"}) == 0 ? IsNormalization::kBuffer : IsNormalization::kBatch;
   c.replay.rank_sort_interval = replay.integer("rank_sort_interval", 1, 1000000);
-  // replay.device 'auto' follows the compute backend; the trainer computes on the CPU, so auto
-  // means the CPU buffer there, and only an explicit 'cuda' puts it on the GPU.
-  constexpr ReplayDevice kDevices[] = {ReplayDevice::kCpu, ReplayDevice::kCpu, ReplayDevice::kCuda};
+  // replay.device 'auto' follows the compute backend.
+  const ReplayDevice automatic = compute == Compute::kCuda ? ReplayDevice::kCuda : ReplayDevice::kCpu;
+  const ReplayDevice kDevices[] = {automatic, ReplayDevice::kCpu, ReplayDevice::kCuda};
   c.replay_placement.device = kDevices[replay.choice("device", {"auto", "cpu", "cuda"})];
   c.replay_placement.state_bf16 = replay.choice("state_dtype", {"f32", "bf16"}) == 1;
   c.replay_placement.simulate_oom = replay.flag("simulate_oom");
@@ -103,6 +106,7 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   c.train_every = schedule.integer("train_every", 1, 1024);
   c.learner.q_stats_interval = schedule.integer("q_stats_interval", 1, 1000000000);
   c.learner.causal_interval = schedule.integer("causal_interval", 1, 1000000000);
+  c.learner.actor_sync_interval = schedule.integer("actor_sync_interval", 1, 1000000000);
   return c;
 }
 

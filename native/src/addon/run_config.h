@@ -9,7 +9,8 @@
 
 namespace dqn::addon {
 
-/// @throws Napi::TypeError / Napi::RangeError naming the field ("config.optim.lr must be ...").
-TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market);
+/// Converts a validated RunConfig for the compute backend already chosen (replay.device 'auto'
+/// follows it). @throws Napi::TypeError / Napi::RangeError naming the field ("config.optim.lr must be ...").
+TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market, Compute compute);
 
 }  // namespace dqn::addon

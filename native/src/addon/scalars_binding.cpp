@@ -26,6 +26,7 @@ void InitScalars(Napi::Env env, Napi::Object exports) {
 #define DQN_F64(name) Field(fields, #name, offsetof(ScalarBlock, name), "f64")
   DQN_I64(step); DQN_I64(env_steps); DQN_I64(episodes);
   DQN_F64(loss); DQN_F64(td_mse); DQN_F64(grad_norm);
+  DQN_F64(loss_sum); DQN_F64(td_mse_sum); DQN_F64(grad_norm_sum); DQN_I64(sum_steps);
   DQN_F64(q_mean); DQN_F64(q_min); DQN_F64(q_max); DQN_F64(q_var); DQN_F64(mean_max_q);
   DQN_I64(q_stats_step); DQN_F64(causal_sensitivity); DQN_I64(causal_step);
   Field(fields, "causal_features", offsetof(ScalarBlock, causal_features), "i32");

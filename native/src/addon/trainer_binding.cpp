@@ -86,9 +86,8 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   ///             testing?: { injectNan?: { tensor, step } })
   explicit TrainerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TrainerWrap>(info) {
     Napi::Env env = info.Env();
-    if (OneOf(info[2], "backend", {"cpu", "cuda"}) == 1)
-      throw Napi::Error::New(env, "backend 'cuda': the CUDA learner is not available yet; use backend 'cpu'");
-    const TrainerConfig config = ToTrainerConfig(info[0], info[1]);
+    const Compute compute = OneOf(info[2], "backend", {"cpu", "cuda"}) == 1 ? Compute::kCuda : Compute::kCpu;
+    const TrainerConfig config = ToTrainerConfig(info[0], info[1], compute);
     trainer_ = CallNative(env, [&] { return std::make_shared<Trainer>(config); });
     if (info.Length() > 3 && !info[3].IsUndefined()) ApplyTesting(info[3]);
     MakeScalars(env);
@@ -211,7 +210,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   Napi::Value Info(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     Napi::Object o = Napi::Object::New(env);
-    o.Set("backend", "cpu");
+    o.Set("backend", trainer_->compute_backend());
     o.Set("replayBackend", trainer_->replay_backend());
     o.Set("replayFallbackReason", trainer_->replay_fallback_reason());
     o.Set("stateDim", trainer_->state_dim());

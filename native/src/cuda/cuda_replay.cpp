@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda/carver.h"
+#include "cuda/sync.h"
 #include "replay/rank_sampler.h"
 #include "replay/replay_config.h"
 #include "replay/transition_store.h"
@@ -15,38 +17,8 @@
 namespace dqn::cuda {
 namespace {
 
-constexpr size_t kAlign = 256;
 constexpr int64_t kStageRows = 4096;      // host inserts are staged this many rows at a time
 constexpr int64_t kMaxUpdateBatch = 1 << 20;
-
-size_t AlignUp(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
-
-}  // namespace
-
-/// Carves aligned sub-buffers out of one block: a first pass (base null) only measures.
-class Carver {
- public:
-  explicit Carver(void* base) : base_(static_cast<char*>(base)) {}
-  template <typename T>
-  T* take(int64_t count) {
-    T* p = base_ ? reinterpret_cast<T*>(base_ + used_) : nullptr;
-    used_ += AlignUp(sizeof(T) * static_cast<size_t>(count));
-    return p;
-  }
-  size_t used() const { return used_; }
-
- private:
-  char* base_;
-  size_t used_ = 0;
-};
-
-namespace {
-
-std::string GiB(size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-  return buf;
-}
 
 }  // namespace
 
@@ -177,14 +149,14 @@ CudaReplay::~CudaReplay() {
   if (view_.l2_window.num_bytes > 0) cudaCtxResetPersistingL2Cache();  // the lines return to normal use
   if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
   if (graph_) cudaGraphDestroy(graph_);
-  if (stream_) cudaStreamSynchronize(stream_), cudaStreamDestroy(stream_);
+  if (stream_) SynchronizeNoThrow(stream_), cudaStreamDestroy(stream_);
   cudaFree(batch_block_);
   cudaFree(stage_);
   cudaFree(block_);
   cudaGetLastError();
 }
 
-void CudaReplay::synchronize() const { Check(cudaStreamSynchronize(stream_), "running the replay kernels"); }
+void CudaReplay::synchronize() const { Synchronize(stream_, "running the replay kernels"); }
 
 detail::DeviceState CudaReplay::read_state() const {
   detail::DeviceState s;

@@ -25,7 +25,7 @@
 
 namespace dqn::cuda {
 
-class Carver;
+class Carver;  // cuda/carver.h
 
 /// GPU-specific construction options.
 struct CudaReplayOptions {

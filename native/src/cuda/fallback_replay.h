@@ -34,6 +34,11 @@ class FallbackReplay final : public Replay {
 
   /// Why the buffer moved to the CPU ("" while it is on the GPU).
   const std::string& fallback_reason() const { return reason_; }
+  /// Moves the buffer to the CPU now, for a GPU failure met outside this class (the CUDA
+  /// learner's device-path calls); `reason` is kept for the UI. No effect after a fallback.
+  void fall_back(const std::string& reason) {
+    if (gpu_) move_to_cpu(reason);
+  }
   /// The GPU buffer, or null after the fallback.
   CudaReplay* gpu() const { return gpu_.get(); }
 

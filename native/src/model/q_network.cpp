@@ -79,6 +79,19 @@ void Forward(const ParamLayout& layout, const ParamView& p, const float* states,
   HeadForward(layout, p, rows, ws);
 }
 
+void GreedyActions(const ParamLayout& layout, const ParamView& p, const float* states, int64_t rows, Workspace& ws,
+                   int32_t* actions) {
+  const int d = layout.config().state_dim, a = layout.config().n_actions;
+  for (int64_t r0 = 0; r0 < rows; r0 += ws.max_rows()) {
+    const int64_t n = std::min(ws.max_rows(), rows - r0);
+    Forward(layout, p, states + r0 * d, n, ws);
+    for (int64_t r = 0; r < n; ++r) {
+      const float* qr = ws.q() + r * a;
+      actions[r0 + r] = static_cast<int32_t>(std::max_element(qr, qr + a) - qr);
+    }
+  }
+}
+
 void HeadBackward(const ParamLayout& layout, const ParamView& p, const float* dq, int64_t rows, Workspace& ws,
                   ParamView& g, float* d_features, bool accumulate) {
   const float* h = ws.features();

@@ -63,6 +63,11 @@ void HeadBackward(const ParamLayout& layout, const ParamView& p, const float* dq
 void TrunkBackward(const ParamView& p, const float* states, int64_t rows, Workspace& ws, float* d_features,
                    ParamView& g);
 
+/// Greedy actions argmax_a Q(s, a) (first index on ties) for states [rows x D], in chunks of
+/// ws.max_rows() rows.
+void GreedyActions(const ParamLayout& layout, const ParamView& p, const float* states, int64_t rows, Workspace& ws,
+                   int32_t* actions);
+
 /// Gradients of L = sum(dq ⊙ Q) with respect to every parameter, written (not added) into g,
 /// using the activations of the last Forward over the same first `rows` states.
 void Backward(const ParamLayout& layout, const ParamView& p, const float* states, int64_t rows, Workspace& ws,

@@ -1,15 +1,23 @@
-// The CPU DQN learner: online and target networks in flat buffers, Adam state, and the training
-// step (Mnih et al. 2015 with Double DQN, van Hasselt et al. 2016; dueling head, Wang et al.
-// 2016; prioritized replay's IS weights, Schaul et al. 2016). The step in learner.cpp reads top
-// to bottom as the algorithm.
+// The DQN learner interface (DESIGN section 4): one interface, two implementations, the CPU
+// reference (train/cpu_learner.*) and the CUDA learner (cuda/cuda_learner.*), chosen by the
+// compute backend. The trainer loop, the checkpoint format and the scalar block are the same
+// for both; parameters travel between them as host copies in one flat layout (LearnerTensors),
+// so a checkpoint written by one backend loads on the other.
+//
+// Usage:
+//   std::unique_ptr<Learner> l = MakeLearner(Compute::kCuda, net, config, seed, features);
+//   l->insert(*replay, transitions);          // CUDA: pinned staging and an async copy
+//   uint32_t flags = l->train(*replay, out);  // CUDA: one graph launch, no host sync
+//   flags |= l->finish(out);                  // epoch boundary: the one sync, exact scalars
 #pragma once
 #include <cstdint>
-#include <span>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "env/vec_env.h"
 #include "model/param_layout.h"
-#include "model/q_network.h"
 #include "replay/replay.h"
 #include "train/adam.h"
 #include "train/scalar_block.h"
@@ -17,6 +25,10 @@
 namespace dqn {
 
 enum class TargetUpdate { kHard, kPolyak };
+
+/// Arithmetic of the CUDA learner's matrix products (config network.precision); FP32
+/// accumulation always. The CPU learner computes in FP32 whatever is asked.
+enum class MatmulPrecision { kTF32, kBF16, kFP32 };
 
 /// Learner options (see common/config.ts, optim and schedule sections, for defaults and ranges).
 struct LearnerConfig {
@@ -33,61 +45,84 @@ struct LearnerConfig {
   int64_t q_stats_interval = 100;
   int64_t causal_interval = 1000;
   int64_t act_rows = 64;  ///< rows per forward of greedy() (larger calls are chunked)
+  MatmulPrecision precision = MatmulPrecision::kTF32;
+  /// CUDA: training steps between asynchronous refreshes of the host's acting weights.
+  int64_t actor_sync_interval = 50;
+  /// CUDA: training steps per graph launch (K steps unrolled in one CUDA graph; 1 in the trainer
+  /// loop, which collects between steps; larger in benchmarks).
+  int steps_per_launch = 1;
 };
 
-/// Online/target networks, optimizer state and the DQN step.
+/// Host copies of the learner's flat buffers, each layout().size() floats.
+struct LearnerTensors {
+  std::vector<float> online, target, adam_m, adam_v;
+};
+
+/// @throws std::invalid_argument naming the first buffer whose size is not n floats.
+void CheckTensorSizes(const LearnerTensors& t, int64_t n);
+
+/// Buffers of one sampled batch on the host.
+struct SampleBuffers {
+  explicit SampleBuffers(int64_t batch = 0, int state_dim = 0);
+  std::vector<int32_t> indices, actions;
+  std::vector<uint32_t> generations;
+  std::vector<float> weights, states, rewards, next_states, discounts;
+  std::vector<uint8_t> dones;
+  SampleBatch view();  ///< pointers into the vectors, for Replay::sample
+};
+
+/// The learner: networks, optimizer state and the training step.
 class Learner {
  public:
-  /// Initializes the online network with He-uniform weights from `seed` and copies it to the
-  /// target. causal_features: observation indices the causal probe intervenes on (the scalar
-  /// block keeps the first kMaxCausalFeatures of them one by one; the mean covers all).
-  /// @throws std::invalid_argument for a bad shape or option.
-  Learner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features);
-
-  /// One gradient step on a sampled batch of config.batch_size transitions: writes the TD errors
-  /// (y - Q(s, a)) into td_errors [B] and the step's scalars into `out`. Returns the NanFlag bits
-  /// of the tensors found non-finite (0 when healthy); a flagged step is not counted in steps(),
-  /// and one flagged before the Adam update (Q, loss, gradients) changes no parameter.
-  uint32_t step(const SampleBatch& batch, float* td_errors, ScalarBlock& out);
-
-  /// Greedy actions argmax_a Q_online(s, a) (first index on ties) for states [rows x D].
-  void greedy(const float* states, int64_t rows, int32_t* actions);
-
-  int64_t steps() const { return steps_; }  ///< gradient steps done (Adam's t)
-  void set_steps(int64_t steps) { steps_ = steps; }
-  const ParamLayout& layout() const { return layout_; }
-  const LearnerConfig& config() const { return config_; }
-  /// Flat buffers of layout().size() floats, for checkpoints and tests (fixed storage: the
-  /// tensor pointers computed at construction stay valid).
-  std::span<float> online() { return online_; }
-  std::span<float> target() { return target_; }
-  std::span<float> adam_m() { return m_; }
-  std::span<float> adam_v() { return v_; }
-
+  virtual ~Learner() = default;
+  /// One training step (or steps_per_launch steps on CUDA) on batches drawn from `replay`:
+  /// sample, Double DQN loss, backward, clip, Adam, target update, priority update, and the
+  /// step's scalars (the learner's range of the block, PER health included) into `out`.
+  /// Returns the NanFlag bits seen: the CPU's for this step, CUDA's as last copied to the pinned
+  /// block (they may lag the queued steps; finish() is exact). A flagged step changes no
+  /// parameter, nor does any later one. @throws std::runtime_error (CUDA: a CudaError) on failure.
+  virtual uint32_t train(Replay& replay, ScalarBlock& out) = 0;
+  /// Waits for every queued step (CUDA: the epoch boundary's one synchronization), publishes the
+  /// exact scalars into `out` and returns the NanFlag bits.
+  virtual uint32_t finish(ScalarBlock& out) = 0;
+  /// Appends collected transitions to `replay` (CUDA with a GPU replay: through pinned staging
+  /// and an asynchronous copy on the training stream, no host sync).
+  virtual void insert(Replay& replay, const TransitionBatch& batch) = 0;
+  /// Greedy actions argmax_a Q_online(s, a) (first index on ties) for states [rows x D]. CUDA:
+  /// from the host's acting copy of the online weights (refreshed asynchronously).
+  virtual void greedy(const float* states, int64_t rows, int32_t* actions) = 0;
+  /// Makes greedy() use the current weights (CUDA: synchronizes; evaluation calls it).
+  virtual void refresh_actor() {}
+  virtual int64_t steps() const = 0;  ///< gradient steps done or queued (Adam's t)
+  /// Sets the step counter (resume); also lifts a NaN halt (the restored weights are healthy).
+  virtual void set_steps(int64_t steps) = 0;
+  virtual const ParamLayout& layout() const = 0;
+  /// Host copies of every buffer (CUDA: synchronizes). Resizes the vectors.
+  virtual void save_params(LearnerTensors& out) = 0;
+  /// Replaces every buffer. @throws std::invalid_argument when a vector's size is not layout().size().
+  virtual void load_params(const LearnerTensors& in) = 0;
+  virtual std::string backend() const = 0;  ///< "cpu" or "cuda"
+  /// The pinned host block the learner writes its scalars into (CUDA), or null (CPU: `out`).
+  virtual ScalarBlock* host_block() { return nullptr; }
   /// Test-only fault injection (DESIGN section 5: every halt can be forced in a test): at
-  /// gradient step `at_step`, one element of the tensor named by `flag` (kNanQOnline, kNanQTarget,
-  /// kNanLoss, kNanGradients or kNanWeights) is set to NaN just before it is checked.
-  void inject_nan(uint32_t flag, int64_t at_step) { inject_flag_ = flag; inject_step_ = at_step; }
-
- private:
-  void poison(uint32_t flag, int64_t t, float* x) const;
-  void update_target(int64_t t);
-  void probes(int64_t t, const float* states, ScalarBlock& out);
-
-  ParamLayout layout_;
-  LearnerConfig config_;
-  std::vector<FeatureGroup> causal_features_;
-  std::vector<float> online_, target_, grad_, m_, v_;
-  ParamView online_view_, target_view_, grad_view_;
-  Workspace ws_online_;  // 2B rows: s and s' in one pass
-  Workspace ws_target_;  // B rows: s'
-  Workspace ws_probe_;   // B rows: interventions of the causal probe
-  Workspace ws_act_;     // act_rows rows: greedy actions
-  std::vector<float> inputs_, td_dq_, probe_states_;
-  std::vector<double> probe_per_feature_;
-  int64_t steps_ = 0;
-  uint32_t inject_flag_ = 0;
-  int64_t inject_step_ = -1;
+  /// gradient step `at_step`, one element of the tensor named by `flag` (kNanQOnline,
+  /// kNanQTarget, kNanLoss, kNanGradients or kNanWeights) is set to NaN just before it is checked.
+  virtual void inject_nan(uint32_t flag, int64_t at_step) = 0;
 };
+
+/// A learner's device became unusable (a sticky CUDA error: the context is lost until the
+/// process ends). The message starts with "CUDA context lost"; the trainer host continues the
+/// run on the CPU backend from the last checkpoint (DESIGN section 5).
+class DeviceLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Compute { kCpu, kCuda };
+
+/// Builds the learner for `compute`. @throws std::invalid_argument for a bad shape or option;
+/// CUDA: a cuda::CudaError (std::runtime_error) when the GPU cannot hold or run it.
+std::unique_ptr<Learner> MakeLearner(Compute compute, const NetConfig& net, const LearnerConfig& config, uint64_t seed,
+                                     std::vector<FeatureGroup> causal_features);
 
 }  // namespace dqn

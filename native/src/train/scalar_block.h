@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace dqn {
 
@@ -28,13 +29,28 @@ inline constexpr const char* kNanFlagNames[] = {"loss", "q_online", "q_target", 
 
 /// Live scalars of one run. f64 for every real value, i64 for counters.
 /// Values may come from adjacent steps (the host reads without a sync); that is fine for charts.
+/// The host's fields (collection) come first; the learner's fields, from `step` on, are one
+/// contiguous range (kLearnerScalarsBegin..sizeof): the CUDA learner copies exactly that range
+/// from its device block into the pinned host block at the end of every step graph.
 struct ScalarBlock {
-  int64_t step = 0;            ///< gradient updates done
+  // ---- Written by the host (collection). ----
   int64_t env_steps = 0;       ///< environment steps collected (all env copies)
   int64_t episodes = 0;        ///< episodes finished during training
+  double epsilon = 0;          ///< current exploration rate
+  double episodic_return = 0;  ///< return of the last finished training episode
+  double episode_length = 0;   ///< length of the last finished training episode
+  // ---- Written by the learner (on the device with the CUDA backend). ----
+  int64_t step = 0;            ///< gradient updates done
   double loss = 0;             ///< IS-weighted Huber loss of the last step
   double td_mse = 0;           ///< mean squared TD error of the last batch
   double grad_norm = 0;        ///< global gradient L2 norm before clipping
+  /// Cumulative sums over the `sum_steps` healthy steps so far: the exact mean of loss, TD mse
+  /// and grad norm over any polling interval is the difference of two reads over the
+  /// difference of their sum_steps.
+  double loss_sum = 0;
+  double td_mse_sum = 0;
+  double grad_norm_sum = 0;
+  int64_t sum_steps = 0;
   double q_mean = 0;           ///< Q-stats (every q_stats_interval steps): mean over batch x actions
   double q_min = 0;
   double q_max = 0;
@@ -45,15 +61,22 @@ struct ScalarBlock {
   int64_t causal_step = -1;    ///< step at which causal sensitivity was taken
   int32_t causal_features = 0; ///< how many entries of causal_per_feature are valid
   uint32_t nan_flags = 0;      ///< NanFlag bits
+  double is_weight_mean = 0;   ///< mean IS weight of the last batch
+  // PER health (the replay's own numbers; the four fields stay together).
   int64_t nan_td_rejected = 0; ///< TD errors rejected as NaN/Inf by the priority update (cumulative)
   double per_total = 0;        ///< sum-tree root: total priority mass
   double per_max_priority = 0; ///< running max priority (|td| domain, before alpha)
-  double is_weight_mean = 0;   ///< mean IS weight of the last batch
-  double beta = 0;             ///< current IS exponent
-  double epsilon = 0;          ///< current exploration rate
-  double episodic_return = 0;  ///< return of the last finished training episode
-  double episode_length = 0;   ///< length of the last finished training episode
+  double beta = 0;             ///< IS exponent of the last batch
   double causal_per_feature[kMaxCausalFeatures] = {}; ///< per-feature sensitivity
 };
+
+/// First byte of the learner's range of the block (see ScalarBlock).
+inline constexpr size_t kLearnerScalarsBegin = offsetof(ScalarBlock, step);
+
+/// Copies the learner's range of `from` into `to` (the host's fields of `to` are kept).
+inline void CopyLearnerScalars(const ScalarBlock& from, ScalarBlock& to) {
+  std::memcpy(reinterpret_cast<char*>(&to) + kLearnerScalarsBegin, reinterpret_cast<const char*>(&from) + kLearnerScalarsBegin,
+              sizeof(ScalarBlock) - kLearnerScalarsBegin);
+}
 
 }  // namespace dqn

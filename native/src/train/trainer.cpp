@@ -65,7 +65,11 @@ Trainer::Trainer(const TrainerConfig& config)
   replay_ = std::move(choice.replay);
   replay_fallback_ = std::move(choice.fallback_reason);
   replay_runtime_fallback_ = std::move(choice.runtime_fallback_reason);
-  learner_ = std::make_unique<Learner>(config_.net, config_.learner, config.seed, env_->causal_features());
+  learner_ = MakeLearner(config_.compute, config_.net, config_.learner, config.seed, env_->causal_features());
+  if (ScalarBlock* pinned = learner_->host_block()) {  // the CUDA learner's pinned block is the live block
+    *pinned = *scalars_;
+    scalars_ = pinned;
+  }
 
   obs_.resize(e * d);
   next_obs_.resize(e * d);
@@ -79,19 +83,6 @@ Trainer::Trainer(const TrainerConfig& config)
   ep_length_.assign(e, 0);
   env_->reset(obs_.data());
 
-  const auto b = static_cast<size_t>(config_.learner.batch_size);
-  s_indices_.resize(b);
-  s_generations_.resize(b);
-  s_weights_.resize(b);
-  s_states_.resize(b * d);
-  s_actions_.resize(b);
-  s_rewards_.resize(b);
-  s_next_states_.resize(b * d);
-  s_dones_.resize(b);
-  s_discounts_.resize(b);
-  td_.resize(b);
-  sample_ = {s_indices_.data(), s_generations_.data(), s_weights_.data(), s_states_.data(), s_actions_.data(),
-             s_rewards_.data(), s_next_states_.data(), s_dones_.data(), s_discounts_.data()};
   scalars_->epsilon = config_.exploration.eps_start;
   scalars_->beta = replay_->beta();
 }
@@ -169,7 +160,7 @@ void Trainer::collect(bool random_actions, RunStats& stats) {
     }
   }
   if (staging_.count() > 0) {
-    replay_->insert(staging_.batch());
+    learner_->insert(*replay_, staging_.batch());
     staging_.clear();
   }
   obs_.swap(next_obs_);
@@ -177,20 +168,11 @@ void Trainer::collect(bool random_actions, RunStats& stats) {
   scalars_->epsilon = random_actions ? 1.0 : epsilon();
 }
 
-// One gradient step: sample, learn, write the TD errors back as priorities.
+// One gradient step: sample, learn, write the TD errors back as priorities (queued on CUDA).
+// A flagged step changes no parameter, so the flagged one is the step after the last counted.
 void Trainer::learn() {
-  const int64_t b = config_.learner.batch_size;
-  scalars_->beta = replay_->beta();
-  replay_->sample(b, sample_);
-  const uint32_t flags = learner_->step(sample_, td_.data(), *scalars_);
-  if (flags) halt(flags, learner_->steps() + 1);
-  const UpdateResult u = replay_->update_priorities(s_indices_.data(), s_generations_.data(), td_.data(), b);
-  scalars_->nan_td_rejected += u.rejected_nonfinite;
-  double w = 0;
-  for (float x : s_weights_) w += x;
-  scalars_->is_weight_mean = w / static_cast<double>(b);
-  scalars_->per_total = replay_->total_priority();
-  scalars_->per_max_priority = replay_->max_priority();
+  const uint32_t flags = learner_->train(*replay_, *scalars_);
+  if (flags) halt(flags, scalars_->step + 1);
 }
 
 RunStats Trainer::run(int64_t steps) {
@@ -208,6 +190,8 @@ RunStats Trainer::run(int64_t steps) {
     learn();
     ++stats.steps;
   }
+  // The epoch boundary: the one place the CUDA learner waits for the device.
+  if (const uint32_t flags = learner_->finish(*scalars_)) halt(flags, scalars_->step + 1);
   stats.stopped = stats.steps < steps;
   return stats;
 }
@@ -226,6 +210,7 @@ EvalStats Trainer::evaluate(int episodes) {
   int started = 0;
   for (size_t i = 0; i < n; ++i) counted[i] = started < episodes && ++started;
   EvalStats out;
+  learner_->refresh_actor();  // evaluation uses the current weights
   while (static_cast<int>(out.returns.size()) < episodes) {
     learner_->greedy(obs.data(), e, actions.data());
     eval_env_->step(actions.data(), next.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());

@@ -32,6 +32,7 @@ struct ExplorationConfig {
 /// Everything a trainer needs (converted from the validated RunConfig by the binding).
 struct TrainerConfig {
   uint64_t seed = 1;     ///< every random stream derives from it
+  Compute compute = Compute::kCpu;  ///< where the learner computes (the binding resolves 'auto')
   EnvSpec env;
   NetConfig net;         ///< state_dim and n_actions are taken from the environment
   LearnerConfig learner;
@@ -60,18 +61,23 @@ struct EvalStats {
   std::map<std::string, double> metrics;
 };
 
-/// The CPU trainer.
+/// The trainer: collection on the CPU, the learner on the compute backend.
 class Trainer {
  public:
-  /// Builds the environments (MakeEnv(spec, false) and MakeEnv(spec, true)), the CPU replay
-  /// buffer and the learner. @throws std::invalid_argument for an invalid config.
+  /// Builds the environments (MakeEnv(spec, false) and MakeEnv(spec, true)), the replay buffer
+  /// (MakeReplay: CPU, or GPU with its fallback) and the learner (MakeLearner). With the CUDA
+  /// learner the scalar block is its pinned host block. @throws std::invalid_argument for an
+  /// invalid config; CUDA: std::runtime_error when the learner does not fit or cannot run.
   explicit Trainer(const TrainerConfig& config);
 
   /// Runs `steps` gradient steps: first the learning_starts env steps with random actions, then
   /// train_every env steps (epsilon-greedy) per gradient step; each step samples a batch,
   /// learns, and writes the TD errors back as priorities. Returns early after request_stop().
+  /// With the CUDA learner the steps are queued; the call ends with the epoch boundary's
+  /// synchronization (Learner::finish), so the scalars are then exact.
   /// @throws std::runtime_error "NaN in <tensor> at step S" when a NaN flag is set (the trainer
-  ///         then stays halted: later calls throw the same error).
+  ///         then stays halted: later calls throw the same error); DeviceLost ("CUDA context
+  ///         lost: ...") when the GPU became unusable.
   RunStats run(int64_t steps);
   /// Makes a running run() return after the current step (thread-safe).
   void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
@@ -107,6 +113,7 @@ class Trainer {
   std::vector<std::string> causal_feature_names() const;
   double epsilon() const;  ///< epsilon at the current env step
   Learner& learner() { return *learner_; }
+  std::string compute_backend() const { return learner_->backend(); }
 
  private:
   void collect(bool random_actions, RunStats& stats);
@@ -138,12 +145,6 @@ class Trainer {
   std::vector<double> ep_return_;
   std::vector<int64_t> ep_length_;
 
-  // Sampled batch and its TD errors.
-  std::vector<int32_t> s_indices_, s_actions_;
-  std::vector<uint32_t> s_generations_;
-  std::vector<float> s_weights_, s_states_, s_rewards_, s_next_states_, s_discounts_, td_;
-  std::vector<uint8_t> s_dones_;
-  SampleBatch sample_;
 };
 
 }  // namespace dqn

@@ -77,10 +77,12 @@ std::vector<uint8_t> Trainer::save_state() {
   w.put<int32_t>(static_cast<int32_t>(net.hidden.size()));
   for (int h : net.hidden) w.put<int32_t>(h);
   w.put<int64_t>(learner_->layout().size());
-  w.put(learner_->online());
-  w.put(learner_->target());
-  w.put(learner_->adam_m());
-  w.put(learner_->adam_v());
+  LearnerTensors params;
+  learner_->save_params(params);
+  w.put(std::span<const float>(params.online));
+  w.put(std::span<const float>(params.target));
+  w.put(std::span<const float>(params.adam_m));
+  w.put(std::span<const float>(params.adam_v));
   w.put<int64_t>(learner_->steps());
   for (uint64_t x : explore_rng_.state()) w.put(x);
   w.put<int64_t>(scalars_->env_steps);
@@ -112,11 +114,12 @@ void Trainer::load_state(const uint8_t* data, size_t size) {
   if (r.get<int64_t>() != learner_->layout().size())
     throw std::invalid_argument("trainer state parameter count does not match the network");
   // Read into copies first, so a truncated blob leaves the trainer unchanged.
-  std::vector<float> online(learner_->online().size()), target(online.size()), m(online.size()), v(online.size());
-  r.get(online);
-  r.get(target);
-  r.get(m);
-  r.get(v);
+  const auto n = static_cast<size_t>(learner_->layout().size());
+  LearnerTensors params{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), std::vector<float>(n)};
+  r.get(params.online);
+  r.get(params.target);
+  r.get(params.adam_m);
+  r.get(params.adam_v);
   const auto step = r.get<int64_t>();
   std::array<uint64_t, 4> rng{};
   for (uint64_t& x : rng) x = r.get<uint64_t>();
@@ -124,10 +127,7 @@ void Trainer::load_state(const uint8_t* data, size_t size) {
   const auto beta = r.get<double>(), ep_return = r.get<double>(), ep_length = r.get<double>();
   r.finish();
 
-  std::copy(online.begin(), online.end(), learner_->online().begin());
-  std::copy(target.begin(), target.end(), learner_->target().begin());
-  std::copy(m.begin(), m.end(), learner_->adam_m().begin());
-  std::copy(v.begin(), v.end(), learner_->adam_v().begin());
+  learner_->load_params(params);
   learner_->set_steps(step);
   explore_rng_.set_state(rng);
   replay_->set_sample_steps(sample_steps);

@@ -1,15 +1,21 @@
 #!/bin/bash
-# Builds and runs the CUDA replay's checks, tests and benchmarks on a GPU machine that has nvcc,
-# cmake and python3+torch but no Node and no network: the caller ships the source tree, a
-# tarball of the few node_modules needed (nm.tgz) and the Node binary (node.xz) in one folder.
-#   usage: bash bench/replay-cuda-device.sh STEP...   (run from that source tree's root)
-#   steps: build check tests sanitize sanitize-bench bench profile torch
+# Builds and runs the CUDA backend's checks, tests and benchmarks (replay and learner) on a GPU
+# machine that has nvcc, cmake and python3+torch but no Node and no network: the caller ships
+# the source tree, a tarball of the few node_modules needed (nm.tgz) and the Node binary
+# (node.xz) in one folder (SHIP, default .device/ beside the tree's root; make it with
+#   mkdir -p .device && (cd node_modules && tar czf ../.device/nm.tgz tsx esbuild @esbuild zod \
+#     commander csv-parse node-addon-api node-api-headers ws) && xz -c "$(which node)" > .device/node.xz
+# and carry .device).
+#   usage: bash bench/cuda-device.sh STEP...   (run from that source tree's root)
+#   replay steps:  build check tests sanitize sanitize-bench bench profile torch
+#   learner steps: learner-check learner-sanitize learner-bench learner-profile learner-tests
+#                  train-cartpole train-trading torch-dqn
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
 OUT=${OUT:-/tmp/replay-cuda-out}
 mkdir -p "$OUT"
 HERE=$PWD
-SHIP=${SHIP:-$HERE/..}
+SHIP=${SHIP:-$HERE/.device}
 status=0
 step() { echo "=== $1 ($(date -u +%H:%M:%S))"; }
 for s in "$@"; do
@@ -20,7 +26,7 @@ for s in "$@"; do
       cmake -S native -B build/native -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DCMAKE_JS_INC="$HERE/node_modules/node-api-headers/include;$HERE/node_modules/node-addon-api" \
         -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$HERE/build/native/Release" -DNODE_RUNTIME=node > "$OUT/build.log" 2>&1 &&
-        make -C build/native -j16 dqn_native replay_cuda_tool >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+        make -C build/native -j16 dqn_native replay_cuda_tool learner_cuda_tool >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
       grep -E "warning|error" "$OUT/build.log" | head -20 ;;
     check)
       step check
@@ -59,6 +65,42 @@ for s in "$@"; do
       ncu -i "$OUT/profile.ncu-rep" --page source --csv --print-source sass > "$OUT/profile-sass.csv" 2>&1
       ncu -i "$OUT/profile.ncu-rep" --page details > "$OUT/profile-details.txt" 2>&1
       grep -E "Duration|Registers|Warp Cycles Per Issued|Stall" "$OUT/profile-details.txt" | head -40 ;;
+    learner-check)
+      step learner-check
+      ./build/native/learner_cuda_tool check 2>&1 | tee "$OUT/learner-check.log" || status=1 ;;
+    learner-sanitize)
+      step learner-sanitize
+      for tool in memcheck racecheck; do
+        DQN_CHECK_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 3 ./build/native/learner_cuda_tool check \
+          > "$OUT/learner-sanitize-$tool.log" 2>&1; rc=$?
+        echo "$tool: exit $rc"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CHECK|Error" "$OUT/learner-sanitize-$tool.log" | tail -4
+        [ $rc = 0 ] || status=$rc
+      done ;;
+    learner-bench)
+      step learner-bench
+      ./build/native/learner_cuda_tool bench 2>&1 | tee "$OUT/learner-bench.log" | grep -v '^JSON' ;;
+    learner-profile)
+      step learner-profile
+      ./build/native/learner_cuda_tool profile 2>&1 | tee "$OUT/learner-profile.log" ;;
+    learner-tests)
+      step learner-tests
+      PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/trainer.test > "$OUT/learner-tests.log" 2>&1; rc=$?
+      grep -E "^# (tests|pass|fail|skipped)|^not ok" "$OUT/learner-tests.log" | head -40; [ $rc = 0 ] || status=$rc ;;
+    train-cartpole)
+      step train-cartpole
+      for p in tf32 bf16; do
+        PATH=/tmp:$PATH node --import tsx main/cli/train.ts --preset cartpole --backend cuda --precision $p --runs-dir /tmp/runs --json \
+          > "$OUT/train-cartpole-$p.log" 2>&1 || status=1
+        tail -1 "$OUT/train-cartpole-$p.log"
+      done ;;
+    train-trading)
+      step train-trading
+      PATH=/tmp:$PATH node --import tsx main/cli/train.ts --preset trading-6e --backend cuda --epochs 1 --runs-dir /tmp/runs --json \
+        > "$OUT/train-trading.log" 2>&1 || status=1
+      tail -1 "$OUT/train-trading.log" ;;
+    torch-dqn)
+      step torch-dqn
+      python3 bench/torch_dqn_step.py 2>&1 | tee "$OUT/torch-dqn.log" | grep -v '^JSON' ;;
     torch)
       step torch
       python3 bench/torch_per.py 2>&1 | tee "$OUT/torch.log" | grep -v '^JSON' ;;

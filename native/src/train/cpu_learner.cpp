@@ -1,5 +1,5 @@
-// The DQN training step (see learner.h).
-#include "train/learner.h"
+// The CPU DQN training step (see cpu_learner.h).
+#include "train/cpu_learner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,7 +35,7 @@ LearnerConfig Checked(const LearnerConfig& c) {
 
 }  // namespace
 
-Learner::Learner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features)
+CpuLearner::CpuLearner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features)
     : layout_(net),
       config_(Checked(config)),
       causal_features_(std::move(causal_features)),
@@ -52,7 +52,9 @@ Learner::Learner(const NetConfig& net, const LearnerConfig& config, uint64_t see
       ws_probe_(layout_, config_.batch_size),
       ws_act_(layout_, config_.act_rows),
       inputs_(static_cast<size_t>(2 * config_.batch_size * net.state_dim)),
-      td_dq_(static_cast<size_t>(config_.batch_size * net.n_actions)) {
+      td_dq_(static_cast<size_t>(config_.batch_size * net.n_actions)),
+      batch_(config_.batch_size, net.state_dim),
+      td_(static_cast<size_t>(config_.batch_size)) {
   for (const FeatureGroup& g : causal_features_)
     for (const int f : g.indices)
       if (f < 0 || f >= net.state_dim)
@@ -63,11 +65,11 @@ Learner::Learner(const NetConfig& net, const LearnerConfig& config, uint64_t see
   std::copy(online_.begin(), online_.end(), target_.begin());  // in place: the views stay valid
 }
 
-void Learner::poison(uint32_t flag, int64_t t, float* x) const {
+void CpuLearner::poison(uint32_t flag, int64_t t, float* x) const {
   if (inject_flag_ == flag && inject_step_ == t) x[0] = std::numeric_limits<float>::quiet_NaN();
 }
 
-uint32_t Learner::step(const SampleBatch& batch, float* td_errors, ScalarBlock& out) {
+uint32_t CpuLearner::step(const SampleBatch& batch, float* td_errors, ScalarBlock& out) {
   const int64_t b = config_.batch_size;
   const int d = layout_.config().state_dim, a = layout_.config().n_actions;
   const int64_t t = steps_ + 1;  // this step's number (Adam's t)
@@ -115,6 +117,10 @@ uint32_t Learner::step(const SampleBatch& batch, float* td_errors, ScalarBlock& 
   if (!AllFinite(online_.data(), layout_.size())) return kNanWeights;
   steps_ = t;
   out.step = t;
+  out.loss_sum += out.loss;
+  out.td_mse_sum += out.td_mse;
+  out.grad_norm_sum += norm;
+  ++out.sum_steps;
 
   // 7. Target network: hard copy every C steps, or Polyak averaging every step.
   update_target(t);
@@ -124,7 +130,40 @@ uint32_t Learner::step(const SampleBatch& batch, float* td_errors, ScalarBlock& 
   return 0;
 }
 
-void Learner::update_target(int64_t t) {
+uint32_t CpuLearner::train(Replay& replay, ScalarBlock& out) {
+  const int64_t b = config_.batch_size;
+  out.beta = replay.beta();
+  SampleBatch sample = batch_.view();
+  replay.sample(b, sample);
+  const uint32_t flags = step(sample, td_.data(), out);
+  if (flags) return flags;
+  const UpdateResult u = replay.update_priorities(sample.indices, sample.generations, td_.data(), b);
+  out.nan_td_rejected += u.rejected_nonfinite;
+  double w = 0;
+  for (float x : batch_.weights) w += x;
+  out.is_weight_mean = w / static_cast<double>(b);
+  out.per_total = replay.total_priority();
+  out.per_max_priority = replay.max_priority();
+  return 0;
+}
+
+void CpuLearner::save_params(LearnerTensors& out) {
+  out.online = online_;
+  out.target = target_;
+  out.adam_m = m_;
+  out.adam_v = v_;
+}
+
+void CpuLearner::load_params(const LearnerTensors& in) {
+  CheckTensorSizes(in, layout_.size());
+  // In place: the views computed at construction stay valid.
+  std::copy(in.online.begin(), in.online.end(), online_.begin());
+  std::copy(in.target.begin(), in.target.end(), target_.begin());
+  std::copy(in.adam_m.begin(), in.adam_m.end(), m_.begin());
+  std::copy(in.adam_v.begin(), in.adam_v.end(), v_.begin());
+}
+
+void CpuLearner::update_target(int64_t t) {
   if (config_.target_update == TargetUpdate::kHard) {
     if (t % config_.target_interval == 0) std::copy(online_.begin(), online_.end(), target_.begin());
     return;
@@ -133,7 +172,7 @@ void Learner::update_target(int64_t t) {
   for (size_t i = 0; i < target_.size(); ++i) target_[i] += tau * (online_[i] - target_[i]);
 }
 
-void Learner::probes(int64_t t, const float* states, ScalarBlock& out) {
+void CpuLearner::probes(int64_t t, const float* states, ScalarBlock& out) {
   const int64_t b = config_.batch_size;
   const int a = layout_.config().n_actions;
   if (t % config_.q_stats_interval == 0) {
@@ -159,16 +198,8 @@ void Learner::probes(int64_t t, const float* states, ScalarBlock& out) {
   }
 }
 
-void Learner::greedy(const float* states, int64_t rows, int32_t* actions) {
-  const int d = layout_.config().state_dim, a = layout_.config().n_actions;
-  for (int64_t r0 = 0; r0 < rows; r0 += config_.act_rows) {
-    const int64_t n = std::min(config_.act_rows, rows - r0);
-    Forward(layout_, online_view_, states + r0 * d, n, ws_act_);
-    for (int64_t r = 0; r < n; ++r) {
-      const float* qr = ws_act_.q() + r * a;
-      actions[r0 + r] = static_cast<int32_t>(std::max_element(qr, qr + a) - qr);
-    }
-  }
+void CpuLearner::greedy(const float* states, int64_t rows, int32_t* actions) {
+  GreedyActions(layout_, online_view_, states, rows, ws_act_, actions);
 }
 
 }  // namespace dqn

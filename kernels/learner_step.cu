@@ -1,0 +1,404 @@
+// The CUDA learner's loss, optimizer and probe kernels (see learner_launch.cuh). Every formula
+// mirrors the CPU reference (native/src/train/td_loss.cpp, adam.cpp, q_probes.cpp): the TD
+// target in f64, Huber and its gradient as there, Adam in the same f32 operations. Reductions
+// are deterministic: per-block partials in a fixed order, summed by the last block to finish
+// (a counter in LearnerControl), so a step gives the same bits on every replay.
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cmath>
+
+#include "kernels/learner_launch.cuh"
+
+namespace dqn::cuda::detail {
+namespace {
+
+constexpr int kWarps = 8, kThreads = kWarps * 32;
+constexpr unsigned kFull = 0xffffffffu;
+
+__device__ __forceinline__ float WarpSum(float x) {
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(kFull, x, o);
+  return x;
+}
+__device__ __forceinline__ double WarpSum(double x) {
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(kFull, x, o);
+  return x;
+}
+__device__ __forceinline__ double WarpMin(double x) {
+  for (int o = 16; o > 0; o >>= 1) x = fmin(x, __shfl_xor_sync(kFull, x, o));
+  return x;
+}
+__device__ __forceinline__ double WarpMax(double x) {
+  for (int o = 16; o > 0; o >>= 1) x = fmax(x, __shfl_xor_sync(kFull, x, o));
+  return x;
+}
+
+/// mean_a A(s, a) of one row, by one warp (the dueling combine's baseline).
+__device__ __forceinline__ float RowMean(const float* adv, int n_actions, int lane) {
+  float s = 0;
+  for (int j = lane; j < n_actions; j += 32) s += adv[j];
+  return WarpSum(s) / static_cast<float>(n_actions);
+}
+
+/// Q(s, a) = V(s) + A(s, a) - mean(A) (Wang et al. 2016, eq. 9); plain head: Q = A.
+__device__ __forceinline__ float QValue(const float* v, const float* adv, int64_t row, int n_actions, float mean, int j) {
+  const float a = adv[row * n_actions + j];
+  return v ? v[row] + a - mean : a;
+}
+
+/// Argmax over lanes of (value, index), first index on ties, into every lane.
+__device__ __forceinline__ void WarpArgmax(float& value, int& index) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const float v = __shfl_xor_sync(kFull, value, o);
+    const int i = __shfl_xor_sync(kFull, index, o);
+    if (i >= 0 && (index < 0 || v > value || (v == value && i < index))) value = v, index = i;
+  }
+}
+
+/// Marks this block done; true in the last block to finish (which then sees every block's
+/// partials). Resets the counter for the next launch.
+__device__ bool LastBlock(uint32_t* counter) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    if (last) *counter = 0;
+  }
+  __syncthreads();
+  return last;
+}
+
+bool __device__ Injected(const LearnerControl* ctl, uint32_t flag, int64_t step) {
+  return ctl->inject_flag == flag && ctl->inject_step == step;
+}
+
+enum LossField { kLoss, kSq, kW, kQSum, kQSq, kQMin, kQMax, kQRowMax, kLossFields };
+
+/// Folds x into the partial of field k: min and max for the Q range, sums otherwise.
+__device__ __forceinline__ double Fold(int k, double acc, double x) {
+  return k == kQMin ? fmin(acc, x) : k == kQMax ? fmax(acc, x) : acc + x;
+}
+
+// One warp per transition: dueling combine, Double DQN target, Huber loss and dL/dV, dL/dA.
+__global__ void __launch_bounds__(kThreads) TdLossKernel(LearnerParams p, TdLossArgs a, LearnerControl* ctl,
+                                                          Partials part, ScalarBlock* sc) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int b = p.batch, n_act = p.n_actions;
+  const int64_t step = ctl->t + 1;
+  const bool stats = step % p.q_stats_interval == 0;
+  double f[kLossFields] = {0, 0, 0, 0, 0, DBL_MAX, -DBL_MAX, 0};
+  uint32_t flags = 0;
+  const int i = blockIdx.x * kWarps + warp;
+  if (i < b) {
+    const float* v_on = a.v_online;
+    const float mean_s = v_on ? RowMean(a.a_online + static_cast<int64_t>(i) * n_act, n_act, lane) : 0.0f;
+    const float mean_n = v_on ? RowMean(a.a_online + static_cast<int64_t>(b + i) * n_act, n_act, lane) : 0.0f;
+    const float mean_t = a.v_target ? RowMean(a.a_target + static_cast<int64_t>(i) * n_act, n_act, lane) : 0.0f;
+    bool bad_online = false, bad_target = false;
+    float best = 0;
+    int best_j = -1;
+    double row_max = -DBL_MAX;
+    for (int j = lane; j < n_act; j += 32) {
+      float qs = QValue(v_on, a.a_online, i, n_act, mean_s, j);
+      const float qn = QValue(v_on, a.a_online, b + i, n_act, mean_n, j);
+      float qt = QValue(a.v_target, a.a_target, i, n_act, mean_t, j);
+      if (i == 0 && j == 0 && Injected(ctl, kNanQOnline, step)) qs = __int_as_float(0x7fc00000);
+      if (i == 0 && j == 0 && Injected(ctl, kNanQTarget, step)) qt = __int_as_float(0x7fc00000);
+      bad_online = bad_online || !isfinite(qs) || !isfinite(qn);
+      bad_target = bad_target || !isfinite(qt);
+      // The action is chosen by the online network and valued by the target network (Double DQN).
+      const float sel = p.double_dqn ? qn : qt;
+      if (best_j < 0 || sel > best) best = sel, best_j = j;
+      if (stats) {
+        f[kQSum] += qs;
+        f[kQSq] += static_cast<double>(qs) * qs;
+        f[kQMin] = fmin(f[kQMin], static_cast<double>(qs));
+        f[kQMax] = fmax(f[kQMax], static_cast<double>(qs));
+        row_max = fmax(row_max, static_cast<double>(qs));
+      }
+    }
+    WarpArgmax(best, best_j);
+    if (__any_sync(kFull, bad_online)) flags |= kNanQOnline;
+    if (__any_sync(kFull, bad_target)) flags |= kNanQTarget;
+    if (stats) {
+      f[kQSum] = WarpSum(f[kQSum]);
+      f[kQSq] = WarpSum(f[kQSq]);
+      f[kQMin] = WarpMin(f[kQMin]);
+      f[kQMax] = WarpMax(f[kQMax]);
+      f[kQRowMax] = WarpMax(row_max);
+    }
+    const int act = a.actions[i];
+    const float q_sa = QValue(v_on, a.a_online, i, n_act, mean_s, act);
+    const float q_next = QValue(a.v_target, a.a_target, i, n_act, mean_t, best_j);
+    // discount = gamma^k for a bootstrapped n-step transition and 0 at a terminal: no bootstrap.
+    const double y = static_cast<double>(a.rewards[i]) + static_cast<double>(a.discounts[i]) * q_next;
+    const double err = y - static_cast<double>(q_sa);
+    const double delta = p.huber_delta, abs_err = fabs(err), w = a.weights[i];
+    const double huber = abs_err <= delta ? 0.5 * err * err : delta * (abs_err - 0.5 * delta);
+    // d/dQ of w * huber(y - Q): -w * clamp(err, -delta, delta); the mean divides by B.
+    const float g = static_cast<float>(-w * fmin(fmax(err, -delta), delta) * (1.0 / static_cast<double>(b)));
+    if (lane == 0) {
+      a.td[i] = static_cast<float>(err);
+      if (a.d_value) a.d_value[i] = g;
+      f[kLoss] = w * huber;
+      f[kSq] = err * err;
+      f[kW] = w;
+    }
+    // dQ_j/dA_k = [j == k] - 1/A: the row of dL/dA is g at the action minus the row's mean.
+    const float mean_dq = a.d_value ? g / static_cast<float>(n_act) : 0.0f;
+    for (int j = lane; j < n_act; j += 32)
+      a.d_adv[static_cast<int64_t>(i) * n_act + j] = (j == act ? g : 0.0f) - mean_dq;
+  }
+  // Block partials in warp order, then the last block sums them in block order.
+  __shared__ double warp_f[kLossFields][kWarps];
+  __shared__ uint32_t warp_flags[kWarps];
+  if (lane == 0) {
+    for (int k = 0; k < kLossFields; ++k) warp_f[k][warp] = f[k];
+    warp_flags[warp] = flags;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double s[kLossFields] = {0, 0, 0, 0, 0, DBL_MAX, -DBL_MAX, 0};
+    uint32_t fl = 0;
+    for (int w = 0; w < kWarps; ++w) {
+      for (int k = 0; k < kLossFields; ++k) s[k] = Fold(k, s[k], warp_f[k][w]);
+      fl |= warp_flags[w];
+    }
+    for (int k = 0; k < kLossFields; ++k) part.loss[k * kMaxPartialBlocks + blockIdx.x] = s[k];
+    part.flags[blockIdx.x] = fl;
+  }
+  if (!LastBlock(&ctl->loss_blocks_done) || threadIdx.x != 0) return;
+  double s[kLossFields] = {0, 0, 0, 0, 0, DBL_MAX, -DBL_MAX, 0};
+  uint32_t fl = 0;
+  for (unsigned blk = 0; blk < gridDim.x; ++blk) {
+    for (int k = 0; k < kLossFields; ++k) s[k] = Fold(k, s[k], __ldcg(part.loss + k * kMaxPartialBlocks + blk));
+    fl |= __ldcg(part.flags + blk);
+  }
+  const double inv_b = 1.0 / static_cast<double>(b);
+  if (fl == 0) {  // as the CPU learner: Q-values are checked before the loss is formed
+    double loss = s[kLoss] * inv_b;
+    if (Injected(ctl, kNanLoss, step)) loss = __longlong_as_double(0x7ff8000000000000ll);
+    sc->loss = loss;
+    sc->td_mse = s[kSq] * inv_b;
+    if (!isfinite(loss)) fl = kNanLoss;
+  }
+  sc->is_weight_mean = s[kW] * inv_b;
+  if (stats && fl == 0) {
+    const double n = static_cast<double>(b) * n_act, mean = s[kQSum] / n;
+    sc->q_mean = mean;
+    sc->q_min = s[kQMin];
+    sc->q_max = s[kQMax];
+    sc->q_var = fmax(0.0, s[kQSq] / n - mean * mean);
+    sc->mean_max_q = s[kQRowMax] * inv_b;
+    sc->q_stats_step = step;
+  }
+  ctl->loss_flags = fl;
+}
+
+constexpr int kNormBlocks = 264;  // two waves of 132 multiprocessors (H200); any count is correct
+
+__device__ double BlockSum(double x) {
+  __shared__ double warp_s[kWarps];
+  x = WarpSum(x);
+  if (threadIdx.x % 32 == 0) warp_s[threadIdx.x / 32] = x;
+  __syncthreads();
+  double s = 0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < kWarps; ++w) s += warp_s[w];
+  __syncthreads();
+  return s;  // valid in thread 0
+}
+
+__global__ void __launch_bounds__(kThreads) GradNormKernel(LearnerParams p, const float* grads, LearnerControl* ctl,
+                                                            Partials part, ScalarBlock* sc, ReplayView replay,
+                                                            bool has_replay) {
+  double sq = 0;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < p.n_params;
+       i += static_cast<int64_t>(gridDim.x) * kThreads)
+    sq += static_cast<double>(grads[i]) * grads[i];
+  sq = BlockSum(sq);
+  if (threadIdx.x == 0) part.norm[blockIdx.x] = sq;
+  if (!LastBlock(&ctl->norm_blocks_done)) return;
+  if (has_replay) {  // PER health of the replay (values of the previous update: fine for charts)
+    double total = 0;
+    const int lvl = replay.tree.part_level;
+    for (int64_t j = threadIdx.x; j < replay.tree.count[lvl]; j += kThreads) total += replay.sum[replay.tree.offset[lvl] + j];
+    total = BlockSum(total);
+    if (threadIdx.x == 0) {
+      const DeviceState* st = replay.state;
+      sc->per_total = total;
+      sc->per_max_priority = st->max_priority;
+      sc->nan_td_rejected = st->total_update.rejected_nonfinite;
+      const double calls = static_cast<double>(st->sample_ticks >> 32) - 1;  // this batch's sample() call
+      const double progress = fmin(1.0, fmax(0.0, calls) / static_cast<double>(replay.beta_steps));
+      sc->beta = fmin(1.0, replay.beta0 + (1.0 - replay.beta0) * progress);
+    }
+  }
+  if (threadIdx.x != 0) return;
+  double norm2 = 0;
+  for (unsigned blk = 0; blk < gridDim.x; ++blk) norm2 += __ldcg(part.norm + blk);
+  const int64_t t = ctl->t + 1;
+  double norm = sqrt(norm2);
+  if (Injected(ctl, kNanGradients, t)) norm = __longlong_as_double(0x7ff8000000000000ll);
+  uint32_t flags = ctl->loss_flags;
+  if (flags == 0) {  // gradients are checked only when the loss was healthy (as on the CPU)
+    sc->grad_norm = norm;
+    if (!isfinite(norm)) flags = kNanGradients;
+  }
+  ctl->loss_flags = 0;
+  const bool apply = flags == 0 && ctl->halted == 0;
+  ctl->apply = apply;
+  if (!apply) {
+    ctl->halted |= flags;
+    sc->nan_flags |= flags;
+    return;
+  }
+  // Schedules from the device step counter: the learning rate (linear decay) and Adam's bias
+  // corrections (Kingma & Ba 2015, Algorithm 1), formed in f64 as the CPU does.
+  double lr = p.lr;
+  if (p.lr_decay_steps > 0)
+    lr = p.lr + (p.lr_end - p.lr) * fmin(1.0, static_cast<double>(t - 1) / static_cast<double>(p.lr_decay_steps));
+  const double td = static_cast<double>(t);
+  ctl->step_size = static_cast<float>(lr / (1.0 - pow(p.beta1, td)));
+  ctl->inv_sqrt_bc2 = static_cast<float>(1.0 / sqrt(1.0 - pow(p.beta2, td)));
+  // Global-norm clipping as PyTorch's clip_grad_norm_: min(1, max_norm / (norm + 1e-6)).
+  ctl->scale = p.grad_clip <= 0 ? 1.0f : static_cast<float>(fmin(1.0, p.grad_clip / (norm + 1e-6)));
+  ctl->copy_target = p.target_hard && t % p.target_interval == 0;
+  ctl->t = t;
+  sc->step = t;
+  sc->loss_sum += sc->loss;
+  sc->td_mse_sum += sc->td_mse;
+  sc->grad_norm_sum += norm;
+  sc->sum_steps += 1;
+}
+
+__global__ void __launch_bounds__(kThreads) AdamKernel(LearnerParams p, const float* grads, float* online, float* target,
+                                                        float* m, float* v, const LearnerControl* ctl, ScalarBlock* sc,
+                                                        LearnerControl* ctl_mut) {
+  if (!ctl->apply) return;
+  const float b1 = static_cast<float>(p.beta1), b2 = static_cast<float>(p.beta2);
+  // 1 - beta is formed in f64: in f32, 1 - 0.999f is off by 1.3e-5 relative.
+  const float one_minus_b1 = static_cast<float>(1.0 - p.beta1), one_minus_b2 = static_cast<float>(1.0 - p.beta2);
+  const float step_size = ctl->step_size, inv_sqrt_bc2 = ctl->inv_sqrt_bc2, scale = ctl->scale;
+  const float eps = static_cast<float>(p.adam_eps), tau = static_cast<float>(p.tau);
+  const bool copy = ctl->copy_target, polyak = !p.target_hard, poison = Injected(ctl, kNanWeights, ctl->t);
+  bool bad = false;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < p.n_params;
+       i += static_cast<int64_t>(gridDim.x) * kThreads) {
+    const float gi = grads[i] * scale;
+    const float mi = __fadd_rn(__fmul_rn(b1, m[i]), __fmul_rn(one_minus_b1, gi));
+    const float vi = __fadd_rn(__fmul_rn(b2, v[i]), __fmul_rn(__fmul_rn(one_minus_b2, gi), gi));
+    float w = __fsub_rn(online[i], __fdiv_rn(__fmul_rn(step_size, mi), __fadd_rn(__fmul_rn(sqrtf(vi), inv_sqrt_bc2), eps)));
+    if (poison && i == 0) w = __int_as_float(0x7fc00000);
+    m[i] = mi;
+    v[i] = vi;
+    online[i] = w;
+    bad = bad || !isfinite(w);
+    // Target network: a hard copy every C steps, or Polyak averaging every step.
+    if (copy) target[i] = w;
+    else if (polyak) target[i] = __fadd_rn(target[i], __fmul_rn(tau, __fsub_rn(w, target[i])));
+  }
+  if (bad) {  // as on the CPU, a step whose weights came out non-finite is not counted
+    atomicOr(&sc->nan_flags, static_cast<uint32_t>(kNanWeights));
+    atomicOr(&ctl_mut->halted, static_cast<uint32_t>(kNanWeights));
+    sc->step = ctl->t - 1;
+  }
+}
+
+// Block f of the probe inputs: the batch's states, with every column of feature group f - 1 set
+// to its batch mean (the intervention do(f)); block 0 keeps the batch as it is.
+__global__ void __launch_bounds__(kThreads) ProbeInputsKernel(ProbeArgs a, int batch) {
+  const int d = a.state_dim;
+  float* out = a.inputs + static_cast<int64_t>(blockIdx.x) * batch * d;
+  for (int64_t e = threadIdx.x; e < static_cast<int64_t>(batch) * d; e += kThreads) out[e] = a.states[e];
+  if (blockIdx.x == 0) return;
+  __shared__ float mean;
+  const int g = blockIdx.x - 1;
+  for (int k = a.group_start[g]; k < a.group_start[g + 1]; ++k) {
+    const int col = a.group_cols[k];
+    double s = 0;
+    for (int r = threadIdx.x; r < batch; r += kThreads) s += a.states[static_cast<int64_t>(r) * d + col];
+    s = BlockSum(s);
+    if (threadIdx.x == 0) mean = static_cast<float>(s / static_cast<double>(batch));
+    __syncthreads();
+    for (int r = threadIdx.x; r < batch; r += kThreads) out[static_cast<int64_t>(r) * d + col] = mean;
+    __syncthreads();
+  }
+}
+
+// Block f: mean over the batch and actions of |Q(s) - Q(s_do(f))|; the last block averages.
+__global__ void __launch_bounds__(kThreads) ProbeReduceKernel(LearnerParams p, ProbeArgs a, LearnerControl* ctl,
+                                                               ScalarBlock* sc) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, b = p.batch, n_act = p.n_actions;
+  const int64_t base = static_cast<int64_t>(blockIdx.x + 1) * b;
+  double diff = 0;
+  for (int r = warp; r < b; r += kWarps) {
+    const float m0 = a.v ? RowMean(a.a + static_cast<int64_t>(r) * n_act, n_act, lane) : 0.0f;
+    const float m1 = a.v ? RowMean(a.a + (base + r) * n_act, n_act, lane) : 0.0f;
+    for (int j = lane; j < n_act; j += 32)
+      diff += fabs(static_cast<double>(QValue(a.v, a.a, r, n_act, m0, j)) - QValue(a.v, a.a, base + r, n_act, m1, j));
+  }
+  diff = BlockSum(diff);
+  if (threadIdx.x == 0) a.per_group[blockIdx.x] = diff / (static_cast<double>(b) * n_act);
+  if (!LastBlock(&ctl->probe_blocks_done) || threadIdx.x != 0) return;
+  double total = 0;
+  const int kept = a.groups < kMaxCausalFeatures ? a.groups : kMaxCausalFeatures;
+  for (int g = 0; g < a.groups; ++g) {
+    const double x = __ldcg(a.per_group + g);
+    total += x;
+    if (g < kept) sc->causal_per_feature[g] = x;
+  }
+  sc->causal_sensitivity = total / a.groups;
+  sc->causal_features = kept;
+  sc->causal_step = ctl->t;
+}
+
+__global__ void KernelFault(float* bad) { *bad = 1.0f; }
+
+unsigned GridFor(int64_t n, unsigned most) {
+  const int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > most ? most : blocks));
+}
+
+}  // namespace
+
+cudaError_t LaunchTdLoss(const LearnerParams& p, const TdLossArgs& args, LearnerControl* ctl, Partials partials,
+                         ScalarBlock* scalars, cudaStream_t stream) {
+  const int blocks = (p.batch + kWarps - 1) / kWarps;
+  if (p.batch < 1 || blocks > kMaxPartialBlocks) return cudaErrorInvalidValue;
+  TdLossKernel<<<blocks, kThreads, 0, stream>>>(p, args, ctl, partials, scalars);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchGradNorm(const LearnerParams& p, const float* grads, LearnerControl* ctl, Partials partials,
+                           ScalarBlock* scalars, const ReplayView* replay, cudaStream_t stream) {
+  GradNormKernel<<<GridFor(p.n_params, kNormBlocks), kThreads, 0, stream>>>(p, grads, ctl, partials, scalars,
+                                                                            replay ? *replay : ReplayView{}, replay != nullptr);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchAdam(const LearnerParams& p, const float* grads, float* online, float* target, float* m, float* v,
+                       LearnerControl* ctl, ScalarBlock* scalars, cudaStream_t stream) {
+  AdamKernel<<<GridFor(p.n_params, 1056), kThreads, 0, stream>>>(p, grads, online, target, m, v, ctl, scalars, ctl);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchProbeInputs(const ProbeArgs& args, int batch, cudaStream_t stream) {
+  ProbeInputsKernel<<<args.groups + 1, kThreads, 0, stream>>>(args, batch);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchProbeReduce(const LearnerParams& p, const ProbeArgs& args, LearnerControl* ctl, ScalarBlock* scalars,
+                              cudaStream_t stream) {
+  if (args.groups < 1) return cudaSuccess;
+  ProbeReduceKernel<<<args.groups, kThreads, 0, stream>>>(p, args, ctl, scalars);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchKernelFault(cudaStream_t stream) {
+  KernelFault<<<1, 1, 0, stream>>>(reinterpret_cast<float*>(uintptr_t{16}));
+  return cudaGetLastError();
+}
+
+}  // namespace dqn::cuda::detail

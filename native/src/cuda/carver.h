@@ -1,0 +1,40 @@
+// Device-memory helpers shared by the CUDA replay and the CUDA learner: carving aligned
+// sub-buffers out of one allocation, and sizes in GiB for out-of-memory messages.
+// Compiled only with the CUDA backend (DQN_WITH_CUDA).
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace dqn::cuda {
+
+/// Sub-buffers start on this boundary (coalescing, and 16-byte vector loads).
+inline constexpr size_t kCarveAlign = 256;
+
+/// Carves aligned sub-buffers out of one block: a first pass (base null) only measures.
+///   Carver measure(nullptr); layout(measure); cudaMalloc(&block, measure.used());
+///   Carver place(block); layout(place);   // the same calls, now with real pointers
+class Carver {
+ public:
+  explicit Carver(void* base) : base_(static_cast<char*>(base)) {}
+  template <typename T>
+  T* take(int64_t count) {
+    T* p = base_ ? reinterpret_cast<T*>(base_ + used_) : nullptr;
+    used_ += (sizeof(T) * static_cast<size_t>(count) + kCarveAlign - 1) / kCarveAlign * kCarveAlign;
+    return p;
+  }
+  size_t used() const { return used_; }
+
+ private:
+  char* base_;
+  size_t used_ = 0;
+};
+
+/// "3.80": bytes in GiB with two decimals.
+inline std::string GiB(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+}  // namespace dqn::cuda

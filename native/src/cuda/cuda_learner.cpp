@@ -1,0 +1,779 @@
+// The CUDA learner (see cuda_learner.h): buffers, the step as grouped launches, graph capture,
+// acting copies and the staged path for a CPU replay.
+#include "cuda/cuda_learner.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "cpu/rng.h"
+#include "cuda/carver.h"
+#include "cuda/cuda_replay.h"
+#include "cuda/fallback_replay.h"
+#include "cuda/status.h"
+#include "cuda/sync.h"
+#include "replay/transition_store.h"
+
+namespace dqn::cuda {
+
+using detail::GemmBatch;
+using detail::GemmProblem;
+using detail::MatIn;
+
+struct CudaLearner::Buffers {
+  float *online = nullptr, *target = nullptr, *grads = nullptr, *m = nullptr, *v = nullptr;
+  ParamView on, tg, gr;
+  detail::SampleView batch;            // states and next_states adjacent: x [2B x D]
+  float* x = nullptr;                  // = batch.states
+  std::vector<float*> h_on, h_tg;      // trunk activations [2B x w], [B x w]
+  float *v_on = nullptr, *a_on = nullptr, *v_tg = nullptr, *a_tg = nullptr;
+  float *d_v = nullptr, *d_a = nullptr, *dh[2] = {nullptr, nullptr};
+  float* td = nullptr;
+  detail::LearnerControl* ctl = nullptr;
+  ScalarBlock* scalars = nullptr;
+  detail::Partials partials;
+  // Causal probe.
+  int groups = 0;
+  detail::ProbeArgs probe;
+  std::vector<float*> h_probe;
+  float *v_probe = nullptr, *a_probe = nullptr;
+};
+
+namespace {
+
+constexpr int kInsertSlots = 16;
+
+detail::Precision ToPrecision(MatmulPrecision p) {
+  switch (p) {
+    case MatmulPrecision::kFP32: return detail::Precision::kF32;
+    case MatmulPrecision::kBF16: return detail::Precision::kBF16;
+    default: return detail::Precision::kTF32;
+  }
+}
+
+MatIn RowMajor(const float* p, int64_t ld) { return {p, ld, 1, -1}; }
+/// Xᵀ of a row-major X [rows x cols] with a virtual row of ones at index cols: [cols + 1 x rows].
+MatIn TransposedWithOnes(const float* x, int cols) { return {x, 1, cols, cols}; }
+/// Wᵀ of a row-major W [in x out]: [out x in].
+MatIn Transposed(const float* w, int out) { return {w, 1, out, -1}; }
+
+/// y = relu?(x·W + b) for `rows` rows of x [rows x in].
+GemmProblem Dense(const DenseView& d, const float* x, int rows, float* y, bool relu) {
+  GemmProblem p;
+  p.m = rows, p.n = d.out, p.k = d.in;
+  p.a = RowMajor(x, d.in);
+  p.b = RowMajor(d.w, d.out);
+  p.c = y, p.ldc = d.out;
+  p.bias = d.b;
+  p.relu = relu;
+  return p;
+}
+
+/// [dW; db] = [x, 1]ᵀ·dy over `rows` rows, into the gradient slot g (W then b, contiguous).
+GemmProblem WeightGrad(const DenseView& g, const float* x, const float* dy, int rows) {
+  GemmProblem p;
+  p.m = g.in + 1, p.n = g.out, p.k = rows;
+  p.a = TransposedWithOnes(x, g.in);
+  p.b = RowMajor(dy, g.out);
+  p.c = g.w, p.ldc = g.out;
+  return p;
+}
+
+/// dx = (dy·Wᵀ) ⊙ (x_act > 0): the input gradient through the ReLU of the layer below.
+GemmProblem InputGrad(const DenseView& w, const float* dy, int rows, float* dx, const float* x_act) {
+  GemmProblem p;
+  p.m = rows, p.n = w.in, p.k = w.out;
+  p.a = RowMajor(dy, w.out);
+  p.b = Transposed(w.w, w.out);
+  p.c = dx, p.ldc = w.in;
+  p.mask = x_act, p.ldm = w.in;
+  return p;
+}
+
+GemmBatch Batch(std::initializer_list<GemmProblem> problems) {
+  GemmBatch b;
+  for (const GemmProblem& p : problems) b.p[b.count++] = p;
+  return b;
+}
+
+int64_t EnvInt(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoll(v) : fallback;
+}
+
+/// Runs f; a sticky CUDA error (the context is lost until the process ends) becomes DeviceLost,
+/// which the trainer host answers by continuing the run on the CPU backend.
+template <typename F>
+decltype(auto) Guarded(F f) {
+  try {
+    return f();
+  } catch (const CudaError& e) {
+    if (e.sticky()) throw DeviceLost(std::string("CUDA context lost: ") + e.what());
+    throw;
+  }
+}
+
+/// True when a counter that advanced by `by` to `now` passed a multiple of `interval`.
+bool Crossed(int64_t now, int64_t by, int64_t interval) { return now / interval != (now - by) / interval; }
+
+}  // namespace
+
+CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint64_t seed,
+                         std::vector<FeatureGroup> causal_features)
+    : layout_(net),
+      config_(config),
+      causal_features_(std::move(causal_features)),
+      precision_(ToPrecision(config.precision)),
+      act_ws_(layout_, config.act_rows) {
+  if (config.batch_size < 1 || config.batch_size > 65536)
+    throw std::invalid_argument("batch_size must be in [1, 65536], got " + std::to_string(config.batch_size));
+  if (config.steps_per_launch < 1 || config.steps_per_launch > 64)
+    throw std::invalid_argument("steps_per_launch must be in [1, 64], got " + std::to_string(config.steps_per_launch));
+  if (config.actor_sync_interval < 1)
+    throw std::invalid_argument("actor_sync_interval must be >= 1, got " + std::to_string(config.actor_sync_interval));
+  for (const FeatureGroup& g : causal_features_)
+    for (const int f : g.indices)
+      if (f < 0 || f >= net.state_dim)
+        throw std::invalid_argument("causal feature '" + g.name + "' index out of range: " + std::to_string(f));
+  simulate_sticky_step_ = EnvInt("DQN_SIMULATE_STICKY_ERROR", -1);
+
+  detail::LearnerParams& p = params_;
+  p.batch = static_cast<int>(config.batch_size);
+  p.n_actions = net.n_actions;
+  p.dueling = net.dueling;
+  p.double_dqn = config.double_dqn;
+  p.huber_delta = config.huber_delta;
+  p.lr = config.adam.lr;
+  p.lr_end = config.lr_end;
+  p.lr_decay_steps = config.lr_decay_steps;
+  p.beta1 = config.adam.beta1;
+  p.beta2 = config.adam.beta2;
+  p.adam_eps = config.adam.eps;
+  p.grad_clip = config.grad_clip;
+  p.target_hard = config.target_update == TargetUpdate::kHard;
+  p.target_interval = config.target_interval;
+  p.tau = config.tau;
+  p.q_stats_interval = config.q_stats_interval;
+  p.n_params = layout_.size();
+
+  const int64_t b = config.batch_size, d = net.state_dim, a = net.n_actions, n = layout_.size();
+  const auto& trunk = layout_.trunk();
+  int64_t groups = static_cast<int64_t>(causal_features_.size()), group_cols = 0;
+  for (const FeatureGroup& g : causal_features_) group_cols += static_cast<int64_t>(g.indices.size());
+  const int64_t probe_rows = groups > 0 ? (groups + 1) * b : 0;
+
+  buf_ = new Buffers();
+  Buffers& B = *buf_;
+  auto carve = [&](Carver& c) {
+    B.online = c.take<float>(n), B.target = c.take<float>(n), B.grads = c.take<float>(n);
+    B.m = c.take<float>(n), B.v = c.take<float>(n);
+    B.batch.indices = c.take<int32_t>(b);
+    B.batch.generations = c.take<uint32_t>(b);
+    B.batch.weights = c.take<float>(b);
+    B.x = c.take<float>(2 * b * d);
+    B.batch.states = B.x;
+    B.batch.next_states = B.x ? B.x + b * d : nullptr;
+    B.batch.actions = c.take<int32_t>(b);
+    B.batch.rewards = c.take<float>(b);
+    B.batch.dones = c.take<uint8_t>(b);
+    B.batch.discounts = c.take<float>(b);
+    B.batch.probabilities = c.take<double>(b);
+    B.h_on.clear(), B.h_tg.clear(), B.h_probe.clear();
+    for (const DenseSlot& s : trunk) {
+      B.h_on.push_back(c.take<float>(2 * b * s.out));
+      B.h_tg.push_back(c.take<float>(b * s.out));
+      B.h_probe.push_back(c.take<float>(probe_rows * s.out));
+    }
+    B.v_on = c.take<float>(2 * b), B.a_on = c.take<float>(2 * b * a);
+    B.v_tg = c.take<float>(b), B.a_tg = c.take<float>(b * a);
+    B.d_v = c.take<float>(b), B.d_a = c.take<float>(b * a);
+    B.dh[0] = c.take<float>(b * layout_.max_width()), B.dh[1] = c.take<float>(b * layout_.max_width());
+    B.td = c.take<float>(b);
+    B.ctl = c.take<detail::LearnerControl>(1);
+    B.scalars = c.take<ScalarBlock>(1);
+    B.partials.loss = c.take<double>(8 * detail::kMaxPartialBlocks);
+    B.partials.flags = c.take<uint32_t>(detail::kMaxPartialBlocks);
+    B.partials.norm = c.take<double>(detail::kMaxPartialBlocks);
+    B.probe.inputs = c.take<float>(probe_rows * d);
+    B.v_probe = c.take<float>(probe_rows), B.a_probe = c.take<float>(probe_rows * a);
+    B.probe.per_group = c.take<double>(groups);
+    B.probe.group_start = c.take<int32_t>(groups + 1);
+    B.probe.group_cols = c.take<int32_t>(group_cols);
+  };
+  Carver measure(nullptr);
+  carve(measure);
+  size_t free_bytes = 0, total_bytes = 0;
+  Check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
+  if (const cudaError_t e = cudaMalloc(&block_, measure.used()); e != cudaSuccess) {
+    cudaGetLastError();
+    delete buf_;
+    buf_ = nullptr;
+    throw CudaError(Status::kErrorOutOfMemory, e,
+                    "out of memory: the learner needs " + GiB(measure.used()) + " GiB, " + GiB(free_bytes) + " GiB free");
+  }
+  try {
+    Carver place(block_);
+    carve(place);
+    B.on = ParamView(layout_, B.online), B.tg = ParamView(layout_, B.target), B.gr = ParamView(layout_, B.grads);
+    B.groups = static_cast<int>(groups);
+    B.probe.groups = static_cast<int>(groups);
+    B.probe.state_dim = static_cast<int>(d);
+    B.probe.states = B.x;
+    B.probe.v = net.dueling ? B.v_probe : nullptr;
+    B.probe.a = B.a_probe;
+    Check(cudaStreamCreateWithFlags(&own_stream_, cudaStreamNonBlocking), "creating the learner stream");
+    work_stream_ = own_stream_;
+    Check(cudaEventCreateWithFlags(&act_event_, cudaEventDisableTiming), "creating the actor event");
+
+    // Pinned host memory: the scalar block, the acting copies, the staged batch.
+    const auto pinned = [&](size_t bytes) {
+      void* ptr = nullptr;
+      Check(cudaHostAlloc(&ptr, bytes, cudaHostAllocDefault), "allocating pinned host memory");
+      pinned_.push_back(ptr);
+      std::memset(ptr, 0, bytes);
+      return ptr;
+    };
+    pinned_scalars_ = new (pinned(sizeof(ScalarBlock))) ScalarBlock();
+    staged_per_ = new (pinned(sizeof(ScalarBlock))) ScalarBlock();
+    for (float*& act : act_) act = static_cast<float*>(pinned(static_cast<size_t>(n) * sizeof(float)));
+    act_view_ = {ParamView(layout_, act_[0]), ParamView(layout_, act_[1])};
+    auto carve_staged = [&](Carver& c) {
+      staged_.indices = c.take<int32_t>(b);
+      staged_.generations = c.take<uint32_t>(b);
+      staged_.weights = c.take<float>(b);
+      staged_.states = c.take<float>(b * d);
+      staged_.actions = c.take<int32_t>(b);
+      staged_.rewards = c.take<float>(b);
+      staged_.next_states = c.take<float>(b * d);
+      staged_.dones = c.take<uint8_t>(b);
+      staged_.discounts = c.take<float>(b);
+      staged_td_ = c.take<float>(b);
+    };
+    Carver staged_size(nullptr);
+    carve_staged(staged_size);
+    Carver staged_place(pinned(staged_size.used()));
+    carve_staged(staged_place);
+
+    // Weights as the CPU learner draws them, copied in; the target network starts equal.
+    LearnerTensors init;
+    init.online.resize(static_cast<size_t>(n));
+    Rng init_rng(seed, /*stream=*/0);
+    InitParams(layout_, init.online.data(), init_rng);
+    init.target = init.online;
+    init.adam_m.assign(init.online.size(), 0.0f);
+    init.adam_v.assign(init.online.size(), 0.0f);
+    upload_params(init);
+
+    const detail::LearnerControl ctl{};
+    Check(cudaMemcpyAsync(B.ctl, &ctl, sizeof ctl, cudaMemcpyHostToDevice, own_stream_), "initialising the learner state");
+    const ScalarBlock zero{};
+    Check(cudaMemcpyAsync(B.scalars, &zero, sizeof zero, cudaMemcpyHostToDevice, own_stream_), "initialising the scalars");
+    std::vector<int32_t> starts{0}, cols;
+    for (const FeatureGroup& g : causal_features_) {
+      cols.insert(cols.end(), g.indices.begin(), g.indices.end());
+      starts.push_back(static_cast<int32_t>(cols.size()));
+    }
+    if (groups > 0) {
+      Check(cudaMemcpyAsync(const_cast<int32_t*>(B.probe.group_start), starts.data(), starts.size() * 4,
+                            cudaMemcpyHostToDevice, own_stream_), "uploading the probe's feature groups");
+      Check(cudaMemcpyAsync(const_cast<int32_t*>(B.probe.group_cols), cols.data(), cols.size() * 4,
+                            cudaMemcpyHostToDevice, own_stream_), "uploading the probe's feature groups");
+    }
+    Synchronize(own_stream_, "initialising the learner");
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+CudaLearner::~CudaLearner() { release(); }
+
+void CudaLearner::release() {
+  if (work_stream_) SynchronizeNoThrow(work_stream_);
+  if (own_stream_) SynchronizeNoThrow(own_stream_), cudaStreamDestroy(own_stream_), own_stream_ = nullptr;
+  work_stream_ = nullptr;
+  for (cudaGraphExec_t* e : {&step_exec_, &staged_exec_, &probe_exec_})
+    if (*e) cudaGraphExecDestroy(*e), *e = nullptr;
+  for (InsertSlot& s : insert_ring_) {
+    if (s.done) cudaEventDestroy(s.done);
+    if (s.host) cudaFreeHost(s.host);
+  }
+  insert_ring_.clear();
+  if (insert_device_) cudaFree(insert_device_), insert_device_ = nullptr;
+  if (act_event_) cudaEventDestroy(act_event_), act_event_ = nullptr;
+  for (void* ptr : pinned_) cudaFreeHost(ptr);
+  pinned_.clear();
+  if (block_) cudaFree(block_), block_ = nullptr;
+  delete buf_;
+  buf_ = nullptr;
+}
+
+void CudaLearner::upload_params(const LearnerTensors& t) {
+  CheckTensorSizes(t, layout_.size());
+  const size_t bytes = static_cast<size_t>(layout_.size()) * sizeof(float);
+  const std::pair<float*, const float*> copies[] = {{buf_->online, t.online.data()}, {buf_->target, t.target.data()},
+                                                    {buf_->m, t.adam_m.data()},      {buf_->v, t.adam_v.data()}};
+  for (const auto& [dst, src] : copies)
+    Check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, work_stream_), "uploading the learner's weights");
+  std::memcpy(act_[act_cur_], t.online.data(), bytes);
+  Synchronize(work_stream_, "uploading the learner's weights");
+}
+
+// ---- The step: every launch below is capturable (no sync, no allocation, no host reads). ----
+
+void CudaLearner::profile_step(Replay& replay, double* phases_ms) {
+  CudaReplay* gpu = device_replay(replay);
+  if (!gpu) throw std::invalid_argument("profile_step needs a replay on the GPU");
+  cudaStream_t s = work_stream_ = gpu->stream();
+  cudaEvent_t ev[7];
+  for (cudaEvent_t& e : ev) Check(cudaEventCreate(&e), "creating a profiling event");
+  Buffers& B = *buf_;
+  Check(cudaEventRecord(ev[0], s), "recording an event");
+  gpu->sample_device(params_.batch, B.batch);
+  Check(cudaEventRecord(ev[1], s), "recording an event");
+  forward(s);
+  Check(cudaEventRecord(ev[2], s), "recording an event");
+  Check(detail::LaunchTdLoss(params_, loss_args(), B.ctl, B.partials, B.scalars, s), "launching the TD loss");
+  Check(cudaEventRecord(ev[3], s), "recording an event");
+  backward(s);
+  Check(cudaEventRecord(ev[4], s), "recording an event");
+  Check(detail::LaunchGradNorm(params_, B.grads, B.ctl, B.partials, B.scalars, &gpu->view(), s), "launching the gradient norm");
+  Check(detail::LaunchAdam(params_, B.grads, B.online, B.target, B.m, B.v, B.ctl, B.scalars, s), "launching Adam");
+  Check(cudaEventRecord(ev[5], s), "recording an event");
+  gpu->update_device(B.batch.indices, B.batch.generations, B.td, params_.batch);
+  Check(cudaEventRecord(ev[6], s), "recording an event");
+  Synchronize(s, "profiling a step");
+  for (int i = 0; i < 6 && phases_ms; ++i) {
+    float ms = 0;
+    Check(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), "reading a profiling event");
+    phases_ms[i] += ms;
+  }
+  for (cudaEvent_t e : ev) cudaEventDestroy(e);
+  ++steps_;
+}
+
+void CudaLearner::forward(cudaStream_t s) {
+  Buffers& B = *buf_;
+  const int b = params_.batch;
+  const float* x_on = B.x;
+  const float* x_tg = B.x + static_cast<int64_t>(b) * layout_.config().state_dim;
+  // 1. Online Q of s and s' as one product of 2B rows; target Q of s' (its B rows) in the same launch.
+  for (size_t l = 0; l < B.on.trunk.size(); ++l) {
+    Check(detail::LaunchGemm(Batch({Dense(B.on.trunk[l], x_on, 2 * b, B.h_on[l], true),
+                                    Dense(B.tg.trunk[l], x_tg, b, B.h_tg[l], true)}),
+                             precision_, s),
+          "launching a trunk layer");
+    x_on = B.h_on[l], x_tg = B.h_tg[l];
+  }
+  // 2. Heads: V and A of both networks (the dueling combine happens where Q is read).
+  GemmBatch head = layout_.config().dueling
+                       ? Batch({Dense(B.on.value, x_on, 2 * b, B.v_on, false), Dense(B.on.advantage, x_on, 2 * b, B.a_on, false),
+                                Dense(B.tg.value, x_tg, b, B.v_tg, false), Dense(B.tg.advantage, x_tg, b, B.a_tg, false)})
+                       : Batch({Dense(B.on.advantage, x_on, 2 * b, B.a_on, false), Dense(B.tg.advantage, x_tg, b, B.a_tg, false)});
+  Check(detail::LaunchGemm(head, precision_, s), "launching the head");
+}
+
+void CudaLearner::backward(cudaStream_t s) {
+  Buffers& B = *buf_;
+  const int b = params_.batch;
+  const size_t top = B.on.trunk.size() - 1;
+  const float* feat = B.h_on[top];  // the first B rows: the states s
+  // 5. Head: its weight gradients, and dL/dfeatures = dA·Waᵀ + dV·Wvᵀ through the top ReLU.
+  GemmProblem dfeat = InputGrad(B.on.advantage, B.d_a, b, B.dh[0], feat);
+  if (layout_.config().dueling) {
+    dfeat.u = B.d_v, dfeat.v = B.on.value.w;
+    Check(detail::LaunchGemm(Batch({WeightGrad(B.gr.value, feat, B.d_v, b), WeightGrad(B.gr.advantage, feat, B.d_a, b), dfeat}),
+                             precision_, s),
+          "launching the head's backward pass");
+  } else {
+    Check(detail::LaunchGemm(Batch({WeightGrad(B.gr.advantage, feat, B.d_a, b), dfeat}), precision_, s),
+          "launching the head's backward pass");
+  }
+  // Trunk, top down: each layer's weight gradient and the gradient of its input in one launch.
+  int cur = 0;
+  for (size_t l = top + 1; l-- > 0;) {
+    const float* x = l == 0 ? B.x : B.h_on[l - 1];
+    const GemmProblem dw = WeightGrad(B.gr.trunk[l], x, B.dh[cur], b);
+    if (l == 0) {
+      Check(detail::LaunchGemm(Batch({dw}), precision_, s), "launching a trunk layer's backward pass");
+    } else {
+      Check(detail::LaunchGemm(Batch({dw, InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1])}), precision_, s),
+            "launching a trunk layer's backward pass");
+      cur = 1 - cur;
+    }
+  }
+}
+
+detail::TdLossArgs CudaLearner::loss_args() const {
+  const Buffers& B = *buf_;
+  const bool dueling = layout_.config().dueling;
+  detail::TdLossArgs t;
+  t.v_online = dueling ? B.v_on : nullptr;
+  t.a_online = B.a_on;
+  t.v_target = dueling ? B.v_tg : nullptr;
+  t.a_target = B.a_tg;
+  t.actions = B.batch.actions, t.rewards = B.batch.rewards, t.discounts = B.batch.discounts, t.weights = B.batch.weights;
+  t.td = B.td;
+  t.d_value = dueling ? B.d_v : nullptr;
+  t.d_adv = B.d_a;
+  return t;
+}
+
+void CudaLearner::build_step(cudaStream_t s, const detail::ReplayView* replay) {
+  Buffers& B = *buf_;
+  forward(s);
+  // 3-4. Double DQN target, IS-weighted Huber loss, TD errors, dL/dV and dL/dA.
+  Check(detail::LaunchTdLoss(params_, loss_args(), B.ctl, B.partials, B.scalars, s), "launching the TD loss");
+  backward(s);
+  // 6-7. Global-norm clip and Adam, then the target network.
+  Check(detail::LaunchGradNorm(params_, B.grads, B.ctl, B.partials, B.scalars, replay, s), "launching the gradient norm");
+  Check(detail::LaunchAdam(params_, B.grads, B.online, B.target, B.m, B.v, B.ctl, B.scalars, s), "launching Adam");
+}
+
+void CudaLearner::queue_scalars(cudaStream_t s) {
+  constexpr size_t kBytes = sizeof(ScalarBlock) - kLearnerScalarsBegin;
+  Check(cudaMemcpyAsync(reinterpret_cast<char*>(pinned_scalars_) + kLearnerScalarsBegin,
+                        reinterpret_cast<const char*>(buf_->scalars) + kLearnerScalarsBegin, kBytes, cudaMemcpyDeviceToHost, s),
+        "copying the scalar block to the host");
+}
+
+void CudaLearner::queue_steps(cudaStream_t s, CudaReplay& gpu) {
+  for (int k = 0; k < config_.steps_per_launch; ++k) {
+    gpu.sample_device(params_.batch, buf_->batch);
+    build_step(s, &gpu.view());
+    // TD errors straight into the replay's priority update.
+    gpu.update_device(buf_->batch.indices, buf_->batch.generations, buf_->td, params_.batch);
+  }
+  queue_scalars(s);
+}
+
+void CudaLearner::queue_staged(cudaStream_t s) {
+  const int64_t b = params_.batch, d = layout_.config().state_dim;
+  const detail::SampleView& dst = buf_->batch;
+  const auto h2d = [&](void* to, const void* from, size_t bytes) {
+    Check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, s), "copying the staged batch to the GPU");
+  };
+  h2d(dst.indices, staged_.indices, b * 4);
+  h2d(dst.generations, staged_.generations, b * 4);
+  h2d(dst.weights, staged_.weights, b * 4);
+  h2d(dst.states, staged_.states, b * d * 4);
+  h2d(dst.next_states, staged_.next_states, b * d * 4);
+  h2d(dst.actions, staged_.actions, b * 4);
+  h2d(dst.rewards, staged_.rewards, b * 4);
+  h2d(dst.discounts, staged_.discounts, b * 4);
+  // PER health of the CPU replay, as of its last update.
+  constexpr size_t kPerBegin = offsetof(ScalarBlock, nan_td_rejected), kPerEnd = offsetof(ScalarBlock, causal_per_feature);
+  h2d(reinterpret_cast<char*>(buf_->scalars) + kPerBegin, reinterpret_cast<char*>(staged_per_) + kPerBegin, kPerEnd - kPerBegin);
+  build_step(s, nullptr);
+  Check(cudaMemcpyAsync(staged_td_, buf_->td, b * 4, cudaMemcpyDeviceToHost, s), "copying TD errors to the host");
+  queue_scalars(s);
+}
+
+template <typename Queue>
+void CudaLearner::capture(cudaStream_t s, cudaGraphExec_t* exec, Queue queue) {
+  if (*exec) cudaGraphExecDestroy(*exec), *exec = nullptr;
+  Check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "starting the step graph's capture");
+  cudaGraph_t graph = nullptr;
+  try {
+    queue();
+  } catch (...) {
+    cudaStreamEndCapture(s, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();
+    throw;
+  }
+  Check(cudaStreamEndCapture(s, &graph), "capturing the step graph");
+  const cudaError_t e = cudaGraphInstantiate(exec, graph, 0);
+  cudaGraphDestroy(graph);
+  Check(e, "instantiating the step graph");
+}
+
+CudaReplay* CudaLearner::device_replay(Replay& replay) {
+  if (auto* fb = dynamic_cast<FallbackReplay*>(&replay)) return fb->gpu();
+  return dynamic_cast<CudaReplay*>(&replay);
+}
+
+uint32_t CudaLearner::train(Replay& replay, ScalarBlock& out) {
+  return Guarded([&] {
+    CudaReplay* gpu = device_replay(replay);
+    if (!gpu) return train_staged(replay, out);
+    work_stream_ = gpu->stream();
+    // The first launch runs eagerly (it also meets a failing replay kernel outside any capture);
+    // rank-based sampling re-sorts on a host schedule, so its steps are not captured.
+    const bool graphs = use_graphs_ && launches_ > 0 && gpu->view().sampler != detail::SamplerKind::kRank;
+    try {
+      if (!graphs) {
+        queue_steps(work_stream_, *gpu);
+      } else {
+        if (!step_exec_ || step_exec_replay_ != gpu) {
+          capture(work_stream_, &step_exec_, [&] { queue_steps(work_stream_, *gpu); });
+          step_exec_replay_ = gpu;
+        }
+        Check(cudaGraphLaunch(step_exec_, work_stream_), "launching the step graph");
+      }
+    } catch (const CudaError& e) {
+      // A non-sticky replay failure: the buffer moves to the CPU for the rest of the run
+      // (DESIGN section 5) and this step runs on the staged path.
+      auto* fb = dynamic_cast<FallbackReplay*>(&replay);
+      if (e.sticky() || !fb) throw;
+      if (step_exec_) cudaGraphExecDestroy(step_exec_), step_exec_ = nullptr;
+      step_exec_replay_ = nullptr;
+      fb->fall_back(e.what());
+      work_stream_ = own_stream_;
+      return train_staged(replay, out);
+    }
+    ++launches_;
+    steps_ += config_.steps_per_launch;
+    after_launch(work_stream_);
+    publish(out);
+    return pinned_scalars_->nan_flags;
+  });
+}
+
+uint32_t CudaLearner::train_staged(Replay& replay, ScalarBlock& out) {
+  cudaStream_t s = work_stream_ = own_stream_;
+  staged_per_->beta = replay.beta();
+  replay.sample(params_.batch, staged_);
+  if (use_graphs_ && launches_ > 0) {
+    if (!staged_exec_) capture(s, &staged_exec_, [&] { queue_staged(s); });
+    Check(cudaGraphLaunch(staged_exec_, s), "launching the staged step graph");
+  } else {
+    queue_staged(s);
+  }
+  ++launches_;
+  ++steps_;
+  // The CPU replay needs this step's TD errors on the host: this path waits every step.
+  Synchronize(s, "running a training step on a staged batch");
+  publish(out);
+  const uint32_t flags = pinned_scalars_->nan_flags;
+  if (flags) return flags;
+  const UpdateResult u = replay.update_priorities(staged_.indices, staged_.generations, staged_td_, params_.batch);
+  staged_per_->nan_td_rejected += u.rejected_nonfinite;
+  staged_per_->per_total = replay.total_priority();
+  staged_per_->per_max_priority = replay.max_priority();
+  after_launch(s);
+  return 0;
+}
+
+void CudaLearner::after_launch(cudaStream_t s) {
+  const int64_t k = config_.steps_per_launch;
+  if (buf_->groups > 0 && Crossed(steps_, k, config_.causal_interval)) {
+    // The causal probe of DESIGN section 4, its own graph: the batch's states under the updated weights.
+    if (use_graphs_) {
+      if (!probe_exec_) capture(s, &probe_exec_, [&] { launch_probe(s); queue_scalars(s); });
+      Check(cudaGraphLaunch(probe_exec_, s), "launching the causal probe");
+    } else {
+      launch_probe(s);
+      queue_scalars(s);
+    }
+  }
+  if (!act_in_flight_ && Crossed(steps_, k, config_.actor_sync_interval)) {
+    Check(cudaMemcpyAsync(act_[1 - act_cur_], buf_->online, static_cast<size_t>(layout_.size()) * sizeof(float),
+                          cudaMemcpyDeviceToHost, s),
+          "copying the acting weights");
+    Check(cudaEventRecord(act_event_, s), "recording the acting weights' copy");
+    act_in_flight_ = true;
+  }
+  if (simulate_sticky_step_ > 0 && Crossed(steps_, k, simulate_sticky_step_) && steps_ >= simulate_sticky_step_) {
+    simulate_sticky_step_ = -1;
+    Check(detail::LaunchKernelFault(s), "launching the simulated kernel fault");
+  }
+}
+
+void CudaLearner::launch_probe(cudaStream_t s) {
+  Buffers& B = *buf_;
+  const int b = params_.batch, rows = (B.groups + 1) * b;
+  Check(detail::LaunchProbeInputs(B.probe, b, s), "launching the causal probe's inputs");
+  const float* x = B.probe.inputs;
+  for (size_t l = 0; l < B.on.trunk.size(); ++l) {
+    Check(detail::LaunchGemm(Batch({Dense(B.on.trunk[l], x, rows, B.h_probe[l], true)}), precision_, s),
+          "launching the causal probe's trunk");
+    x = B.h_probe[l];
+  }
+  const GemmBatch head = layout_.config().dueling
+                             ? Batch({Dense(B.on.value, x, rows, B.v_probe, false), Dense(B.on.advantage, x, rows, B.a_probe, false)})
+                             : Batch({Dense(B.on.advantage, x, rows, B.a_probe, false)});
+  Check(detail::LaunchGemm(head, precision_, s), "launching the causal probe's head");
+  Check(detail::LaunchProbeReduce(params_, B.probe, B.ctl, B.scalars, s), "launching the causal probe's reduction");
+}
+
+void CudaLearner::publish(ScalarBlock& out) const {
+  if (&out != pinned_scalars_) CopyLearnerScalars(*pinned_scalars_, out);
+}
+
+void CudaLearner::copy_now(void* dst, const void* src, size_t bytes, const char* what) const {
+  Check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, work_stream_), what);
+  Synchronize(work_stream_, what);
+}
+
+uint32_t CudaLearner::finish(ScalarBlock& out) {
+  return Guarded([&] {
+    Synchronize(work_stream_, "finishing the queued training steps");
+    publish(out);
+    return pinned_scalars_->nan_flags;
+  });
+}
+
+void CudaLearner::grow_insert(int64_t rows) {
+  Synchronize(work_stream_, "growing the insert staging");
+  for (InsertSlot& slot : insert_ring_) {
+    cudaEventDestroy(slot.done);
+    cudaFreeHost(slot.host);
+  }
+  insert_ring_.clear();
+  if (insert_device_) cudaFree(insert_device_), insert_device_ = nullptr;
+  insert_rows_ = std::max<int64_t>(rows, 64);
+  const int64_t d = layout_.config().state_dim;
+  const size_t bytes = static_cast<size_t>(insert_rows_) * (2 * d * 4 + 4 + 4 + 4 + 1) + 4 * kCarveAlign;
+  Check(cudaMalloc(&insert_device_, bytes), "allocating the insert staging");
+  insert_ring_.resize(kInsertSlots);
+  for (InsertSlot& slot : insert_ring_) {
+    Check(cudaHostAlloc(&slot.host, bytes, cudaHostAllocDefault), "allocating pinned insert staging");
+    Check(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "creating an insert event");
+  }
+}
+
+void CudaLearner::insert(Replay& replay, const TransitionBatch& batch) {
+  Guarded([&] {
+    CudaReplay* gpu = device_replay(replay);
+    if (!gpu || batch.count == 0) {
+      if (batch.count > 0) replay.insert(batch);
+      return;
+    }
+    if (batch.count > insert_rows_) grow_insert(batch.count);
+    InsertSlot& slot = insert_ring_[insert_next_];
+    insert_next_ = (insert_next_ + 1) % insert_ring_.size();
+    // The slot's last copy must be done before its memory is rewritten; with 16 slots in flight
+    // this waits only when collection runs far ahead of the GPU.
+    if (const cudaError_t e = cudaEventQuery(slot.done); e == cudaErrorNotReady) WaitEvent(slot.done, "reusing insert staging");
+    else Check(e, "checking the insert staging");
+    const int64_t n = batch.count, d = layout_.config().state_dim;
+    dqn::detail::ValidateTransitionBatch(batch, static_cast<int>(d));
+    auto carve = [&](Carver& c, detail::InsertView& v) {
+      v.states = c.take<float>(insert_rows_ * d);
+      v.next_states = c.take<float>(insert_rows_ * d);
+      v.actions = c.take<int32_t>(insert_rows_);
+      v.rewards = c.take<float>(insert_rows_);
+      v.discounts = c.take<float>(insert_rows_);
+      v.dones = c.take<uint8_t>(insert_rows_);
+      return c.used();
+    };
+    detail::InsertView host, dev;
+    Carver hc(slot.host), dc(insert_device_);
+    const size_t used = carve(hc, host);
+    carve(dc, dev);
+    std::memcpy(const_cast<float*>(host.states), batch.states, n * d * 4);
+    std::memcpy(const_cast<float*>(host.next_states), batch.next_states, n * d * 4);
+    std::memcpy(const_cast<int32_t*>(host.actions), batch.actions, n * 4);
+    std::memcpy(const_cast<float*>(host.rewards), batch.rewards, n * 4);
+    std::memcpy(const_cast<uint8_t*>(host.dones), batch.dones, n);
+    if (batch.discounts) std::memcpy(const_cast<float*>(host.discounts), batch.discounts, n * 4);
+    else dev.discounts = nullptr;
+    Check(cudaMemcpyAsync(insert_device_, slot.host, used, cudaMemcpyHostToDevice, gpu->stream()),
+          "copying transitions to the GPU");
+    gpu->insert_device(dev, n);
+    Check(cudaEventRecord(slot.done, gpu->stream()), "recording the insert copy");
+  });
+}
+
+void CudaLearner::greedy(const float* states, int64_t rows, int32_t* actions) {
+  Guarded([&] {
+    if (act_in_flight_) {
+      const cudaError_t e = cudaEventQuery(act_event_);  // never a wait
+      if (e == cudaSuccess) act_cur_ = 1 - act_cur_, act_in_flight_ = false;
+      else if (e != cudaErrorNotReady) Check(e, "refreshing the acting weights");
+    }
+  });
+  GreedyActions(layout_, act_view_[static_cast<size_t>(act_cur_)], states, rows, act_ws_, actions);
+}
+
+void CudaLearner::refresh_actor() {
+  Guarded([&] {
+    if (act_in_flight_) WaitEvent(act_event_, "refreshing the acting weights"), act_in_flight_ = false;
+    Check(cudaMemcpyAsync(act_[act_cur_], buf_->online, static_cast<size_t>(layout_.size()) * sizeof(float),
+                          cudaMemcpyDeviceToHost, work_stream_),
+          "copying the acting weights");
+    Synchronize(work_stream_, "refreshing the acting weights");
+  });
+}
+
+void CudaLearner::set_steps(int64_t steps) {
+  Guarded([&] {
+    Synchronize(work_stream_, "setting the step counter");
+    detail::LearnerControl ctl;
+    copy_now(&ctl, buf_->ctl, sizeof ctl, "reading the learner state");
+    ctl.t = steps, ctl.halted = 0, ctl.loss_flags = 0;
+    copy_now(buf_->ctl, &ctl, sizeof ctl, "writing the learner state");
+    ScalarBlock sc;
+    copy_now(&sc, buf_->scalars, sizeof sc, "reading the scalars");
+    sc.step = steps, sc.nan_flags = 0;
+    copy_now(buf_->scalars, &sc, sizeof sc, "writing the scalars");
+    pinned_scalars_->step = steps, pinned_scalars_->nan_flags = 0;
+    steps_ = steps;
+  });
+}
+
+void CudaLearner::inject_nan(uint32_t flag, int64_t at_step) {
+  Guarded([&] {
+    Synchronize(work_stream_, "arming a fault injection");
+    detail::LearnerControl ctl;
+    copy_now(&ctl, buf_->ctl, sizeof ctl, "reading the learner state");
+    ctl.inject_flag = flag, ctl.inject_step = at_step;
+    copy_now(buf_->ctl, &ctl, sizeof ctl, "writing the learner state");
+  });
+}
+
+void CudaLearner::save_params(LearnerTensors& out) {
+  Guarded([&] {
+    const size_t n = static_cast<size_t>(layout_.size());
+    Synchronize(work_stream_, "reading the learner's weights");
+    const std::pair<std::vector<float>*, const float*> copies[] = {
+        {&out.online, buf_->online}, {&out.target, buf_->target}, {&out.adam_m, buf_->m}, {&out.adam_v, buf_->v}};
+    for (const auto& [dst, src] : copies) {
+      dst->resize(n);
+      copy_now(dst->data(), src, n * sizeof(float), "reading the learner's weights");
+    }
+  });
+}
+
+void CudaLearner::load_params(const LearnerTensors& in) {
+  Guarded([&] {
+    Synchronize(work_stream_, "replacing the learner's weights");
+    upload_params(in);
+  });
+}
+
+uint32_t CudaLearner::step_on_batch(const SampleBatch& batch, float* td) {
+  return Guarded([&] {
+    cudaStream_t s = own_stream_;
+    Synchronize(work_stream_, "starting a step on a given batch");
+    work_stream_ = s;
+    std::memcpy(staged_.indices, batch.indices, params_.batch * 4);
+    std::memcpy(staged_.generations, batch.generations, params_.batch * 4);
+    const int64_t b = params_.batch, d = layout_.config().state_dim;
+    std::memcpy(staged_.weights, batch.weights, b * 4);
+    std::memcpy(staged_.states, batch.states, b * d * 4);
+    std::memcpy(staged_.next_states, batch.next_states, b * d * 4);
+    std::memcpy(staged_.actions, batch.actions, b * 4);
+    std::memcpy(staged_.rewards, batch.rewards, b * 4);
+    std::memcpy(staged_.discounts, batch.discounts, b * 4);
+    queue_staged(s);
+    Synchronize(s, "running a step on a given batch");
+    std::memcpy(td, staged_td_, b * 4);
+    ++steps_;
+    return pinned_scalars_->nan_flags;
+  });
+}
+
+std::vector<float> CudaLearner::gradients() const {
+  return Guarded([&] {
+    std::vector<float> g(static_cast<size_t>(layout_.size()));
+    Synchronize(work_stream_, "reading the gradients");
+    copy_now(g.data(), buf_->grads, g.size() * sizeof(float), "reading the gradients");
+    return g;
+  });
+}
+
+}  // namespace dqn::cuda

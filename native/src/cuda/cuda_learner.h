@@ -1,0 +1,132 @@
+// The CUDA learner (DESIGN section 4): the Learner interface with every tensor on the GPU and a
+// training step that the host only launches. Parameters, gradients, target parameters and Adam
+// moments live in flat device buffers of the CPU layout (ParamLayout), every tensor pointer
+// computed once here. One step is one CUDA graph (kernels listed in kernels/learner_launch.cuh)
+// that starts with the GPU replay's sample, ends with its priority update and an asynchronous
+// copy of the device scalar block into a pinned host block; the causal probe is a graph of its
+// own, launched on schedule. Acting on the host uses a pinned copy of the online weights that
+// an asynchronous copy refreshes every actor_sync_interval steps (an event query, never a wait).
+// With a CPU replay (its GPU allocation failed, or a replay kernel failed) the batch is staged
+// through pinned memory and the step waits for its TD errors: that path synchronizes per step.
+//
+// Usage:
+//   dqn::cuda::CudaLearner l(net, config, seed, features);   // throws CudaError (out of memory, ...)
+//   l.insert(replay, transitions);
+//   l.train(replay, scalars);   // queued; scalars arrive in l.host_block()
+//   l.finish(scalars);          // the epoch boundary's sync
+// Compiled only with the CUDA backend (DQN_WITH_CUDA).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/learner_launch.cuh"
+#include "model/q_network.h"
+#include "train/learner.h"
+
+namespace dqn::cuda {
+
+class CudaReplay;
+class Carver;
+
+class CudaLearner final : public Learner {
+ public:
+  /// Initializes the weights exactly as the CPU learner does for `seed` (InitParams on the host,
+  /// then copied). @throws std::invalid_argument for a bad shape or option, CudaError when the
+  /// buffers do not fit ("out of memory, N GiB asked, M GiB free") or a CUDA call fails.
+  CudaLearner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features);
+  ~CudaLearner() override;
+  CudaLearner(const CudaLearner&) = delete;
+  CudaLearner& operator=(const CudaLearner&) = delete;
+
+  uint32_t train(Replay& replay, ScalarBlock& out) override;
+  uint32_t finish(ScalarBlock& out) override;
+  void insert(Replay& replay, const TransitionBatch& batch) override;
+  void greedy(const float* states, int64_t rows, int32_t* actions) override;
+  void refresh_actor() override;
+  int64_t steps() const override { return steps_; }
+  void set_steps(int64_t steps) override;
+  const ParamLayout& layout() const override { return layout_; }
+  void save_params(LearnerTensors& out) override;
+  void load_params(const LearnerTensors& in) override;
+  std::string backend() const override { return "cuda"; }
+  ScalarBlock* host_block() override { return pinned_scalars_; }
+  void inject_nan(uint32_t flag, int64_t at_step) override;
+
+  // ---- For the device checks and benchmarks (native/test/cuda/learner_cuda_tool.cpp). ----
+  /// One step of the learner's core (forward, loss, backward, clip, Adam, target update) on a
+  /// batch given in host arrays, eagerly; writes the TD errors into td [B]. Synchronizes.
+  uint32_t step_on_batch(const SampleBatch& batch, float* td);
+  /// Host copy of the gradient buffer of the last step (synchronizes).
+  std::vector<float> gradients() const;
+  /// One eager step on a GPU replay with CUDA events between its phases; adds each phase's
+  /// milliseconds (sample, forward, loss, backward, optimizer, update) to phases_ms[6] when not
+  /// null. Synchronizes (profiling only).
+  void profile_step(Replay& replay, double* phases_ms);
+  /// Steps queued by train() with a GPU replay: eager (graph off) or graph-replayed.
+  void set_use_graphs(bool on) { use_graphs_ = on; }
+  const LearnerConfig& config() const { return config_; }
+
+ private:
+  struct Buffers;   // every device buffer, carved from one block
+  /// Forward .. Adam, the step's core; `replay` (the GPU replay's view, or null) feeds the PER scalars.
+  void build_step(cudaStream_t s, const detail::ReplayView* replay);
+  void forward(cudaStream_t s);
+  detail::TdLossArgs loss_args() const;  // the loss kernel's view of the buffers
+  void backward(cudaStream_t s);
+  void launch_probe(cudaStream_t s);
+  /// Captures queue(s) once as a CUDA graph into *exec.
+  template <typename Queue>
+  void capture(cudaStream_t s, cudaGraphExec_t* exec, Queue queue);
+  void queue_steps(cudaStream_t s, CudaReplay& gpu);  // K x (the replay's sample, the core, the update)
+  void queue_staged(cudaStream_t s);                  // the staged batch in, the core, TD errors out
+  void queue_scalars(cudaStream_t s);                 // device scalar block -> pinned block
+  uint32_t train_staged(Replay& replay, ScalarBlock& out);
+  void after_launch(cudaStream_t s);
+  void publish(ScalarBlock& out) const;
+  void upload_params(const LearnerTensors& t);
+  CudaReplay* device_replay(Replay& replay);
+  /// A copy that completes before returning (counted: setup and epoch-boundary paths only).
+  void copy_now(void* dst, const void* src, size_t bytes, const char* what) const;
+  void release();  // frees every CUDA resource (idempotent)
+
+  ParamLayout layout_;
+  LearnerConfig config_;
+  std::vector<FeatureGroup> causal_features_;
+  detail::LearnerParams params_;
+  detail::Precision precision_;
+  cudaStream_t own_stream_ = nullptr;  // construction, and steps with a CPU replay
+  cudaStream_t work_stream_ = nullptr; // where steps are queued (the GPU replay's stream)
+  void* block_ = nullptr;
+  std::vector<void*> pinned_;          // every pinned allocation, freed together
+  Buffers* buf_ = nullptr;
+  ScalarBlock* pinned_scalars_ = nullptr;
+  cudaGraphExec_t step_exec_ = nullptr, staged_exec_ = nullptr, probe_exec_ = nullptr;
+  bool use_graphs_ = true;
+  CudaReplay* step_exec_replay_ = nullptr;  // the replay step_exec_ was captured against
+  int64_t steps_ = 0;        // steps queued (or done)
+  int64_t launches_ = 0;     // train() calls so far (the first is eager)
+  // Acting copy of the online weights: two pinned buffers, one in use, one being refilled.
+  float* act_[2] = {nullptr, nullptr};
+  std::vector<ParamView> act_view_;
+  int act_cur_ = 0;
+  bool act_in_flight_ = false;
+  cudaEvent_t act_event_ = nullptr;
+  Workspace act_ws_;
+  // Insert staging: a ring of pinned slots, each with the event of its copy.
+  struct InsertSlot { void* host = nullptr; cudaEvent_t done = nullptr; };
+  std::vector<InsertSlot> insert_ring_;
+  int64_t insert_rows_ = 0;
+  size_t insert_next_ = 0;
+  void* insert_device_ = nullptr;
+  void grow_insert(int64_t rows);
+  // Staged path (CPU replay): pinned batch, TD errors and PER scalars.
+  SampleBatch staged_;
+  float* staged_td_ = nullptr;
+  ScalarBlock* staged_per_ = nullptr;  // PER scalars of the CPU replay, copied into the device block
+  int64_t simulate_sticky_step_ = -1;  // DQN_SIMULATE_STICKY_ERROR: a kernel fault at that step
+};
+
+}  // namespace dqn::cuda

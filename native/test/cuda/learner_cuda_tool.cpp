@@ -1,0 +1,383 @@
+// Standalone checker and benchmark of the CUDA learner (native/src/cuda/cuda_learner.*), built by
+// `make learner_cuda_tool` (CMake target, not built by default) and run on a GPU machine:
+//   learner_cuda_tool check    the CPU reference (train/cpu_learner.*) against the GPU, tensor by
+//                              tensor, on fresh random batches: one step at batch 32, 256 and
+//                              1024 for two network shapes in FP32, TF32 and BF16; 100 steps in a
+//                              row; the zero-sync property of train(); NaN halts; checkpoint
+//                              round trips. Exit status 1 on any failure. DQN_CHECK_SMALL=1 runs
+//                              a smaller set (for compute-sanitizer).
+//   learner_cuda_tool bench    training steps per second of the reference network (51 -> 256 ->
+//                              256 -> 45, dueling) with the GPU replay at capacity 1e6: batch
+//                              256 and 1024, TF32 / BF16 / FP32, eager and graph-replayed (1 and
+//                              16 steps per launch); JSON lines and a table.
+//   learner_cuda_tool profile  where a step's time goes: CUDA events between the phases of an
+//                              eager step (sample, forward, loss, backward, optimizer, update).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_learner.h"
+#include "cuda/cuda_replay.h"
+#include "cuda/sync.h"
+#include "model/param_layout.h"
+#include "replay/replay.h"
+#include "train/cpu_learner.h"
+
+using dqn::cuda::CudaLearner;
+
+namespace {
+
+int g_failures = 0;
+
+#define EXPECT(cond, ...)                                         \
+  do {                                                            \
+    if (!(cond)) {                                                \
+      ++g_failures;                                               \
+      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      std::printf(__VA_ARGS__);                                   \
+      std::printf("\n");                                          \
+    }                                                             \
+  } while (0)
+
+const char* Name(dqn::MatmulPrecision p) {
+  return p == dqn::MatmulPrecision::kFP32 ? "fp32" : p == dqn::MatmulPrecision::kTF32 ? "tf32" : "bf16";
+}
+
+/// Bound on ||gpu - cpu|| / ||cpu|| per tensor for each precision (issue 18's tolerances).
+double Tolerance(dqn::MatmulPrecision p) {
+  return p == dqn::MatmulPrecision::kFP32 ? 1e-5 : p == dqn::MatmulPrecision::kTF32 ? 2e-3 : 2e-2;
+}
+
+double RelDiff(const float* a, const float* ref, int64_t n) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(a[i]) - ref[i];
+    if (!std::isfinite(a[i])) return INFINITY;
+    num += d * d;
+    den += static_cast<double>(ref[i]) * ref[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+/// A random batch in host memory (fresh values for every check).
+struct HostBatch {
+  HostBatch(int64_t b, int d, int a, std::mt19937_64& rng) : buffers(b, d) {
+    std::normal_distribution<float> normal(0.f, 1.f);
+    std::uniform_real_distribution<float> uni(0.f, 1.f);
+    for (float& x : buffers.states) x = normal(rng);
+    for (float& x : buffers.next_states) x = normal(rng);
+    for (int64_t i = 0; i < b; ++i) {
+      buffers.indices[i] = static_cast<int32_t>(i);
+      buffers.generations[i] = 1;
+      buffers.weights[i] = 0.1f + 0.9f * uni(rng);
+      buffers.actions[i] = static_cast<int32_t>(rng() % static_cast<uint64_t>(a));
+      buffers.rewards[i] = normal(rng);
+      buffers.dones[i] = uni(rng) < 0.1f;
+      buffers.discounts[i] = buffers.dones[i] ? 0.f : 0.99f;
+    }
+  }
+  dqn::SampleBuffers buffers;
+};
+
+/// Named tensors of the layout: (name, offset, length).
+struct Tensor {
+  std::string name;
+  int64_t offset, length;
+};
+std::vector<Tensor> Tensors(const dqn::ParamLayout& l) {
+  std::vector<Tensor> out;
+  const auto add = [&](const std::string& name, const dqn::DenseSlot& s) {
+    out.push_back({name + ".W", s.w, static_cast<int64_t>(s.in) * s.out});
+    out.push_back({name + ".b", s.b, s.out});
+  };
+  for (size_t i = 0; i < l.trunk().size(); ++i) add("trunk" + std::to_string(i), l.trunk()[i]);
+  if (l.config().dueling) add("value", l.value());
+  add(l.config().dueling ? "advantage" : "q", l.advantage());
+  return out;
+}
+
+double WorstTensor(const dqn::ParamLayout& l, const float* gpu, const float* cpu, std::string* which) {
+  double worst = 0;
+  for (const Tensor& t : Tensors(l)) {
+    const double r = RelDiff(gpu + t.offset, cpu + t.offset, t.length);
+    if (r > worst) worst = r, *which = t.name;
+  }
+  return worst;
+}
+
+dqn::LearnerConfig MakeConfig(int64_t batch, dqn::MatmulPrecision precision) {
+  dqn::LearnerConfig c;
+  c.batch_size = batch;
+  c.adam.lr = 1e-3;
+  c.grad_clip = 10;
+  c.target_update = dqn::TargetUpdate::kPolyak;
+  c.tau = 0.01;
+  c.q_stats_interval = 1;
+  c.causal_interval = 1000000;
+  c.precision = precision;
+  return c;
+}
+
+std::vector<dqn::FeatureGroup> Features(int d) {
+  std::vector<dqn::FeatureGroup> f;
+  for (int i = 0; i < d; ++i) f.push_back({"obs[" + std::to_string(i) + "]", {i}});
+  return f;
+}
+
+/// One step from identical weights on an identical batch: loss, TD errors, every gradient
+/// tensor and every updated weight tensor within the precision's bound.
+void CheckOneStep(const dqn::NetConfig& net, int64_t batch, dqn::MatmulPrecision precision, std::mt19937_64& rng) {
+  const dqn::LearnerConfig config = MakeConfig(batch, precision);
+  const uint64_t seed = rng();
+  dqn::CpuLearner cpu(net, config, seed, Features(net.state_dim));
+  CudaLearner gpu(net, config, seed, Features(net.state_dim));
+  HostBatch hb(batch, net.state_dim, net.n_actions, rng);
+  dqn::SampleBatch s = hb.buffers.view();
+  std::vector<float> td_cpu(batch), td_gpu(batch);
+  dqn::ScalarBlock sc_cpu;
+  const uint32_t f_cpu = cpu.step(s, td_cpu.data(), sc_cpu);
+  const uint32_t f_gpu = gpu.step_on_batch(s, td_gpu.data());
+  const dqn::ScalarBlock& sc_gpu = *gpu.host_block();
+  const double tol = Tolerance(precision);
+  const std::string tag = std::string(Name(precision)) + " B=" + std::to_string(batch) + " D=" + std::to_string(net.state_dim) +
+                          " H=" + std::to_string(net.hidden[0]) + "x" + std::to_string(net.hidden.size()) + " A=" +
+                          std::to_string(net.n_actions) + (net.dueling ? " dueling" : " plain");
+  EXPECT(f_cpu == 0 && f_gpu == 0, "%s: flags cpu %u gpu %u", tag.c_str(), f_cpu, f_gpu);
+  const double loss_rel = std::fabs(sc_gpu.loss - sc_cpu.loss) / std::max(1e-30, std::fabs(sc_cpu.loss));
+  const double td_rel = RelDiff(td_gpu.data(), td_cpu.data(), batch);
+  std::string g_which, w_which, t_which;
+  const std::vector<float> g_gpu = gpu.gradients();
+  const double g_rel = WorstTensor(gpu.layout(), g_gpu.data(), cpu.gradients().data(), &g_which);
+  dqn::LearnerTensors p_gpu;
+  gpu.save_params(p_gpu);
+  const double w_rel = WorstTensor(gpu.layout(), p_gpu.online.data(), cpu.online().data(), &w_which);
+  const double t_rel = WorstTensor(gpu.layout(), p_gpu.target.data(), cpu.target().data(), &t_which);
+  const double norm_rel = std::fabs(sc_gpu.grad_norm - sc_cpu.grad_norm) / sc_cpu.grad_norm;
+  const double q_rel = std::fabs(sc_gpu.q_mean - sc_cpu.q_mean) / std::max(1e-12, std::fabs(sc_cpu.q_mean));
+  std::printf("one step %-44s loss %.2e td %.2e grad %.2e (%s) weights %.2e (%s) target %.2e norm %.2e q_mean %.2e\n",
+              tag.c_str(), loss_rel, td_rel, g_rel, g_which.c_str(), w_rel, w_which.c_str(), t_rel, norm_rel, q_rel);
+  EXPECT(loss_rel <= tol, "%s: loss %.17g vs %.17g", tag.c_str(), sc_gpu.loss, sc_cpu.loss);
+  EXPECT(td_rel <= tol, "%s: td rel %.3g", tag.c_str(), td_rel);
+  EXPECT(g_rel <= tol, "%s: gradient %s rel %.3g", tag.c_str(), g_which.c_str(), g_rel);
+  EXPECT(w_rel <= tol, "%s: weights %s rel %.3g", tag.c_str(), w_which.c_str(), w_rel);
+  EXPECT(t_rel <= tol, "%s: target %s rel %.3g", tag.c_str(), t_which.c_str(), t_rel);
+  EXPECT(norm_rel <= tol, "%s: grad norm %.17g vs %.17g", tag.c_str(), sc_gpu.grad_norm, sc_cpu.grad_norm);
+  EXPECT(sc_gpu.step == 1 && sc_gpu.sum_steps == 1, "%s: step %lld sum_steps %lld", tag.c_str(),
+         static_cast<long long>(sc_gpu.step), static_cast<long long>(sc_gpu.sum_steps));
+}
+
+/// 100 steps in a row from the same start on the same batches: the loss curves stay together.
+void CheckManySteps(const dqn::NetConfig& net, int64_t batch, dqn::MatmulPrecision precision, int steps,
+                    std::mt19937_64& rng) {
+  const dqn::LearnerConfig config = MakeConfig(batch, precision);
+  const uint64_t seed = rng();
+  dqn::CpuLearner cpu(net, config, seed, Features(net.state_dim));
+  CudaLearner gpu(net, config, seed, Features(net.state_dim));
+  std::vector<float> td_cpu(batch), td_gpu(batch);
+  double worst = 0, first_loss = 0, last_loss = 0;
+  int worst_step = 0;
+  for (int t = 1; t <= steps; ++t) {
+    HostBatch hb(batch, net.state_dim, net.n_actions, rng);
+    dqn::SampleBatch s = hb.buffers.view();
+    dqn::ScalarBlock sc_cpu;
+    cpu.step(s, td_cpu.data(), sc_cpu);
+    gpu.step_on_batch(s, td_gpu.data());
+    const double rel = std::fabs(gpu.host_block()->loss - sc_cpu.loss) / std::max(1e-30, std::fabs(sc_cpu.loss));
+    if (rel > worst) worst = rel, worst_step = t;
+    if (t == 1) first_loss = sc_cpu.loss;
+    last_loss = sc_cpu.loss;
+  }
+  dqn::LearnerTensors p;
+  gpu.save_params(p);
+  std::string which;
+  const double w_rel = WorstTensor(gpu.layout(), p.online.data(), cpu.online().data(), &which);
+  std::printf("%d steps %s B=%lld: worst loss rel %.2e (step %d), weights after %.2e (%s); cpu loss %.4f -> %.4f\n", steps,
+              Name(precision), static_cast<long long>(batch), worst, worst_step, w_rel, which.c_str(), first_loss, last_loss);
+  EXPECT(worst <= Tolerance(precision), "%s: loss curves part: %.3g at step %d", Name(precision), worst, worst_step);
+}
+
+/// A replay on the GPU filled with `n` random transitions.
+std::unique_ptr<dqn::cuda::CudaReplay> FilledReplay(int64_t capacity, int64_t n, int d, int a, std::mt19937_64& rng) {
+  dqn::ReplayConfig rc;
+  rc.capacity = capacity;
+  rc.state_dim = d;
+  rc.seed = rng();
+  auto r = std::make_unique<dqn::cuda::CudaReplay>(rc, dqn::cuda::CudaReplayOptions{});
+  for (int64_t done = 0; done < n;) {
+    const int64_t chunk = std::min<int64_t>(n - done, 65536);
+    HostBatch hb(chunk, d, a, rng);
+    dqn::TransitionBatch t{hb.buffers.states.data(), hb.buffers.actions.data(),   hb.buffers.rewards.data(),
+                           hb.buffers.next_states.data(), hb.buffers.dones.data(), hb.buffers.discounts.data(), chunk};
+    r->insert(t);
+    done += chunk;
+  }
+  r->synchronize();
+  return r;
+}
+
+/// train() with a GPU replay queues steps without one host synchronization; a NaN injected at a
+/// step halts exactly there; a checkpoint round trip restores the bits.
+void CheckTrainLoop(std::mt19937_64& rng) {
+  const dqn::NetConfig net{8, 4, {64, 64}, true};
+  dqn::LearnerConfig config = MakeConfig(64, dqn::MatmulPrecision::kTF32);
+  config.q_stats_interval = 10;
+  config.causal_interval = 100;
+  auto replay = FilledReplay(4096, 4096, net.state_dim, net.n_actions, rng);
+  CudaLearner gpu(net, config, 7, Features(net.state_dim));
+  dqn::ScalarBlock out;
+  for (int i = 0; i < 10; ++i) gpu.train(*replay, out);  // eager first step, graph capture, probe graph
+  gpu.finish(out);
+  const int64_t before = dqn::cuda::SyncCount();
+  for (int i = 0; i < 1000; ++i) gpu.train(*replay, out);
+  const int64_t during = dqn::cuda::SyncCount() - before;
+  const uint32_t flags = gpu.finish(out);
+  std::printf("train loop: %lld host syncs in 1000 steps (then 1 at finish); step %lld, loss %.4g, q_stats_step %lld, causal_step %lld, sum_steps %lld\n",
+              static_cast<long long>(during), static_cast<long long>(out.step), out.loss,
+              static_cast<long long>(out.q_stats_step), static_cast<long long>(out.causal_step),
+              static_cast<long long>(out.sum_steps));
+  EXPECT(during == 0, "%lld host syncs in 1000 training steps", static_cast<long long>(during));
+  EXPECT(flags == 0 && out.step == 1010 && out.sum_steps == 1010, "step %lld", static_cast<long long>(out.step));
+  EXPECT(out.q_stats_step == 1010 && out.causal_step == 1000, "probes at %lld / %lld", static_cast<long long>(out.q_stats_step),
+         static_cast<long long>(out.causal_step));
+  EXPECT(out.causal_features == 8 && out.causal_sensitivity > 0, "causal %d %.3g", out.causal_features, out.causal_sensitivity);
+  EXPECT(std::isfinite(out.loss) && out.loss_sum > 0 && out.per_total > 0 && out.beta > 0.4, "loss %.3g per_total %.3g beta %.3g",
+         out.loss, out.per_total, out.beta);
+
+  // NaN in each checked tensor halts at the injected step and changes no parameter from then on.
+  const uint32_t kFlags[] = {dqn::kNanQOnline, dqn::kNanQTarget, dqn::kNanLoss, dqn::kNanGradients, dqn::kNanWeights};
+  for (uint32_t flag : kFlags) {
+    CudaLearner l(net, config, 11, Features(net.state_dim));
+    l.inject_nan(flag, 5);
+    dqn::ScalarBlock s;
+    for (int i = 0; i < 20; ++i) l.train(*replay, s);
+    const uint32_t got = l.finish(s);
+    dqn::LearnerTensors a, b;
+    l.save_params(a);
+    l.train(*replay, s);
+    l.finish(s);
+    l.save_params(b);
+    EXPECT(got == flag && s.step == 4 && a.online == b.online, "flag %u: got %u, step %lld, frozen %d", flag, got,
+           static_cast<long long>(s.step), a.online == b.online);
+  }
+
+  // Checkpoint round trip: CPU <-> GPU parameters, bit for bit.
+  dqn::LearnerTensors saved;
+  gpu.save_params(saved);
+  dqn::CpuLearner cpu(net, config, 99, Features(net.state_dim));
+  cpu.load_params(saved);
+  dqn::LearnerTensors back;
+  cpu.save_params(back);
+  CudaLearner gpu2(net, config, 5, Features(net.state_dim));
+  gpu2.load_params(back);
+  dqn::LearnerTensors again;
+  gpu2.save_params(again);
+  EXPECT(again.online == saved.online && again.adam_v == saved.adam_v, "checkpoint round trip changed the weights");
+}
+
+int Check() {
+  std::mt19937_64 rng(std::random_device{}());
+  const bool small = std::getenv("DQN_CHECK_SMALL") != nullptr;
+  const dqn::NetConfig reference{51, 45, {256, 256}, true}, other{7, 3, {96, 40, 72}, false};
+  const dqn::MatmulPrecision kPrecisions[] = {dqn::MatmulPrecision::kFP32, dqn::MatmulPrecision::kTF32,
+                                              dqn::MatmulPrecision::kBF16};
+  for (dqn::MatmulPrecision p : kPrecisions)
+    for (int64_t b : small ? std::vector<int64_t>{32} : std::vector<int64_t>{32, 256, 1024}) {
+      CheckOneStep(reference, b, p, rng);
+      CheckOneStep(other, b, p, rng);
+    }
+  for (dqn::MatmulPrecision p : kPrecisions) CheckManySteps(reference, 256, p, small ? 5 : 100, rng);
+  CheckTrainLoop(rng);
+  std::printf(g_failures ? "CHECK FAILED: %d failures\n" : "CHECK PASSED\n", g_failures);
+  return g_failures ? 1 : 0;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int Bench() {
+  std::mt19937_64 rng(1);
+  const dqn::NetConfig net{51, 45, {256, 256}, true};
+  const int iters = std::getenv("DQN_BENCH_ITERS") ? std::atoi(std::getenv("DQN_BENCH_ITERS")) : 2000;
+  auto replay = FilledReplay(1000000, 1000000, net.state_dim, net.n_actions, rng);
+  std::printf("%-6s %-5s %-10s %12s %12s\n", "batch", "prec", "mode", "us/step", "steps/s");
+  for (int64_t batch : {256, 1024})
+    for (dqn::MatmulPrecision p : {dqn::MatmulPrecision::kTF32, dqn::MatmulPrecision::kBF16, dqn::MatmulPrecision::kFP32})
+      for (int mode = 0; mode < 3; ++mode) {
+        dqn::LearnerConfig c = MakeConfig(batch, p);
+        c.q_stats_interval = 100;
+        c.causal_interval = 1000000;
+        c.target_update = dqn::TargetUpdate::kHard;
+        c.steps_per_launch = mode == 2 ? 16 : 1;
+        CudaLearner l(net, c, 3, {});
+        l.set_use_graphs(mode != 0);
+        dqn::ScalarBlock out;
+        const int launches = mode == 2 ? iters / 16 : iters;
+        for (int i = 0; i < std::max(3, launches / 10); ++i) l.train(*replay, out);
+        l.finish(out);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < launches; ++i) l.train(*replay, out);
+        l.finish(out);
+        const double s = SecondsSince(t0);
+        const double steps = static_cast<double>(launches) * c.steps_per_launch;
+        const char* mode_name = mode == 0 ? "eager" : mode == 1 ? "graph" : "graph x16";
+        std::printf("%-6lld %-5s %-10s %12.2f %12.0f\n", static_cast<long long>(batch), Name(p), mode_name, 1e6 * s / steps,
+                    steps / s);
+        std::printf("JSON {\"bench\":\"learner_step\",\"batch\":%lld,\"precision\":\"%s\",\"mode\":\"%s\",\"us_per_step\":%.3f,\"steps_per_s\":%.1f,\"loss\":%.6g}\n",
+                    static_cast<long long>(batch), Name(p), mode_name, 1e6 * s / steps, steps / s, out.loss);
+      }
+  return 0;
+}
+
+int Profile() {
+  // Eager steps with events between the phases; the phases' sum against the graph's step time
+  // shows what the graph saves (launch gaps).
+  std::mt19937_64 rng(2);
+  const dqn::NetConfig net{51, 45, {256, 256}, true};
+  auto replay = FilledReplay(1000000, 1000000, net.state_dim, net.n_actions, rng);
+  for (int64_t batch : {256, 1024}) {
+    dqn::LearnerConfig c = MakeConfig(batch, dqn::MatmulPrecision::kTF32);
+    c.q_stats_interval = 100;
+    CudaLearner l(net, c, 3, {});
+    double phases[6] = {};
+    const int iters = 500;
+    for (int i = 0; i < iters + 50; ++i) l.profile_step(*replay, i >= 50 ? phases : nullptr);
+    std::printf("profile B=%lld tf32 eager, us per step: sample %.2f forward %.2f loss %.2f backward %.2f optimizer %.2f update %.2f total %.2f\n",
+                static_cast<long long>(batch), 1e3 * phases[0] / iters, 1e3 * phases[1] / iters, 1e3 * phases[2] / iters,
+                1e3 * phases[3] / iters, 1e3 * phases[4] / iters, 1e3 * phases[5] / iters,
+                1e3 * (phases[0] + phases[1] + phases[2] + phases[3] + phases[4] + phases[5]) / iters);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "check";
+  try {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+      std::printf("no CUDA device\n");
+      return 1;
+    }
+    std::printf("device: %s, %d SMs\n", p.name, p.multiProcessorCount);
+    if (mode == "check") return Check();
+    if (mode == "bench") return Bench();
+    if (mode == "profile") return Profile();
+    std::fprintf(stderr, "usage: learner_cuda_tool check|bench|profile\n");
+    return 2;
+  } catch (const std::exception& e) {
+    std::printf("ERROR: %s\n", e.what());
+    return 1;
+  }
+}
