@@ -3,8 +3,8 @@
 # machine that has nvcc, cmake and python3+torch but no Node and no network: the caller ships
 # the source tree, a tarball of the few node_modules needed (nm.tgz) and the Node binary
 # (node.xz) in one folder (SHIP, default .device/ beside the tree's root; make it with
-#   mkdir -p .device && (cd node_modules && tar czf ../.device/nm.tgz tsx esbuild @esbuild zod \
-#     commander csv-parse node-addon-api node-api-headers ws) && xz -c "$(which node)" > .device/node.xz
+#   mkdir -p .device && tar czf .device/nm.tgz node_modules/{tsx,esbuild,@esbuild,zod,commander,csv-parse,\
+#     node-addon-api,node-api-headers,ws} && xz -c "$(which node)" > .device/node.xz
 # and carry .device).
 #   usage: bash bench/cuda-device.sh STEP...   (run from that source tree's root)
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
