@@ -1,9 +1,10 @@
 // Grouped matrix products of the CUDA learner (see learner_launch.cuh): every layer of the
 // dueling MLP, forward and backward, is one launch of up to kMaxGemmProblems products whose
 // output tiles are spread over the blocks. Operands are read through strides (so Wᵀ and Xᵀ
-// need no copies) and converted once, on their way into shared memory, to the precision's
-// input type; products accumulate in FP32 (WMMA fragments on tensor cores for TF32 and BF16,
-// SIMT FMAs for the FP32 reference mode). The epilogue (bias, rank-one term, ReLU, ReLU mask)
+// need no copies) and staged through registers into shared memory, the next K step's loads in
+// flight while this step multiplies; products accumulate in FP32 (WMMA fragments on tensor
+// cores for TF32 and BF16, split into high and low parts for FP32-level accuracy; SIMT FMAs
+// for the FP32 reference mode). The epilogue (bias, rank-one term, ReLU, ReLU mask)
 // runs in FP32 on the tile staged in shared memory. The approach is that of tiny-cuda-nn's
 // fully fused MLP (Müller et al. 2021) cut at layer boundaries: at width 256 one layer's
 // weights (256 KB) do not fit one block's shared memory.
@@ -21,58 +22,116 @@ using namespace nvcuda;
 // Tile shapes. A block computes a kTileM x kTileN output tile with 4 warps in a 2 x 2 grid
 // (32 x 32 each: 2 x 2 WMMA 16 x 16 fragments), stepping through K by kTileK. Shared memory:
 // A [64 x 32] and B [32 x 64] tiles (padded rows: 16-byte multiples, no bank-aligned strides)
-// then the [64 x 64] f32 output tile for the epilogue, in one union: 18 KB.
+// then the [64 x 64] f32 output tile for the epilogue, in one union: 18 KB. Registers: each
+// thread holds the next step's 16 + 16 operand values.
 constexpr int kTileM = 64, kTileN = 64, kTileK = 32;
 constexpr int kThreads = 128;
 constexpr int kLdA = kTileK + 8;  // elements; 160 B (f32) / 80 B (bf16) rows
 constexpr int kLdB = kTileN + 8;  // 288 B / 144 B rows
 constexpr int kLdC = kTileN + 4;  // 272 B rows
 
-template <Precision P> struct InputType { using T = float; };
-template <> struct InputType<Precision::kBF16> { using T = __nv_bfloat16; };
-
-template <Precision P>
-__device__ __forceinline__ typename InputType<P>::T Convert(float x) {
-  if constexpr (P == Precision::kBF16) return __float2bfloat16_rn(x);
-  else if constexpr (P == Precision::kTF32) return wmma::__float_to_tf32(x);
-  else return x;
-}
+constexpr int kPerThreadA = kTileM * kTileK / kThreads, kPerThreadB = kTileK * kTileN / kThreads;  // 16 each
 
 __device__ __forceinline__ float Load(const MatIn& m, int i, int j, int rows, int cols) {
   if (i >= rows || j >= cols) return 0.0f;
   if (i == m.ones_row) return 1.0f;
-  return m.ptr[static_cast<int64_t>(i) * m.rs + static_cast<int64_t>(j) * m.cs];
+  return __ldg(m.ptr + static_cast<int64_t>(i) * m.rs + static_cast<int64_t>(j) * m.cs);
 }
 
+// Shared tiles. FP32 and TF32 keep the raw f32 values (TF32 splits them when it loads its
+// fragments); BF16 keeps each value split into a bf16 high part and a bf16 low part
+// (x = hi + lo to 16 bits of mantissa). Same bytes either way: 18 KB with the output tile.
 template <Precision P>
 struct alignas(32) Smem {
-  using T = typename InputType<P>::T;
+  static constexpr bool kSplit = P == Precision::kBF16;
+  using T = std::conditional_t<kSplit, __nv_bfloat16, float>;
   union {
     struct {
-      alignas(32) T a[kTileM * kLdA];
-      alignas(32) T b[kTileK * kLdB];
+      alignas(32) T a[kSplit ? 2 : 1][kTileM * kLdA];
+      alignas(32) T b[kSplit ? 2 : 1][kTileK * kLdB];
     } in;
     alignas(32) float c[kTileM * kLdC];
   };
 };
 
-// Stages the A tile [i0.., k0..] and the B tile [k0.., j0..], reading along each operand's
-// unit stride so that a warp's loads are coalesced.
-template <Precision P>
-__device__ void StageTiles(const GemmProblem& p, int i0, int j0, int k0, Smem<P>& s) {
-  for (int e = threadIdx.x; e < kTileM * kTileK; e += kThreads) {
-    const bool along_k = p.a.cs == 1;
-    const int r = along_k ? e / kTileK : e % kTileM, kk = along_k ? e % kTileK : e / kTileM;
-    s.in.a[r * kLdA + kk] = Convert<P>(Load(p.a, i0 + r, k0 + kk, p.m, p.k));
+/// The A tile [i0.., k0..] and the B tile [k0.., j0..] of one K step, in registers: every load
+/// is issued before the first is used (the loads of the next step overlap this step's products).
+/// Each operand is read along its unit stride, so a warp's loads are coalesced.
+struct Fetched {
+  float a[kPerThreadA], b[kPerThreadB];
+};
+
+__device__ __forceinline__ void TileCoords(bool along_first, int e, int rows, int cols, int& r, int& c) {
+  // along_first: consecutive threads walk the tile's columns (the operand's unit stride).
+  r = along_first ? e / cols : e % rows;
+  c = along_first ? e % cols : e / rows;
+}
+
+__device__ __forceinline__ void Fetch(const GemmProblem& p, int i0, int j0, int k0, Fetched& f) {
+  const bool a_rows = p.a.cs == 1, b_rows = p.b.cs == 1;
+#pragma unroll
+  for (int u = 0; u < kPerThreadA; ++u) {
+    int r, kk;
+    TileCoords(a_rows, threadIdx.x + u * kThreads, kTileM, kTileK, r, kk);
+    f.a[u] = Load(p.a, i0 + r, k0 + kk, p.m, p.k);
   }
-  for (int e = threadIdx.x; e < kTileK * kTileN; e += kThreads) {
-    const bool along_n = p.b.cs == 1;
-    const int kk = along_n ? e / kTileN : e % kTileK, cc = along_n ? e % kTileN : e / kTileK;
-    s.in.b[kk * kLdB + cc] = Convert<P>(Load(p.b, k0 + kk, j0 + cc, p.k, p.n));
+#pragma unroll
+  for (int u = 0; u < kPerThreadB; ++u) {
+    int kk, cc;
+    TileCoords(b_rows, threadIdx.x + u * kThreads, kTileK, kTileN, kk, cc);
+    f.b[u] = Load(p.b, k0 + kk, j0 + cc, p.k, p.n);
   }
 }
 
-// Accumulates the output tile in registers over the whole K range, then leaves it in s.c.
+template <Precision P>
+__device__ __forceinline__ void Put(typename Smem<P>::T* tile_hi, typename Smem<P>::T* tile_lo, int at, float x) {
+  if constexpr (Smem<P>::kSplit) {
+    const __nv_bfloat16 hi = __float2bfloat16_rn(x);
+    tile_hi[at] = hi;
+    tile_lo[at] = __float2bfloat16_rn(x - __bfloat162float(hi));
+  } else {
+    tile_hi[at] = x;
+  }
+}
+
+template <Precision P>
+__device__ __forceinline__ void Stage(const GemmProblem& p, const Fetched& f, Smem<P>& s) {
+  const bool a_rows = p.a.cs == 1, b_rows = p.b.cs == 1;
+  constexpr int kLo = Smem<P>::kSplit ? 1 : 0;
+#pragma unroll
+  for (int u = 0; u < kPerThreadA; ++u) {
+    int r, kk;
+    TileCoords(a_rows, threadIdx.x + u * kThreads, kTileM, kTileK, r, kk);
+    Put<P>(s.in.a[0], s.in.a[kLo], r * kLdA + kk, f.a[u]);
+  }
+#pragma unroll
+  for (int u = 0; u < kPerThreadB; ++u) {
+    int kk, cc;
+    TileCoords(b_rows, threadIdx.x + u * kThreads, kTileK, kTileN, kk, cc);
+    Put<P>(s.in.b[0], s.in.b[kLo], kk * kLdB + cc, f.b[u]);
+  }
+}
+
+// The K loop: fetch step k+1 into registers while step k's tiles are multiplied.
+template <Precision P, typename Body>
+__device__ __forceinline__ void KLoop(const GemmProblem& p, int i0, int j0, Smem<P>& s, Body body) {
+  Fetched f;
+  Fetch(p, i0, j0, 0, f);
+  for (int k0 = 0; k0 < p.k; k0 += kTileK) {
+    __syncthreads();
+    Stage<P>(p, f, s);
+    __syncthreads();
+    if (k0 + kTileK < p.k) Fetch(p, i0, j0, k0 + kTileK, f);
+    body();
+  }
+  __syncthreads();
+}
+
+// Accumulates the output tile over the whole K range, then leaves it in s.c.
+// TF32 and BF16 split each operand x = hi + lo and sum three tensor-core products per step
+// (lo·hi + hi·lo + hi·hi; lo·lo is below FP32 rounding): the result is as accurate as an FP32
+// product (CUTLASS's "3xTF32"), because a single rounding of the inputs flips ReLU masks and
+// moves sums with cancellation (first-layer weight gradients) by percents.
 template <Precision P>
 __device__ void TileProduct(const GemmProblem& p, int i0, int j0, Smem<P>& s) {
   const int warp = threadIdx.x / 32, wm = warp / 2, wn = warp % 2;
@@ -80,24 +139,20 @@ __device__ void TileProduct(const GemmProblem& p, int i0, int j0, Smem<P>& s) {
     // 8 rows x 4 columns per thread: rows ty*8.., columns tx*4..
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     float acc[8][4] = {};
-    for (int k0 = 0; k0 < p.k; k0 += kTileK) {
-      __syncthreads();
-      StageTiles<P>(p, i0, j0, k0, s);
-      __syncthreads();
+    KLoop<P>(p, i0, j0, s, [&] {
 #pragma unroll 4
       for (int kk = 0; kk < kTileK; ++kk) {
         float a[8], b[4];
 #pragma unroll
-        for (int r = 0; r < 8; ++r) a[r] = s.in.a[(ty * 8 + r) * kLdA + kk];
+        for (int r = 0; r < 8; ++r) a[r] = s.in.a[0][(ty * 8 + r) * kLdA + kk];
 #pragma unroll
-        for (int c = 0; c < 4; ++c) b[c] = s.in.b[kk * kLdB + tx * 4 + c];
+        for (int c = 0; c < 4; ++c) b[c] = s.in.b[0][kk * kLdB + tx * 4 + c];
 #pragma unroll
         for (int r = 0; r < 8; ++r)
 #pragma unroll
           for (int c = 0; c < 4; ++c) acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
       }
-    }
-    __syncthreads();
+    });
 #pragma unroll
     for (int r = 0; r < 8; ++r)
 #pragma unroll
@@ -106,30 +161,60 @@ __device__ void TileProduct(const GemmProblem& p, int i0, int j0, Smem<P>& s) {
     constexpr bool kBf16 = P == Precision::kBF16;
     constexpr int kK = kBf16 ? 16 : 8;  // WMMA shape m16n16k16 (bf16) or m16n16k8 (tf32)
     using FragIn = std::conditional_t<kBf16, __nv_bfloat16, wmma::precision::tf32>;
+    using FragA = wmma::fragment<wmma::matrix_a, 16, 16, kK, FragIn, wmma::row_major>;
+    using FragB = wmma::fragment<wmma::matrix_b, 16, 16, kK, FragIn, wmma::row_major>;
     wmma::fragment<wmma::accumulator, 16, 16, kK, float> acc[2][2];
 #pragma unroll
     for (int x = 0; x < 2; ++x)
 #pragma unroll
       for (int y = 0; y < 2; ++y) wmma::fill_fragment(acc[x][y], 0.0f);
-    for (int k0 = 0; k0 < p.k; k0 += kTileK) {
-      __syncthreads();
-      StageTiles<P>(p, i0, j0, k0, s);
-      __syncthreads();
+    KLoop<P>(p, i0, j0, s, [&] {
 #pragma unroll
       for (int kk = 0; kk < kTileK; kk += kK) {
-        wmma::fragment<wmma::matrix_a, 16, 16, kK, FragIn, wmma::row_major> fa[2];
-        wmma::fragment<wmma::matrix_b, 16, 16, kK, FragIn, wmma::row_major> fb[2];
+        FragA a_hi[2], a_lo[2];
+        FragB b_hi[2], b_lo[2];
 #pragma unroll
-        for (int x = 0; x < 2; ++x) wmma::load_matrix_sync(fa[x], s.in.a + (wm * 32 + x * 16) * kLdA + kk, kLdA);
+        for (int x = 0; x < 2; ++x) {
+          const int at = (wm * 32 + x * 16) * kLdA + kk;
+          if constexpr (kBf16) {
+            wmma::load_matrix_sync(a_hi[x], s.in.a[0] + at, kLdA);
+            wmma::load_matrix_sync(a_lo[x], s.in.a[1] + at, kLdA);
+          } else {
+            wmma::load_matrix_sync(a_hi[x], s.in.a[0] + at, kLdA);
 #pragma unroll
-        for (int y = 0; y < 2; ++y) wmma::load_matrix_sync(fb[y], s.in.b + kk * kLdB + wn * 32 + y * 16, kLdB);
+            for (int e = 0; e < a_hi[x].num_elements; ++e) {
+              const float v = a_hi[x].x[e];
+              a_hi[x].x[e] = wmma::__float_to_tf32(v);
+              a_lo[x].x[e] = wmma::__float_to_tf32(v - a_hi[x].x[e]);
+            }
+          }
+        }
+#pragma unroll
+        for (int y = 0; y < 2; ++y) {
+          const int at = kk * kLdB + wn * 32 + y * 16;
+          if constexpr (kBf16) {
+            wmma::load_matrix_sync(b_hi[y], s.in.b[0] + at, kLdB);
+            wmma::load_matrix_sync(b_lo[y], s.in.b[1] + at, kLdB);
+          } else {
+            wmma::load_matrix_sync(b_hi[y], s.in.b[0] + at, kLdB);
+#pragma unroll
+            for (int e = 0; e < b_hi[y].num_elements; ++e) {
+              const float v = b_hi[y].x[e];
+              b_hi[y].x[e] = wmma::__float_to_tf32(v);
+              b_lo[y].x[e] = wmma::__float_to_tf32(v - b_hi[y].x[e]);
+            }
+          }
+        }
 #pragma unroll
         for (int x = 0; x < 2; ++x)
 #pragma unroll
-          for (int y = 0; y < 2; ++y) wmma::mma_sync(acc[x][y], fa[x], fb[y], acc[x][y]);
+          for (int y = 0; y < 2; ++y) {
+            wmma::mma_sync(acc[x][y], a_lo[x], b_hi[y], acc[x][y]);
+            wmma::mma_sync(acc[x][y], a_hi[x], b_lo[y], acc[x][y]);
+            wmma::mma_sync(acc[x][y], a_hi[x], b_hi[y], acc[x][y]);
+          }
       }
-    }
-    __syncthreads();
+    });
 #pragma unroll
     for (int x = 0; x < 2; ++x)
 #pragma unroll

@@ -80,6 +80,19 @@ __device__ __forceinline__ double Fold(int k, double acc, double x) {
   return k == kQMin ? fmin(acc, x) : k == kQMax ? fmax(acc, x) : acc + x;
 }
 
+/// Fold of x over the block in a fixed order (xor tree in each warp, then warps in order);
+/// the result is valid in thread 0.
+__device__ double BlockFold(int k, double x) {
+  __shared__ double warp_x[kWarps];
+  for (int o = 16; o > 0; o >>= 1) x = Fold(k, x, __shfl_xor_sync(kFull, x, o));
+  __syncthreads();
+  if (threadIdx.x % 32 == 0) warp_x[threadIdx.x / 32] = x;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int w = 1; w < kWarps; ++w) x = Fold(k, x, warp_x[w]);
+  return x;
+}
+
 // One warp per transition: dueling combine, Double DQN target, Huber loss and dL/dV, dL/dA.
 __global__ void __launch_bounds__(kThreads) TdLossKernel(LearnerParams p, TdLossArgs a, LearnerControl* ctl,
                                                           Partials part, ScalarBlock* sc) {
@@ -168,13 +181,23 @@ __global__ void __launch_bounds__(kThreads) TdLossKernel(LearnerParams p, TdLoss
     for (int k = 0; k < kLossFields; ++k) part.loss[k * kMaxPartialBlocks + blockIdx.x] = s[k];
     part.flags[blockIdx.x] = fl;
   }
-  if (!LastBlock(&ctl->loss_blocks_done) || threadIdx.x != 0) return;
-  double s[kLossFields] = {0, 0, 0, 0, 0, DBL_MAX, -DBL_MAX, 0};
+  if (!LastBlock(&ctl->loss_blocks_done)) return;
+  // The last block folds every block's partials: thread t takes blocks t, t + 256, ... in order,
+  // then a fixed tree over the threads (deterministic for a given grid).
+  double s[kLossFields];
   uint32_t fl = 0;
-  for (unsigned blk = 0; blk < gridDim.x; ++blk) {
-    for (int k = 0; k < kLossFields; ++k) s[k] = Fold(k, s[k], __ldcg(part.loss + k * kMaxPartialBlocks + blk));
-    fl |= __ldcg(part.flags + blk);
+  for (int k = 0; k < kLossFields; ++k) {
+    double x = k == kQMin ? DBL_MAX : k == kQMax ? -DBL_MAX : 0.0;
+    for (unsigned blk = threadIdx.x; blk < gridDim.x; blk += kThreads) x = Fold(k, x, __ldcg(part.loss + k * kMaxPartialBlocks + blk));
+    s[k] = BlockFold(k, x);
   }
+  for (unsigned blk = threadIdx.x; blk < gridDim.x; blk += kThreads) fl |= __ldcg(part.flags + blk);
+  fl = __reduce_or_sync(kFull, fl);
+  __shared__ uint32_t warp_or[kWarps];
+  if (lane == 0) warp_or[warp] = fl;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  for (int w = 0; w < kWarps; ++w) fl |= warp_or[w];
   const double inv_b = 1.0 / static_cast<double>(b);
   if (fl == 0) {  // as the CPU learner: Q-values are checked before the loss is formed
     double loss = s[kLoss] * inv_b;
@@ -196,7 +219,7 @@ __global__ void __launch_bounds__(kThreads) TdLossKernel(LearnerParams p, TdLoss
   ctl->loss_flags = fl;
 }
 
-constexpr int kNormBlocks = 264;  // two waves of 132 multiprocessors (H200); any count is correct
+constexpr int kNormBlocks = 132;  // one wave on an H200 (132 multiprocessors); any count is correct
 
 __device__ double BlockSum(double x) {
   __shared__ double warp_s[kWarps];
@@ -235,9 +258,10 @@ __global__ void __launch_bounds__(kThreads) GradNormKernel(LearnerParams p, cons
       sc->beta = fmin(1.0, replay.beta0 + (1.0 - replay.beta0) * progress);
     }
   }
+  double part_sum = 0;  // thread t: blocks t, t + 256, ... in order, then BlockSum's fixed tree
+  for (unsigned blk = threadIdx.x; blk < gridDim.x; blk += kThreads) part_sum += __ldcg(part.norm + blk);
+  const double norm2 = BlockSum(part_sum);
   if (threadIdx.x != 0) return;
-  double norm2 = 0;
-  for (unsigned blk = 0; blk < gridDim.x; ++blk) norm2 += __ldcg(part.norm + blk);
   const int64_t t = ctl->t + 1;
   double norm = sqrt(norm2);
   if (Injected(ctl, kNanGradients, t)) norm = __longlong_as_double(0x7ff8000000000000ll);
