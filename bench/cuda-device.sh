@@ -85,10 +85,10 @@ for s in "$@"; do
     learner-ncu)
       # Nsight Compute on one eager step's kernels (B = 256, TF32): durations, clocks, stalls.
       step learner-ncu
-      DQN_PROFILE_BATCHES=256 ncu --clock-control none --launch-skip 400 --launch-count 14 \
+      DQN_PROFILE_BATCHES=256 ncu --clock-control none -k 'regex:GemmKernel|TdLoss|GradNorm|Adam' --launch-skip 90 --launch-count 9 \
         --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
         ./build/native/learner_cuda_tool profile > "$OUT/learner-ncu.txt" 2>&1 || status=1
-      grep -E "^  [A-Za-z].*\(|Duration|SM Frequency|Warp Cycles Per Issued|Stall|Achieved Occupancy|Grid Size" "$OUT/learner-ncu.txt" | head -120 ;;
+      grep -E "^  [A-Za-z].*\(|Duration|Warp Cycles Per Issued|Stall|Achieved Occupancy|Grid Size|Memory Throughput|Registers" "$OUT/learner-ncu.txt" | cut -c1-110 | head -150 ;;
     learner-tests)
       step learner-tests
       PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/trainer.test > "$OUT/learner-tests.log" 2>&1; rc=$?

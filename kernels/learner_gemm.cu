@@ -114,14 +114,14 @@ __device__ __forceinline__ void Stage(const GemmProblem& p, const Fetched& f, Sm
 
 // The K loop: fetch step k+1 into registers while step k's tiles are multiplied.
 template <Precision P, typename Body>
-__device__ __forceinline__ void KLoop(const GemmProblem& p, int i0, int j0, Smem<P>& s, Body body) {
+__device__ __forceinline__ void KLoop(const GemmProblem& p, int i0, int j0, int k_begin, int k_end, Smem<P>& s, Body body) {
   Fetched f;
-  Fetch(p, i0, j0, 0, f);
-  for (int k0 = 0; k0 < p.k; k0 += kTileK) {
+  if (k_begin < k_end) Fetch(p, i0, j0, k_begin, f);
+  for (int k0 = k_begin; k0 < k_end; k0 += kTileK) {
     __syncthreads();
     Stage<P>(p, f, s);
     __syncthreads();
-    if (k0 + kTileK < p.k) Fetch(p, i0, j0, k0 + kTileK, f);
+    if (k0 + kTileK < k_end) Fetch(p, i0, j0, k0 + kTileK, f);
     body();
   }
   __syncthreads();
@@ -133,13 +133,13 @@ __device__ __forceinline__ void KLoop(const GemmProblem& p, int i0, int j0, Smem
 // product (CUTLASS's "3xTF32"), because a single rounding of the inputs flips ReLU masks and
 // moves sums with cancellation (first-layer weight gradients) by percents.
 template <Precision P>
-__device__ void TileProduct(const GemmProblem& p, int i0, int j0, Smem<P>& s) {
+__device__ void TileProduct(const GemmProblem& p, int i0, int j0, int k_begin, int k_end, Smem<P>& s) {
   const int warp = threadIdx.x / 32, wm = warp / 2, wn = warp % 2;
   if constexpr (P == Precision::kF32) {
     // 8 rows x 4 columns per thread: rows ty*8.., columns tx*4..
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     float acc[8][4] = {};
-    KLoop<P>(p, i0, j0, s, [&] {
+    KLoop<P>(p, i0, j0, k_begin, k_end, s, [&] {
 #pragma unroll 4
       for (int kk = 0; kk < kTileK; ++kk) {
         float a[8], b[4];
@@ -168,7 +168,7 @@ __device__ void TileProduct(const GemmProblem& p, int i0, int j0, Smem<P>& s) {
     for (int x = 0; x < 2; ++x)
 #pragma unroll
       for (int y = 0; y < 2; ++y) wmma::fill_fragment(acc[x][y], 0.0f);
-    KLoop<P>(p, i0, j0, s, [&] {
+    KLoop<P>(p, i0, j0, k_begin, k_end, s, [&] {
 #pragma unroll
       for (int kk = 0; kk < kTileK; kk += kK) {
         FragA a_hi[2], a_lo[2];
@@ -224,16 +224,49 @@ __device__ void TileProduct(const GemmProblem& p, int i0, int j0, Smem<P>& s) {
   __syncthreads();
 }
 
+/// K range of one split: whole kTileK steps, the last split takes the rest.
+__host__ __device__ __forceinline__ int SplitLength(int k, int splits) {
+  const int steps = (k + kTileK - 1) / kTileK;
+  return ((steps + splits - 1) / splits) * kTileK;
+}
+
 template <Precision P>
 __global__ void __launch_bounds__(kThreads) GemmKernel(GemmBatch batch) {
   __shared__ Smem<P> s;
+  __shared__ bool last;
   int q = 0;
-  while (q + 1 < batch.count && static_cast<int>(blockIdx.x) >= batch.tile_start[q + 1]) ++q;
+  while (q + 1 < batch.count && static_cast<int>(blockIdx.x) >= batch.block_start[q + 1]) ++q;
   const GemmProblem& p = batch.p[q];
-  const int tile = static_cast<int>(blockIdx.x) - batch.tile_start[q];
+  const int splits = batch.splits[q];
+  const int local = static_cast<int>(blockIdx.x) - batch.block_start[q];
+  const int tile = local / splits, split = local % splits;
   const int tiles_n = (p.n + kTileN - 1) / kTileN;
   const int i0 = (tile / tiles_n) * kTileM, j0 = (tile % tiles_n) * kTileN;
-  TileProduct<P>(p, i0, j0, s);
+  const int len = SplitLength(p.k, splits);
+  const int k_begin = split * len, k_end = min(p.k, k_begin + len);
+  TileProduct<P>(p, i0, j0, k_begin, k_end, s);
+  if (splits > 1) {
+    // Split-K: publish this split's partial tile; the tile's last block sums all of them.
+    const int64_t slot = static_cast<int64_t>(batch.tile_base[q] + tile);
+    float* mine = batch.workspace.partials + (slot * splits + split) * (kTileM * kTileN);
+    for (int e = threadIdx.x; e < kTileM * kTileN; e += kThreads) mine[e] = s.c[(e / kTileN) * kLdC + e % kTileN];
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      last = atomicAdd(batch.workspace.counters + slot, 1u) == static_cast<unsigned>(splits - 1);
+      if (last) batch.workspace.counters[slot] = 0;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const float* all = batch.workspace.partials + slot * splits * (kTileM * kTileN);
+    for (int e = threadIdx.x; e < kTileM * kTileN; e += kThreads) {
+      float sum = 0.0f;
+      for (int k = 0; k < splits; ++k) sum += __ldcg(all + k * (kTileM * kTileN) + e);
+      s.c[(e / kTileN) * kLdC + e % kTileN] = sum;
+    }
+    __syncthreads();
+  }
   for (int e = threadIdx.x; e < kTileM * kTileN; e += kThreads) {
     const int r = e / kTileN, cc = e % kTileN, i = i0 + r, j = j0 + cc;
     if (i >= p.m || j >= p.n) continue;
@@ -246,23 +279,50 @@ __global__ void __launch_bounds__(kThreads) GemmKernel(GemmBatch batch) {
   }
 }
 
+/// Splits per tile: about kSplitSteps K steps per block, at most kMaxSplits, none when the
+/// problem's tiles alone fill the machine.
+constexpr int kSplitSteps = 2, kMaxSplits = 32;
+
+int SplitsFor(const GemmProblem& p) {
+  const int steps = (p.k + kTileK - 1) / kTileK;
+  const int splits = (steps + kSplitSteps - 1) / kSplitSteps;
+  return splits < 1 ? 1 : (splits > kMaxSplits ? kMaxSplits : splits);
+}
+
+int TilesOf(const GemmProblem& p) { return ((p.m + kTileM - 1) / kTileM) * ((p.n + kTileN - 1) / kTileN); }
+
 }  // namespace
+
+GemmWorkspaceSize GemmWorkspaceNeeded(const GemmBatch& batch) {
+  GemmWorkspaceSize w;
+  for (int q = 0; q < batch.count; ++q) {
+    const int splits = SplitsFor(batch.p[q]);
+    if (splits < 2) continue;
+    w.counters += TilesOf(batch.p[q]);
+    w.partial_floats += static_cast<int64_t>(TilesOf(batch.p[q])) * splits * kTileM * kTileN;
+  }
+  return w;
+}
 
 cudaError_t LaunchGemm(GemmBatch batch, Precision precision, cudaStream_t stream) {
   if (batch.count < 1 || batch.count > kMaxGemmProblems) return cudaErrorInvalidValue;
-  int tiles = 0;
+  int blocks = 0, tiles_split = 0;
   for (int q = 0; q < batch.count; ++q) {
     const GemmProblem& p = batch.p[q];
     if (p.m < 0 || p.n < 0 || p.k < 0) return cudaErrorInvalidValue;
-    batch.tile_start[q] = tiles;
-    tiles += ((p.m + kTileM - 1) / kTileM) * ((p.n + kTileN - 1) / kTileN);
+    batch.splits[q] = SplitsFor(p);
+    batch.block_start[q] = blocks;
+    batch.tile_base[q] = tiles_split;
+    if (batch.splits[q] > 1) tiles_split += TilesOf(p);
+    blocks += TilesOf(p) * batch.splits[q];
   }
-  batch.tile_start[batch.count] = tiles;
-  if (tiles == 0) return cudaSuccess;
+  batch.block_start[batch.count] = blocks;
+  if (tiles_split > 0 && (!batch.workspace.partials || !batch.workspace.counters)) return cudaErrorInvalidValue;
+  if (blocks == 0) return cudaSuccess;
   switch (precision) {
-    case Precision::kF32: GemmKernel<Precision::kF32><<<tiles, kThreads, 0, stream>>>(batch); break;
-    case Precision::kTF32: GemmKernel<Precision::kTF32><<<tiles, kThreads, 0, stream>>>(batch); break;
-    case Precision::kBF16: GemmKernel<Precision::kBF16><<<tiles, kThreads, 0, stream>>>(batch); break;
+    case Precision::kF32: GemmKernel<Precision::kF32><<<blocks, kThreads, 0, stream>>>(batch); break;
+    case Precision::kTF32: GemmKernel<Precision::kTF32><<<blocks, kThreads, 0, stream>>>(batch); break;
+    case Precision::kBF16: GemmKernel<Precision::kBF16><<<blocks, kThreads, 0, stream>>>(batch); break;
     default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();

@@ -52,15 +52,37 @@ struct GemmProblem {
   int64_t ldm = 0;
 };
 
+/// Scratch of split-K: partial output tiles and one arrival counter per output tile (zero
+/// between launches; the last block of a tile resets it). Sized by GemmWorkspaceNeeded; one
+/// workspace serves every launch of a stream (launches in a stream run one after another).
+struct GemmWorkspace {
+  float* partials = nullptr;
+  uint32_t* counters = nullptr;
+};
+struct GemmWorkspaceSize {
+  int64_t partial_floats = 0;
+  int64_t counters = 0;
+};
+
 /// Most problems in one grouped launch (the head forward has four).
 inline constexpr int kMaxGemmProblems = 4;
 
-/// Problems computed by one launch; blocks are assigned to problems' output tiles in order.
+/// Problems computed by one launch; blocks are assigned to problems' output tiles in order, and
+/// a long K range is split over several blocks per tile (split-K): each writes its partial
+/// tile to `workspace`, and the last of a tile's blocks to finish sums them in split order
+/// (deterministic) and applies the epilogue.
 struct GemmBatch {
   GemmProblem p[kMaxGemmProblems];
   int count = 0;
-  int tile_start[kMaxGemmProblems + 1] = {};  ///< filled by LaunchGemm
+  GemmWorkspace workspace;
+  // Filled by LaunchGemm:
+  int block_start[kMaxGemmProblems + 1] = {};  ///< first block of each problem
+  int splits[kMaxGemmProblems] = {};           ///< K splits per output tile
+  int tile_base[kMaxGemmProblems] = {};        ///< first tile (counter) of each problem in the workspace
 };
+
+/// Workspace size one GemmBatch needs: partial tiles and per-tile counters.
+GemmWorkspaceSize GemmWorkspaceNeeded(const GemmBatch& batch);
 
 /// Step-constant options of the learner, passed by value to the loss and optimizer kernels.
 struct LearnerParams {

@@ -29,6 +29,8 @@ export interface BackendInfo {
 export interface NativeAddon {
   scalarLayout: ScalarLayout;
   backendInfo(): BackendInfo;
+  /** Host synchronizations of the CUDA backend so far in this process (0 without CUDA). */
+  cudaSyncCount(): number;
   [name: string]: unknown;
 }
 

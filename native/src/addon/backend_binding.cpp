@@ -5,6 +5,7 @@
 #include "addon/bindings.h"
 #ifdef DQN_WITH_CUDA
 #include "cuda/device.h"
+#include "cuda/sync.h"
 #endif
 
 namespace dqn::addon {
@@ -32,10 +33,21 @@ Napi::Value BackendInfo(const Napi::CallbackInfo& info) {
   return o;
 }
 
+/// cudaSyncCount() -> number: host synchronizations of the CUDA backend so far in this process
+/// (cuda/sync.h; 0 without the CUDA backend), for tests of the zero-sync training step.
+Napi::Value CudaSyncCount(const Napi::CallbackInfo& info) {
+#ifdef DQN_WITH_CUDA
+  return Napi::Number::New(info.Env(), static_cast<double>(cuda::SyncCount()));
+#else
+  return Napi::Number::New(info.Env(), 0);
+#endif
+}
+
 }  // namespace
 
 void InitBackend(Napi::Env env, Napi::Object exports) {
   exports.Set("backendInfo", Napi::Function::New(env, BackendInfo, "backendInfo"));
+  exports.Set("cudaSyncCount", Napi::Function::New(env, CudaSyncCount, "cudaSyncCount"));
 }
 
 }  // namespace dqn::addon

@@ -34,6 +34,7 @@ struct CudaLearner::Buffers {
   detail::LearnerControl* ctl = nullptr;
   ScalarBlock* scalars = nullptr;
   detail::Partials partials;
+  detail::GemmWorkspace gemm_ws;  // split-K partial tiles and counters (its own allocation)
   // Causal probe.
   int groups = 0;
   detail::ProbeArgs probe;
@@ -266,6 +267,20 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     init.adam_v.assign(init.online.size(), 0.0f);
     upload_params(init);
 
+    // The split-K workspace, sized by a dry run of every product the learner launches.
+    measuring_ = true;
+    forward(own_stream_);
+    backward(own_stream_);
+    if (groups > 0) launch_probe(own_stream_);
+    measuring_ = false;
+    const size_t ws_bytes = static_cast<size_t>(gemm_need_.partial_floats) * sizeof(float) +
+                            static_cast<size_t>(gemm_need_.counters) * sizeof(uint32_t) + kCarveAlign;
+    Check(cudaMalloc(&gemm_block_, ws_bytes), "allocating the matrix products' workspace");
+    Carver wc(gemm_block_);
+    B.gemm_ws.partials = wc.take<float>(gemm_need_.partial_floats);
+    B.gemm_ws.counters = wc.take<uint32_t>(gemm_need_.counters);
+    Check(cudaMemsetAsync(gemm_block_, 0, ws_bytes, own_stream_), "clearing the matrix products' workspace");
+
     const detail::LearnerControl ctl{};
     Check(cudaMemcpyAsync(B.ctl, &ctl, sizeof ctl, cudaMemcpyHostToDevice, own_stream_), "initialising the learner state");
     const ScalarBlock zero{};
@@ -306,6 +321,7 @@ void CudaLearner::release() {
   for (void* ptr : pinned_) cudaFreeHost(ptr);
   pinned_.clear();
   if (block_) cudaFree(block_), block_ = nullptr;
+  if (gemm_block_) cudaFree(gemm_block_), gemm_block_ = nullptr;
   delete buf_;
   buf_ = nullptr;
 }
@@ -354,6 +370,18 @@ void CudaLearner::profile_step(Replay& replay, double* phases_ms) {
   ++steps_;
 }
 
+void CudaLearner::gemm(const detail::GemmBatch& batch, cudaStream_t s, const char* what) {
+  if (measuring_) {  // construction's dry run: size the split-K workspace for the largest launch
+    const detail::GemmWorkspaceSize n = detail::GemmWorkspaceNeeded(batch);
+    gemm_need_.partial_floats = std::max(gemm_need_.partial_floats, n.partial_floats);
+    gemm_need_.counters = std::max(gemm_need_.counters, n.counters);
+    return;
+  }
+  detail::GemmBatch b = batch;
+  b.workspace = buf_->gemm_ws;
+  Check(detail::LaunchGemm(b, precision_, s), what);
+}
+
 void CudaLearner::forward(cudaStream_t s) {
   Buffers& B = *buf_;
   const int b = params_.batch;
@@ -361,10 +389,8 @@ void CudaLearner::forward(cudaStream_t s) {
   const float* x_tg = B.x + static_cast<int64_t>(b) * layout_.config().state_dim;
   // 1. Online Q of s and s' as one product of 2B rows; target Q of s' (its B rows) in the same launch.
   for (size_t l = 0; l < B.on.trunk.size(); ++l) {
-    Check(detail::LaunchGemm(Batch({Dense(B.on.trunk[l], x_on, 2 * b, B.h_on[l], true),
-                                    Dense(B.tg.trunk[l], x_tg, b, B.h_tg[l], true)}),
-                             precision_, s),
-          "launching a trunk layer");
+    gemm(Batch({Dense(B.on.trunk[l], x_on, 2 * b, B.h_on[l], true), Dense(B.tg.trunk[l], x_tg, b, B.h_tg[l], true)}), s,
+         "launching a trunk layer");
     x_on = B.h_on[l], x_tg = B.h_tg[l];
   }
   // 2. Heads: V and A of both networks (the dueling combine happens where Q is read).
@@ -372,7 +398,7 @@ void CudaLearner::forward(cudaStream_t s) {
                        ? Batch({Dense(B.on.value, x_on, 2 * b, B.v_on, false), Dense(B.on.advantage, x_on, 2 * b, B.a_on, false),
                                 Dense(B.tg.value, x_tg, b, B.v_tg, false), Dense(B.tg.advantage, x_tg, b, B.a_tg, false)})
                        : Batch({Dense(B.on.advantage, x_on, 2 * b, B.a_on, false), Dense(B.tg.advantage, x_tg, b, B.a_tg, false)});
-  Check(detail::LaunchGemm(head, precision_, s), "launching the head");
+  gemm(head, s, "launching the head");
 }
 
 void CudaLearner::backward(cudaStream_t s) {
@@ -384,12 +410,10 @@ void CudaLearner::backward(cudaStream_t s) {
   GemmProblem dfeat = InputGrad(B.on.advantage, B.d_a, b, B.dh[0], feat);
   if (layout_.config().dueling) {
     dfeat.u = B.d_v, dfeat.v = B.on.value.w;
-    Check(detail::LaunchGemm(Batch({WeightGrad(B.gr.value, feat, B.d_v, b), WeightGrad(B.gr.advantage, feat, B.d_a, b), dfeat}),
-                             precision_, s),
-          "launching the head's backward pass");
+    gemm(Batch({WeightGrad(B.gr.value, feat, B.d_v, b), WeightGrad(B.gr.advantage, feat, B.d_a, b), dfeat}), s,
+         "launching the head's backward pass");
   } else {
-    Check(detail::LaunchGemm(Batch({WeightGrad(B.gr.advantage, feat, B.d_a, b), dfeat}), precision_, s),
-          "launching the head's backward pass");
+    gemm(Batch({WeightGrad(B.gr.advantage, feat, B.d_a, b), dfeat}), s, "launching the head's backward pass");
   }
   // Trunk, top down: each layer's weight gradient and the gradient of its input in one launch.
   int cur = 0;
@@ -397,10 +421,10 @@ void CudaLearner::backward(cudaStream_t s) {
     const float* x = l == 0 ? B.x : B.h_on[l - 1];
     const GemmProblem dw = WeightGrad(B.gr.trunk[l], x, B.dh[cur], b);
     if (l == 0) {
-      Check(detail::LaunchGemm(Batch({dw}), precision_, s), "launching a trunk layer's backward pass");
+      gemm(Batch({dw}), s, "launching a trunk layer's backward pass");
     } else {
-      Check(detail::LaunchGemm(Batch({dw, InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1])}), precision_, s),
-            "launching a trunk layer's backward pass");
+      gemm(Batch({dw, InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1])}), s,
+           "launching a trunk layer's backward pass");
       cur = 1 - cur;
     }
   }
@@ -585,18 +609,17 @@ void CudaLearner::after_launch(cudaStream_t s) {
 void CudaLearner::launch_probe(cudaStream_t s) {
   Buffers& B = *buf_;
   const int b = params_.batch, rows = (B.groups + 1) * b;
-  Check(detail::LaunchProbeInputs(B.probe, b, s), "launching the causal probe's inputs");
+  if (!measuring_) Check(detail::LaunchProbeInputs(B.probe, b, s), "launching the causal probe's inputs");
   const float* x = B.probe.inputs;
   for (size_t l = 0; l < B.on.trunk.size(); ++l) {
-    Check(detail::LaunchGemm(Batch({Dense(B.on.trunk[l], x, rows, B.h_probe[l], true)}), precision_, s),
-          "launching the causal probe's trunk");
+    gemm(Batch({Dense(B.on.trunk[l], x, rows, B.h_probe[l], true)}), s, "launching the causal probe's trunk");
     x = B.h_probe[l];
   }
   const GemmBatch head = layout_.config().dueling
                              ? Batch({Dense(B.on.value, x, rows, B.v_probe, false), Dense(B.on.advantage, x, rows, B.a_probe, false)})
                              : Batch({Dense(B.on.advantage, x, rows, B.a_probe, false)});
-  Check(detail::LaunchGemm(head, precision_, s), "launching the causal probe's head");
-  Check(detail::LaunchProbeReduce(params_, B.probe, B.ctl, B.scalars, s), "launching the causal probe's reduction");
+  gemm(head, s, "launching the causal probe's head");
+  if (!measuring_) Check(detail::LaunchProbeReduce(params_, B.probe, B.ctl, B.scalars, s), "launching the causal probe's reduction");
 }
 
 void CudaLearner::publish(ScalarBlock& out) const {

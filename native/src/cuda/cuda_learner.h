@@ -73,6 +73,8 @@ class CudaLearner final : public Learner {
   struct Buffers;   // every device buffer, carved from one block
   /// Forward .. Adam, the step's core; `replay` (the GPU replay's view, or null) feeds the PER scalars.
   void build_step(cudaStream_t s, const detail::ReplayView* replay);
+  /// Launches one grouped product with the split-K workspace (or, while measuring_, only sizes it).
+  void gemm(const detail::GemmBatch& batch, cudaStream_t s, const char* what);
   void forward(cudaStream_t s);
   detail::TdLossArgs loss_args() const;  // the loss kernel's view of the buffers
   void backward(cudaStream_t s);
@@ -100,6 +102,9 @@ class CudaLearner final : public Learner {
   cudaStream_t own_stream_ = nullptr;  // construction, and steps with a CPU replay
   cudaStream_t work_stream_ = nullptr; // where steps are queued (the GPU replay's stream)
   void* block_ = nullptr;
+  void* gemm_block_ = nullptr;         // split-K workspace
+  bool measuring_ = false;
+  detail::GemmWorkspaceSize gemm_need_;
   std::vector<void*> pinned_;          // every pinned allocation, freed together
   Buffers* buf_ = nullptr;
   ScalarBlock* pinned_scalars_ = nullptr;
