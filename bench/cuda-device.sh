@@ -107,7 +107,7 @@ for s in "$@"; do
       tail -1 "$OUT/train-trading.log" ;;
     torch-dqn)
       step torch-dqn
-      python3 bench/torch_dqn_step.py 2>&1 | tee "$OUT/torch-dqn.log" | grep -v '^JSON' ;;
+      python3 bench/torch_dqn_step.py ${TORCH_ARGS:-} 2>&1 | tee "$OUT/torch-dqn.log" | grep -v '^JSON' ;;
     torch)
       step torch
       python3 bench/torch_per.py 2>&1 | tee "$OUT/torch.log" | grep -v '^JSON' ;;

@@ -248,7 +248,8 @@ __global__ void __launch_bounds__(kThreads) GemmKernel(GemmBatch batch) {
   if (splits > 1) {
     // Split-K: publish this split's partial tile; the tile's last block sums all of them.
     const int64_t slot = static_cast<int64_t>(batch.tile_base[q] + tile);
-    float* mine = batch.workspace.partials + (slot * splits + split) * (kTileM * kTileN);
+    float* const all = batch.workspace.partials + batch.partial_base[q] + static_cast<int64_t>(tile) * splits * (kTileM * kTileN);
+    float* mine = all + split * (kTileM * kTileN);
     for (int e = threadIdx.x; e < kTileM * kTileN; e += kThreads) mine[e] = s.c[(e / kTileN) * kLdC + e % kTileN];
     __threadfence();
     __syncthreads();
@@ -259,7 +260,6 @@ __global__ void __launch_bounds__(kThreads) GemmKernel(GemmBatch batch) {
     __syncthreads();
     if (!last) return;
     __threadfence();
-    const float* all = batch.workspace.partials + slot * splits * (kTileM * kTileN);
     for (int e = threadIdx.x; e < kTileM * kTileN; e += kThreads) {
       float sum = 0.0f;
       for (int k = 0; k < splits; ++k) sum += __ldcg(all + k * (kTileM * kTileN) + e);
@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(kThreads) GemmKernel(GemmBatch batch) {
 
 /// Splits per tile: about kSplitSteps K steps per block, at most kMaxSplits, none when the
 /// problem's tiles alone fill the machine.
-constexpr int kSplitSteps = 2, kMaxSplits = 32;
+constexpr int kSplitSteps = 1, kMaxSplits = 32;
 
 int SplitsFor(const GemmProblem& p) {
   const int steps = (p.k + kTileK - 1) / kTileK;
@@ -307,13 +307,18 @@ GemmWorkspaceSize GemmWorkspaceNeeded(const GemmBatch& batch) {
 cudaError_t LaunchGemm(GemmBatch batch, Precision precision, cudaStream_t stream) {
   if (batch.count < 1 || batch.count > kMaxGemmProblems) return cudaErrorInvalidValue;
   int blocks = 0, tiles_split = 0;
+  int64_t partials = 0;
   for (int q = 0; q < batch.count; ++q) {
     const GemmProblem& p = batch.p[q];
     if (p.m < 0 || p.n < 0 || p.k < 0) return cudaErrorInvalidValue;
     batch.splits[q] = SplitsFor(p);
     batch.block_start[q] = blocks;
     batch.tile_base[q] = tiles_split;
-    if (batch.splits[q] > 1) tiles_split += TilesOf(p);
+    batch.partial_base[q] = partials;
+    if (batch.splits[q] > 1) {
+      tiles_split += TilesOf(p);
+      partials += static_cast<int64_t>(TilesOf(p)) * batch.splits[q] * kTileM * kTileN;
+    }
     blocks += TilesOf(p) * batch.splits[q];
   }
   batch.block_start[batch.count] = blocks;

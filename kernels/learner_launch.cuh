@@ -78,7 +78,8 @@ struct GemmBatch {
   // Filled by LaunchGemm:
   int block_start[kMaxGemmProblems + 1] = {};  ///< first block of each problem
   int splits[kMaxGemmProblems] = {};           ///< K splits per output tile
-  int tile_base[kMaxGemmProblems] = {};        ///< first tile (counter) of each problem in the workspace
+  int tile_base[kMaxGemmProblems] = {};        ///< first counter of each problem in the workspace
+  int64_t partial_base[kMaxGemmProblems] = {}; ///< first partial float of each problem in the workspace
 };
 
 /// Workspace size one GemmBatch needs: partial tiles and per-tile counters.
