@@ -3,6 +3,7 @@
 // No timing assertions live in tests: speed is measured here and logged in bench/RESULTS.md.
 import * as dashboard from './dashboard.ts';
 import * as replay from './replay.ts';
+import * as step from './step.ts';
 import * as train from './train.ts';
 
 /** A registered benchmark. */
@@ -13,7 +14,7 @@ export interface Bench {
   run(args: string[]): Promise<void> | void;
 }
 
-const BENCHES: Record<string, Bench> = { replay, train, dashboard };
+const BENCHES: Record<string, Bench> = { replay, train, step, dashboard };
 
 function usage(): string {
   const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(12)} ${b.summary}`);

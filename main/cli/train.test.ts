@@ -2,25 +2,11 @@
 // checkpoints, resume, bad input, and the CartPole preset actually solving CartPole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { REPO_ROOT } from '../trainer/paths.ts';
-
-const CLI = resolve(REPO_ROOT, 'main', 'cli', 'train.ts');
-
-function train(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000 });
-  const lines = r.stdout.trim().split('\n');
-  let json: Record<string, unknown> | undefined;
-  try {
-    json = JSON.parse(lines.at(-1) ?? '') as Record<string, unknown>;
-  } catch {
-    json = undefined;
-  }
-  return { code: r.status, stderr: r.stderr, json };
-}
+import { join } from 'node:path';
+import { loadAddon } from '../../native/addon.ts';
+import { train } from './run-cli.ts';
 
 test('trading-6e for one short epoch prints the eval object and leaves config.json and a checkpoint; --resume continues the step count', () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
@@ -65,4 +51,14 @@ test('the cartpole preset solves CartPole: greedy mean return >= 475 over 100 ev
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.json!.eval_episodes, 100);
   assert.ok((r.json!.eval_mean_return as number) >= 475, `eval_mean_return ${r.json!.eval_mean_return}`);
+});
+
+test('--backend cuda on a machine without a usable GPU exits non-zero and says why, leaving no run directory', (t) => {
+  const info = loadAddon().backendInfo();
+  if (info.cudaAvailable) return t.skip('this machine has a GPU: the refusal is for machines without one');
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '10', '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, new RegExp(`backend 'cuda' was asked for, but ${info.reason}: use backend 'auto' or 'cpu'`));
+  assert.deepEqual(readdirSync(runs), []);
 });

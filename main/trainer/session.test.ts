@@ -18,7 +18,10 @@ class ScriptedTrainer implements NativeTrainer {
   readonly view = new DataView(this.scalars);
   stopFlag = false;
   loaded?: Uint8Array;
-  constructor(readonly options: TrainerOptions, readonly script: { nanAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void } = {}) {}
+  constructor(
+    readonly options: TrainerOptions,
+    readonly script: { nanAtStep?: number; deviceLostAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void } = {},
+  ) {}
   replayFallbackReason = '';
   get info() {
     const replayBackend = this.replayFallbackReason ? ('cpu' as const) : this.options.backend;
@@ -40,6 +43,8 @@ class ScriptedTrainer implements NativeTrainer {
         this.view.setUint32(layout.fields.nan_flags!.offset, 1, true);
         throw new Error(`NaN in loss at step ${this.step}`);
       }
+      if (this.options.backend === 'cuda' && this.script.deviceLostAtStep === this.step)
+        throw new Error('CUDA context lost: kernel fault while finishing the queued training steps (cudaErrorIllegalAddress)');
       this.set(this.step + 1);
       this.script.stopAfterStep?.(this);
       await Promise.resolve();
@@ -116,15 +121,44 @@ test('a NaN halts the run at once, names the tensor and writes no further checkp
   assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"halt","message":"NaN in loss at step 60 \(last good checkpoint kept\)"/);
 });
 
-test('asking for CUDA without a device falls back to the CPU and says why', async () => {
+test('asking for CUDA without a device refuses to start and says why; auto falls back to the CPU and says why', async () => {
   const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
   const real = loadAddon();
   const noGpu = { ...real, backendInfo: () => ({ cudaCompiled: true, cudaAvailable: false, reason: 'no CUDA device' }) } as NativeAddon;
+  await assert.rejects(
+    startRun({ config: { ...config, backend: 'cuda' }, runsDir }, {}, deps((o) => new ScriptedTrainer(o), noGpu)),
+    /backend 'cuda' was asked for, but no CUDA device: use backend 'auto' or 'cpu'/,
+  );
+  assert.deepEqual(readdirSync(runsDir), [], 'a refused run leaves no run folder');
   let compute = '';
-  const h = await startRun({ config: { ...config, backend: 'cuda' }, runsDir }, { onBackends: (b) => (compute = `${b.compute.backend} (${b.compute.reason})`) }, deps((o) => new ScriptedTrainer(o), noGpu));
+  const h = await startRun({ config: { ...config, backend: 'auto' }, runsDir }, { onBackends: (b) => (compute = `${b.compute.backend} (${b.compute.reason})`) }, deps((o) => new ScriptedTrainer(o), noGpu));
   await h.done;
   assert.equal(compute, 'cpu (no CUDA device)');
   assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"fallback","message":"compute on CPU: no CUDA device"/);
+});
+
+test('a GPU that loses its context mid-run: the run goes on on the CPU from the last checkpoint and says why', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const real = loadAddon();
+  const gpu = { ...real, backendInfo: () => ({ cudaCompiled: true, cudaAvailable: true, reason: '', deviceName: 'Test GPU' }) } as NativeAddon;
+  const made: ScriptedTrainer[] = [];
+  const badges: string[] = [];
+  const make = (o: TrainerOptions) => {
+    const t = new ScriptedTrainer(o, { deviceLostAtStep: 70 });
+    made.push(t);
+    return t;
+  };
+  const h = await startRun({ config: { ...config, backend: 'cuda' }, runsDir }, { onBackends: (b) => badges.push(`${b.compute.backend}: ${b.compute.reason}`) }, deps(make, gpu));
+  const out = await h.done;
+  assert.equal(out.state, 'finished');
+  assert.equal(out.steps, 100);
+  assert.deepEqual(made.map((t) => t.options.backend), ['cuda', 'cpu']);
+  assert.equal(Number(new BigInt64Array(made[1]!.loaded!.slice().buffer)[0]), 50, 'the CPU trainer starts from the epoch-1 checkpoint');
+  assert.equal(badges.at(-1), 'cpu: CUDA context lost: kernel fault while finishing the queued training steps (cudaErrorIllegalAddress)');
+  const log = readFileSync(join(h.runDir, 'events.log'), 'utf8');
+  assert.match(log, /"kind":"fallback","message":"compute on CPU: CUDA context lost: .*; continuing from .*epoch-1"/);
+  assert.doesNotMatch(log, /"kind":"halt"/);
+  assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')).sort(), ['epoch-1', 'epoch-2']);
 });
 
 test('a replay fallback during the run is logged once and re-announced to the badges', async () => {

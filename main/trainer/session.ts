@@ -103,6 +103,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     warnings.push(...loaded.warnings.map((w) => `skipped bad row, ${w}`));
   }
 
+  const chosen = chooseBackend(config.backend, addon);  // an impossible backend leaves no run folder
   const runDir = opts.resume ?? createRunDir(opts.runsDir, config);
   const event = (kind: RunEvent['kind'], message: string) => {
     const e: RunEvent = { time: new Date().toISOString(), kind, message };
@@ -118,7 +119,6 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
       throw new Error(`${runDir} is already complete (${ckpt.meta.epoch} epochs, ${ckpt.meta.step} steps): pass --epochs N with N > ${ckpt.meta.epoch} to train it further`);
   }
 
-  const chosen = chooseBackend(config.backend, addon);
   let trainer: NativeTrainer;
   try {
     trainer = deps.createTrainer({ config, market, backend: chosen.backend });
@@ -128,7 +128,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     chosen.reason = `CUDA trainer unavailable: ${(e as Error).message}`;
     trainer = deps.createTrainer({ config, market, backend: 'cpu' });
   }
-  if (chosen.backend === 'cpu' && config.backend === 'auto' && chosen.reason) event('fallback', `compute on CPU: ${chosen.reason}`);
+  if (chosen.backend === 'cpu' && chosen.reason) event('fallback', `compute on CPU: ${chosen.reason}`);
   if (trainer.info.replayFallbackReason) event('fallback', `replay on CPU: ${trainer.info.replayFallbackReason}`);
   for (const w of warnings) event('warning', w);
 

@@ -176,7 +176,8 @@ test('evaluate is greedy on its own env: counts the asked episodes and leaves tr
 
 test('argument errors name what was expected', async () => {
   const c = config();
-  assert.throws(() => createTrainer({ config: c, backend: 'cuda' }), /backend 'cuda': the CUDA learner is not available yet/);
+  const gpu = loadAddon().backendInfo();
+  if (!gpu.cudaAvailable) assert.throws(() => createTrainer({ config: c, backend: 'cuda' }), new RegExp(`backend 'cuda' needs a usable GPU: ${gpu.reason}`));
   assert.throws(() => createTrainer({ config: c, backend: 'gpu' as 'cpu' }), { name: 'RangeError', message: "backend must be one of 'cpu', 'cuda', got 'gpu'" });
   assert.throws(() => createTrainer({ config: { ...c, optim: { ...c.optim, lr: 'fast' as unknown as number } }, backend: 'cpu' }), { name: 'TypeError', message: "config.optim.lr must be a number, got 'fast'" });
   assert.throws(() => createTrainer({ config: { ...c, optim: { ...c.optim, gamma: 1.5 } }, backend: 'cpu' }), { name: 'RangeError', message: /config.optim.gamma must be in \[0, 1\], got 1.5$/ });

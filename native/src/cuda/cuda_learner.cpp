@@ -44,7 +44,9 @@ struct CudaLearner::Buffers {
 
 namespace {
 
-constexpr int kInsertSlots = 16;
+/// Pinned insert slots in flight. Collection runs ahead of the GPU by at most what the launch
+/// queue holds (about a thousand launches, some hundred steps), so the ring is not lapped.
+constexpr int kInsertSlots = 256;
 
 detail::Precision ToPrecision(MatmulPrecision p) {
   switch (p) {
@@ -311,11 +313,10 @@ void CudaLearner::release() {
   work_stream_ = nullptr;
   for (cudaGraphExec_t* e : {&step_exec_, &staged_exec_, &probe_exec_})
     if (*e) cudaGraphExecDestroy(*e), *e = nullptr;
-  for (InsertSlot& s : insert_ring_) {
+  for (InsertSlot& s : insert_ring_)
     if (s.done) cudaEventDestroy(s.done);
-    if (s.host) cudaFreeHost(s.host);
-  }
   insert_ring_.clear();
+  if (insert_pinned_) cudaFreeHost(insert_pinned_), insert_pinned_ = nullptr;
   if (insert_device_) cudaFree(insert_device_), insert_device_ = nullptr;
   if (act_event_) cudaEventDestroy(act_event_), act_event_ = nullptr;
   for (void* ptr : pinned_) cudaFreeHost(ptr);
@@ -641,20 +642,21 @@ uint32_t CudaLearner::finish(ScalarBlock& out) {
 
 void CudaLearner::grow_insert(int64_t rows) {
   Synchronize(work_stream_, "growing the insert staging");
-  for (InsertSlot& slot : insert_ring_) {
-    cudaEventDestroy(slot.done);
-    cudaFreeHost(slot.host);
-  }
+  for (InsertSlot& slot : insert_ring_) cudaEventDestroy(slot.done);
   insert_ring_.clear();
+  if (insert_pinned_) cudaFreeHost(insert_pinned_), insert_pinned_ = nullptr;
   if (insert_device_) cudaFree(insert_device_), insert_device_ = nullptr;
   insert_rows_ = std::max<int64_t>(rows, 64);
   const int64_t d = layout_.config().state_dim;
-  const size_t bytes = static_cast<size_t>(insert_rows_) * (2 * d * 4 + 4 + 4 + 4 + 1) + 4 * kCarveAlign;
+  // Six arrays per slot, each rounded up to kCarveAlign by the Carver; slots start aligned too.
+  const size_t row_bytes = static_cast<size_t>(2 * d * 4 + 4 + 4 + 4 + 1);
+  const size_t bytes = (static_cast<size_t>(insert_rows_) * row_bytes + 6 * kCarveAlign + kCarveAlign - 1) / kCarveAlign * kCarveAlign;
   Check(cudaMalloc(&insert_device_, bytes), "allocating the insert staging");
+  Check(cudaHostAlloc(&insert_pinned_, bytes * kInsertSlots, cudaHostAllocDefault), "allocating pinned insert staging");
   insert_ring_.resize(kInsertSlots);
-  for (InsertSlot& slot : insert_ring_) {
-    Check(cudaHostAlloc(&slot.host, bytes, cudaHostAllocDefault), "allocating pinned insert staging");
-    Check(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "creating an insert event");
+  for (size_t i = 0; i < insert_ring_.size(); ++i) {
+    insert_ring_[i].host = static_cast<char*>(insert_pinned_) + i * bytes;
+    Check(cudaEventCreateWithFlags(&insert_ring_[i].done, cudaEventDisableTiming), "creating an insert event");
   }
 }
 
@@ -668,8 +670,8 @@ void CudaLearner::insert(Replay& replay, const TransitionBatch& batch) {
     if (batch.count > insert_rows_) grow_insert(batch.count);
     InsertSlot& slot = insert_ring_[insert_next_];
     insert_next_ = (insert_next_ + 1) % insert_ring_.size();
-    // The slot's last copy must be done before its memory is rewritten; with 16 slots in flight
-    // this waits only when collection runs far ahead of the GPU.
+    // The slot's last copy must be done before its memory is rewritten; with kInsertSlots in
+    // flight this waits only when collection runs further ahead than the launch queue allows.
     if (const cudaError_t e = cudaEventQuery(slot.done); e == cudaErrorNotReady) WaitEvent(slot.done, "reusing insert staging");
     else Check(e, "checking the insert staging");
     const int64_t n = batch.count, d = layout_.config().state_dim;

@@ -126,6 +126,7 @@ class CudaLearner final : public Learner {
   int64_t insert_rows_ = 0;
   size_t insert_next_ = 0;
   void* insert_device_ = nullptr;
+  void* insert_pinned_ = nullptr;  // the slots' pinned memory, one block
   void grow_insert(int64_t rows);
   // Staged path (CPU replay): pinned batch, TD errors and PER scalars.
   SampleBatch staged_;

@@ -6,6 +6,7 @@
 #include "train/learner.h"
 #ifdef DQN_WITH_CUDA
 #include "cuda/cuda_learner.h"
+#include "cuda/device.h"
 #endif
 
 namespace dqn {
@@ -41,9 +42,11 @@ std::unique_ptr<Learner> MakeLearner(Compute compute, const NetConfig& net, cons
                                      std::vector<FeatureGroup> causal_features) {
   if (compute == Compute::kCpu) return std::make_unique<CpuLearner>(net, config, seed, std::move(causal_features));
 #ifdef DQN_WITH_CUDA
+  if (const cuda::DeviceProbe probe = cuda::ProbeDevice(); !probe.available)
+    throw std::runtime_error("backend 'cuda' needs a usable GPU: " + probe.reason);
   return std::make_unique<cuda::CudaLearner>(net, config, seed, std::move(causal_features));
 #else
-  throw std::runtime_error("this build has no CUDA backend (built without the CUDA toolkit)");
+  throw std::runtime_error("backend 'cuda' needs a usable GPU: built without the CUDA toolkit");
 #endif
 }
 

@@ -1,0 +1,44 @@
+// Training-step benchmark of DESIGN section 4 / issue 18: gradient steps per second of the
+// reference network (state_dim 51, dueling 256 x 256, 45 actions) with PER.
+//   npm run bench -- step [--backend cpu|cuda]
+// cpu: the CPU learner on a fixed batch (bench/train.ts's measurement). cuda: the CUDA learner
+// with the GPU replay at capacity 1e6, batch 256 and 1024, TF32 / BF16 / FP32, eager and
+// graph-replayed, through the standalone tool native/test/cuda/learner_cuda_tool.cpp (built here
+// with CMake when missing; it needs nvcc and runs only where a GPU is). The PyTorch rows of the
+// same workload come from bench/torch_dqn_step.py; bench/cuda-device.sh runs both on the H200.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { REPO_ROOT } from '../main/trainer/paths.ts';
+import { learnerStepsPerSecond } from './train.ts';
+
+export const summary = 'training steps/s of the reference net: --backend cpu (CPU learner) or cuda (GPU learner + GPU PER at 1e6)';
+
+function parseArgs(args: string[]): { backend: 'cpu' | 'cuda' } {
+  const o = { backend: 'cpu' as 'cpu' | 'cuda' };
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i + 1];
+    if (args[i] === '--backend' && (v === 'cpu' || v === 'cuda')) {
+      o.backend = v;
+      i++;
+    } else throw new Error(`unknown option '${args[i]}' (expected --backend cpu|cuda)`);
+  }
+  return o;
+}
+
+/** Runs the measurement of the chosen backend and prints its table. */
+export function run(args: string[]): void {
+  const o = parseArgs(args);
+  if (o.backend === 'cpu') {
+    console.log(`reference net, batch 256, CPU learner: ${learnerStepsPerSecond(300).toFixed(1)} steps/s`);
+    return;
+  }
+  const build = resolve(REPO_ROOT, 'build', 'native');
+  const tool = resolve(build, 'learner_cuda_tool');
+  if (!existsSync(tool)) {
+    const made = spawnSync('cmake', ['--build', build, '--target', 'learner_cuda_tool'], { stdio: 'inherit' });
+    if (made.status !== 0) throw new Error(`could not build ${tool} (it needs nvcc and a configured build/native: npm install)`);
+  }
+  const r = spawnSync(tool, ['bench'], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`learner_cuda_tool bench exited with ${r.status} (it needs a CUDA GPU)`);
+}

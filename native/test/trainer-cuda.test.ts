@@ -1,0 +1,148 @@
+// The trainer on the CUDA learner (native/src/cuda/cuda_learner.*), through the same API as the
+// CPU trainer: live scalars from the pinned block, no host synchronization per training step,
+// NaN halts, checkpoints that load on either backend, and the fallbacks of DESIGN section 5
+// (replay out of memory, a failing replay kernel, a lost context). These run on a GPU machine
+// (bench/cuda-device.sh learner-tests) and skip elsewhere, saying so. The tensor-by-tensor
+// comparison with the CPU learner is native/test/cuda/learner_cuda_tool.cpp (`check`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
+import { train } from '../../main/cli/run-cli.ts';
+import { loadAddon } from '../addon.ts';
+import { readScalars } from '../scalars.ts';
+import { createTrainer } from '../trainer.ts';
+
+const addon = loadAddon();
+const gpu = addon.backendInfo();
+const skip = gpu.cudaAvailable ? false : `no usable GPU (${gpu.reason}): the CUDA learner's tests run on a GPU machine (bench/cuda-device.sh learner-tests)`;
+const layout = addon.scalarLayout;
+
+function config(patch: Partial<RunConfigInput> = {}) {
+  return parseRunConfig({
+    seed: 5,
+    backend: 'cuda',
+    env: { kind: 'cartpole', num_envs: 4 },
+    network: { hidden: [64, 64] },
+    replay: { capacity: 8192 },
+    optim: { lr: 1e-3, batch_size: 64, target_update: { kind: 'hard', interval: 100 } },
+    exploration: { eps_decay_steps: 2000 },
+    schedule: { learning_starts: 256, train_every: 1, q_stats_interval: 10, causal_interval: 100, actor_sync_interval: 20 },
+    ...patch,
+  });
+}
+
+test('a CUDA trainer trains on the GPU and streams its scalars from the pinned block while it runs', { skip }, async () => {
+  const t = createTrainer({ config: config(), backend: 'cuda' });
+  assert.equal(t.info.backend, 'cuda');
+  assert.equal(t.info.replayBackend, 'cuda');
+  const running = t.run(3000);
+  // The block is read while the worker thread trains: the step count moves under our eyes.
+  let seen = 0;
+  while (seen === 0) {
+    await new Promise((r) => setImmediate(r));
+    seen = readScalars(t.scalars, layout).step!;
+  }
+  const res = await running;
+  assert.equal(res.steps, 3000);
+  const s = readScalars(t.scalars, layout);
+  assert.equal(s.step, 3000);
+  assert.equal(s.sum_steps, 3000);
+  assert.ok(Number.isFinite(s.loss) && s.loss! >= 0, `loss ${s.loss}`);
+  assert.ok(s.loss_sum! > 0 && s.grad_norm_sum! > 0);
+  assert.equal(s.q_stats_step, 3000);
+  assert.equal(s.causal_step, 3000);
+  assert.equal(s.causal_features, 4);
+  assert.ok(s.per_total! > 0 && s.beta! > 0.4, `per_total ${s.per_total}, beta ${s.beta}`);
+  assert.equal(s.nan_flags, 0);
+});
+
+test('1,000 training steps with collection on the CPU make no host synchronization but the epoch boundary', { skip }, async () => {
+  const t = createTrainer({ config: config(), backend: 'cuda' });
+  await t.run(50);  // the first steps run eagerly and capture the step graph
+  const before = addon.cudaSyncCount();
+  await t.run(1000);
+  assert.equal(addon.cudaSyncCount() - before, 1, 'only the finish of run() synchronizes');
+});
+
+test('a NaN injected into the online Q-values halts the CUDA trainer at that step and names the tensor', { skip }, async () => {
+  const t = createTrainer({ config: config(), backend: 'cuda' }, { injectNan: { tensor: 'q_online', step: 40 } });
+  await assert.rejects(t.run(200), /NaN in q_online at step 40/);
+  const s = readScalars(t.scalars, layout);
+  assert.equal(s.step, 39);
+  await assert.rejects(t.run(1), /NaN in q_online at step 40/, 'the trainer stays halted');
+});
+
+test('a checkpoint written on the GPU loads on the CPU, and one written on the CPU loads on the GPU, bit for bit', { skip }, async () => {
+  const g = createTrainer({ config: config(), backend: 'cuda' });
+  await g.run(300);
+  const fromGpu = g.saveState();
+  const c = createTrainer({ config: config(), backend: 'cpu' });
+  c.loadState(fromGpu);
+  assert.deepEqual(c.saveState(), fromGpu);
+  await c.run(100);
+  const fromCpu = c.saveState();
+  const g2 = createTrainer({ config: config(), backend: 'cuda' });
+  g2.loadState(fromCpu);
+  assert.deepEqual(g2.saveState(), fromCpu);
+  await g2.run(50);
+  assert.equal(readScalars(g2.scalars, layout).step, 450);
+});
+
+test('a replay that does not fit on the GPU goes to the CPU while the learner stays on the GPU', { skip }, async () => {
+  const t = createTrainer({ config: config({ replay: { capacity: 8192, simulate_oom: true } }), backend: 'cuda' });
+  assert.equal(t.info.backend, 'cuda');
+  assert.equal(t.info.replayBackend, 'cpu');
+  assert.match(t.info.replayFallbackReason, /out of memory/);
+  await t.run(200);
+  const s = readScalars(t.scalars, layout);
+  assert.equal(s.step, 200);
+  assert.ok(s.per_total! > 0);
+});
+
+test('a failing replay kernel moves the buffer to the CPU for the rest of the run, and training goes on', { skip }, async () => {
+  process.env.DQN_SIMULATE_REPLAY_KERNEL_ERROR = '1';
+  try {
+    const t = createTrainer({ config: config(), backend: 'cuda' });
+    assert.equal(t.info.replayBackend, 'cuda');
+    await t.run(200);
+    assert.equal(t.info.replayBackend, 'cpu');
+    assert.match(t.info.replayFallbackReason, /simulated failure/);
+    assert.equal(readScalars(t.scalars, layout).step, 200);
+  } finally {
+    delete process.env.DQN_SIMULATE_REPLAY_KERNEL_ERROR;
+  }
+});
+
+test('a lost CUDA context mid-run: the run continues on the CPU from the last checkpoint and logs why', { skip }, () => {
+  // In a child process: a sticky error leaves that process's context unusable.
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--epochs', '2', '--steps-per-epoch', '300', '--runs-dir', runs, '--json'],
+    { ...process.env, DQN_SIMULATE_STICKY_ERROR: '450' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json!.steps, 600);
+  const [dir] = readdirSync(runs);
+  const log = readFileSync(join(runs, dir!, 'events.log'), 'utf8');
+  assert.match(log, /"kind":"fallback","message":"compute on CPU: CUDA context lost: .*continuing from .*epoch-1"/);
+});
+
+for (const precision of ['tf32', 'bf16'] as const) {
+  test(`the cartpole preset on the GPU (${precision}) solves CartPole: greedy mean return >= 475 over 100 episodes`, { skip }, () => {
+    const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+    const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--precision', precision, '--runs-dir', runs, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.json!.backend, 'cuda');
+    assert.ok((r.json!.eval_mean_return as number) >= 475, `eval_mean_return ${r.json!.eval_mean_return}`);
+  });
+}
+
+test('trading-6e on the GPU runs an epoch and reports its eval object', { skip }, () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'trading-6e', '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '2000', '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json!.backend, 'cuda');
+  const ev = r.json!.eval as Record<string, number>;
+  for (const key of ['return', 'sharpe', 'max_drawdown']) assert.ok(Number.isFinite(ev[key]), `eval.${key} = ${ev[key]}`);
+});
