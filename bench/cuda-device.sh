@@ -18,6 +18,15 @@ HERE=$PWD
 SHIP=${SHIP:-$HERE/.device}
 status=0
 step() { echo "=== $1 ($(date -u +%H:%M:%S))"; }
+# memcheck and racecheck on TOOL's small check; logs $OUT/PREFIX-<tool>.log.
+sanitize() {
+  for tool in memcheck racecheck; do
+    DQN_SANITIZE=1 DQN_CHECK_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 3 ./build/native/$1 check \
+      > "$OUT/$2-$tool.log" 2>&1; rc=$?
+    echo "$tool: exit $rc"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CHECK|Error" "$OUT/$2-$tool.log" | tail -4
+    [ $rc = 0 ] || status=$rc
+  done
+}
 for s in "$@"; do
   case $s in
     build)
@@ -37,12 +46,7 @@ for s in "$@"; do
       grep -E "^# (tests|pass|fail|skipped)|^not ok|skip" "$OUT/tests.log" | head -40; [ $rc = 0 ] || status=$rc ;;
     sanitize)
       step sanitize
-      for tool in memcheck racecheck; do
-        DQN_SANITIZE=1 DQN_CHECK_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 3 ./build/native/replay_cuda_tool check \
-          > "$OUT/sanitize-$tool.log" 2>&1; rc=$?
-        echo "$tool: exit $rc"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CHECK|Error" "$OUT/sanitize-$tool.log" | tail -4
-        [ $rc = 0 ] || status=$rc
-      done ;;
+      sanitize replay_cuda_tool sanitize ;;
     sanitize-bench)
       step sanitize-bench
       DQN_BENCH_CAPACITIES=${SAN_CAPACITY:-10000000} DQN_BENCH_FANLOGS=5 DQN_BENCH_BATCHES=256,4096 DQN_BENCH_ITERS=2 \
@@ -70,12 +74,7 @@ for s in "$@"; do
       ./build/native/learner_cuda_tool check 2>&1 | tee "$OUT/learner-check.log" || status=1 ;;
     learner-sanitize)
       step learner-sanitize
-      for tool in memcheck racecheck; do
-        DQN_CHECK_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 3 ./build/native/learner_cuda_tool check \
-          > "$OUT/learner-sanitize-$tool.log" 2>&1; rc=$?
-        echo "$tool: exit $rc"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CHECK|Error" "$OUT/learner-sanitize-$tool.log" | tail -4
-        [ $rc = 0 ] || status=$rc
-      done ;;
+      sanitize learner_cuda_tool learner-sanitize ;;
     learner-bench)
       step learner-bench
       ./build/native/learner_cuda_tool bench 2>&1 | tee "$OUT/learner-bench.log" | grep -v '^JSON' ;;

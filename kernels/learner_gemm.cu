@@ -127,6 +127,17 @@ __device__ __forceinline__ void KLoop(const GemmProblem& p, int i0, int j0, int 
   __syncthreads();
 }
 
+/// hi holds raw f32 values: leaves their TF32 rounding in hi and the TF32 rounding of the rest in lo.
+template <typename Frag>
+__device__ __forceinline__ void SplitTf32(Frag& hi, Frag& lo) {
+#pragma unroll
+  for (int e = 0; e < hi.num_elements; ++e) {
+    const float v = hi.x[e];
+    hi.x[e] = wmma::__float_to_tf32(v);
+    lo.x[e] = wmma::__float_to_tf32(v - hi.x[e]);
+  }
+}
+
 // Accumulates the output tile over the whole K range, then leaves it in s.c.
 // TF32 and BF16 split each operand x = hi + lo and sum three tensor-core products per step
 // (lo·hi + hi·lo + hi·hi; lo·lo is below FP32 rounding): the result is as accurate as an FP32
@@ -181,12 +192,7 @@ __device__ void TileProduct(const GemmProblem& p, int i0, int j0, int k_begin, i
             wmma::load_matrix_sync(a_lo[x], s.in.a[1] + at, kLdA);
           } else {
             wmma::load_matrix_sync(a_hi[x], s.in.a[0] + at, kLdA);
-#pragma unroll
-            for (int e = 0; e < a_hi[x].num_elements; ++e) {
-              const float v = a_hi[x].x[e];
-              a_hi[x].x[e] = wmma::__float_to_tf32(v);
-              a_lo[x].x[e] = wmma::__float_to_tf32(v - a_hi[x].x[e]);
-            }
+            SplitTf32(a_hi[x], a_lo[x]);
           }
         }
 #pragma unroll
@@ -197,12 +203,7 @@ __device__ void TileProduct(const GemmProblem& p, int i0, int j0, int k_begin, i
             wmma::load_matrix_sync(b_lo[y], s.in.b[1] + at, kLdB);
           } else {
             wmma::load_matrix_sync(b_hi[y], s.in.b[0] + at, kLdB);
-#pragma unroll
-            for (int e = 0; e < b_hi[y].num_elements; ++e) {
-              const float v = b_hi[y].x[e];
-              b_hi[y].x[e] = wmma::__float_to_tf32(v);
-              b_lo[y].x[e] = wmma::__float_to_tf32(v - b_hi[y].x[e]);
-            }
+            SplitTf32(b_hi[y], b_lo[y]);
           }
         }
 #pragma unroll

@@ -30,6 +30,21 @@ class Carver {
   size_t used_ = 0;
 };
 
+/// Carves the nine arrays of a sampled batch of `b` rows (host SampleBatch or device SampleView:
+/// the same field names) in one order for every caller; callers carve their extras after it.
+template <typename Batch>
+void CarveBatch(Carver& c, Batch& v, int64_t b, int64_t state_dim) {
+  v.indices = c.take<int32_t>(b);
+  v.generations = c.take<uint32_t>(b);
+  v.weights = c.take<float>(b);
+  v.states = c.take<float>(b * state_dim);
+  v.actions = c.take<int32_t>(b);
+  v.rewards = c.take<float>(b);
+  v.next_states = c.take<float>(b * state_dim);
+  v.dones = c.take<uint8_t>(b);
+  v.discounts = c.take<float>(b);
+}
+
 /// "3.80": bytes in GiB with two decimals.
 inline std::string GiB(size_t bytes) {
   char buf[32];

@@ -243,15 +243,7 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     for (float*& act : act_) act = static_cast<float*>(pinned(static_cast<size_t>(n) * sizeof(float)));
     act_view_ = {ParamView(layout_, act_[0]), ParamView(layout_, act_[1])};
     auto carve_staged = [&](Carver& c) {
-      staged_.indices = c.take<int32_t>(b);
-      staged_.generations = c.take<uint32_t>(b);
-      staged_.weights = c.take<float>(b);
-      staged_.states = c.take<float>(b * d);
-      staged_.actions = c.take<int32_t>(b);
-      staged_.rewards = c.take<float>(b);
-      staged_.next_states = c.take<float>(b * d);
-      staged_.dones = c.take<uint8_t>(b);
-      staged_.discounts = c.take<float>(b);
+      CarveBatch(c, staged_, b, d);
       staged_td_ = c.take<float>(b);
     };
     Carver staged_size(nullptr);

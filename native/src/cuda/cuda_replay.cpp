@@ -270,15 +270,7 @@ void CudaReplay::reserve_batch(int64_t batch) {
   if (batch <= batch_capacity_) return;
   const int64_t d = config_.state_dim;
   auto carve = [&](Carver& c) {
-    batch_.indices = c.take<int32_t>(batch);
-    batch_.generations = c.take<uint32_t>(batch);
-    batch_.weights = c.take<float>(batch);
-    batch_.states = c.take<float>(batch * d);
-    batch_.actions = c.take<int32_t>(batch);
-    batch_.rewards = c.take<float>(batch);
-    batch_.next_states = c.take<float>(batch * d);
-    batch_.dones = c.take<uint8_t>(batch);
-    batch_.discounts = c.take<float>(batch);
+    CarveBatch(c, batch_, batch, d);
     batch_.probabilities = c.take<double>(batch);
     batch_td_ = c.take<float>(batch);
   };

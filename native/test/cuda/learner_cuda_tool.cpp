@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cuda/cuda_learner.h"
+#include "native/test/cuda/expect.h"
 #include "cuda/cuda_replay.h"
 #include "cuda/sync.h"
 #include "model/param_layout.h"
@@ -36,18 +37,6 @@
 using dqn::cuda::CudaLearner;
 
 namespace {
-
-int g_failures = 0;
-
-#define EXPECT(cond, ...)                                         \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      ++g_failures;                                               \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::printf(__VA_ARGS__);                                   \
-      std::printf("\n");                                          \
-    }                                                             \
-  } while (0)
 
 const char* Name(dqn::MatmulPrecision p) {
   return p == dqn::MatmulPrecision::kFP32 ? "fp32" : p == dqn::MatmulPrecision::kTF32 ? "tf32" : "bf16";

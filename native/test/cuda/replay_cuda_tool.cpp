@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cuda/cuda_replay.h"
+#include "native/test/cuda/expect.h"
 #include "cuda/fallback_replay.h"
 #include "replay/make_replay.h"
 #include "replay/replay.h"
@@ -30,18 +31,6 @@ using dqn::cuda::CudaReplay;
 using dqn::cuda::CudaReplayOptions;
 
 namespace {
-
-int g_failures = 0;
-
-#define EXPECT(cond, ...)                                   \
-  do {                                                      \
-    if (!(cond)) {                                          \
-      ++g_failures;                                         \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::printf(__VA_ARGS__);                             \
-      std::printf("\n");                                    \
-    }                                                       \
-  } while (0)
 
 void CudaOk(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
