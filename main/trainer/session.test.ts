@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import type { NativeTrainer, RunResult, TrainerOptions } from '../../native/trainer.ts';
-import { defaultDeps, startRun, type SessionDeps } from './session.ts';
+import { defaultDeps, startRun, toScalarPoint, type PointMemory, type SessionDeps } from './session.ts';
 import { readRunMetrics } from './run-dir.ts';
 
 const layout = loadAddon().scalarLayout;
@@ -189,4 +189,19 @@ test('resuming a finished run says it is complete and how to extend it, without 
   const out = await more.done;
   assert.equal(out.steps, 150);
   assert.equal(out.last?.steps_per_s !== undefined && out.last.step, 150);
+});
+
+test('a chart point carries the exact mean loss, TD mse and grad norm over the steps since the previous read', () => {
+  const read = (step: number, sums: [number, number, number, number], last: number) =>
+    ({ step, loss: last, td_mse: last, grad_norm: last, loss_sum: sums[0], td_mse_sum: sums[1], grad_norm_sum: sums[2], sum_steps: sums[3],
+      per_total: 1, per_max_priority: 1, is_weight_mean: 1, beta: 0.4, epsilon: 1, q_stats_step: -1, causal_step: -1, causal_per_feature: [] }) as never;
+  const memory: PointMemory = { qStep: -1, causalStep: -1 };
+  const first = toScalarPoint(read(10, [5, 7, 30, 10], 0.25), 1, memory, []);
+  assert.equal(first.values['losses/td_loss'], 0.25, 'no earlier read: the last step');
+  const second = toScalarPoint(read(14, [7, 8, 50, 14], 0.9), 2, memory, []);
+  assert.equal(second.values['losses/td_loss'], 0.5);
+  assert.equal(second.values['losses/td_mse'], 0.25);
+  assert.equal(second.values['losses/grad_norm'], 5);
+  const idle = toScalarPoint(read(14, [7, 8, 50, 14], 0.9), 3, memory, []);
+  assert.equal(idle.values['losses/td_loss'], 0.9, 'no step in between: the last step');
 });

@@ -67,13 +67,32 @@ export function isDeviceLost(e: unknown): boolean {
   return e instanceof Error && e.message.startsWith('CUDA context lost');
 }
 
-/** Maps one scalar-block read to a chart point; Q-stats and causal values only when fresh. */
-export function toScalarPoint(s: Scalars, wallS: number, last: { qStep: number; causalStep: number }, causalNames: string[]): ScalarPoint {
+/** What toScalarPoint remembers between reads: the last probe steps and the cumulative sums. */
+export interface PointMemory {
+  qStep: number;
+  causalStep: number;
+  /** loss_sum, td_mse_sum, grad_norm_sum and sum_steps at the previous read. */
+  sums?: { loss: number; td_mse: number; grad_norm: number; steps: number };
+}
+
+/**
+ * Maps one scalar-block read to a chart point; Q-stats and causal values only when fresh. Loss,
+ * TD mse and grad norm are the exact means over the steps since the previous read (the
+ * difference of the block's cumulative sums over the difference of its step counts), so a point
+ * summarises every step it covers instead of sampling one; the last step's values when no
+ * earlier read exists or no step passed.
+ */
+export function toScalarPoint(s: Scalars, wallS: number, last: PointMemory, causalNames: string[]): ScalarPoint {
   const values: ScalarPoint['values'] = {};
   const put = (name: string, v: number) => {
     values[name] = Number.isFinite(v) ? v : (String(v) as 'NaN' | 'Infinity' | '-Infinity');
   };
-  for (const key of ['loss', 'td_mse', 'grad_norm', 'per_total', 'per_max_priority', 'is_weight_mean', 'beta', 'epsilon'] as const) put(SCALAR_NAMES[key], s[key]!);
+  const sums = { loss: s.loss_sum!, td_mse: s.td_mse_sum!, grad_norm: s.grad_norm_sum!, steps: s.sum_steps! };
+  const prev = last.sums;
+  const covered = prev && sums.steps > prev.steps ? sums.steps - prev.steps : 0;
+  for (const key of ['loss', 'td_mse', 'grad_norm'] as const) put(SCALAR_NAMES[key], covered ? (sums[key] - prev![key]) / covered : s[key]!);
+  last.sums = sums;
+  for (const key of ['per_total', 'per_max_priority', 'is_weight_mean', 'beta', 'epsilon'] as const) put(SCALAR_NAMES[key], s[key]!);
   if (s.q_stats_step! >= 0 && s.q_stats_step !== last.qStep) {
     for (const key of ['q_mean', 'q_min', 'q_max', 'q_var', 'mean_max_q'] as const) put(SCALAR_NAMES[key], s[key]!);
     last.qStep = s.q_stats_step!;
@@ -162,7 +181,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   let stopRequested = false;
   const t0 = deps.now();
   const wall = () => meta.wall_s + (deps.now() - t0) / 1000;
-  const fresh = { qStep: -1, causalStep: -1 };
+  const fresh: PointMemory = { qStep: -1, causalStep: -1 };
   const causalNames = trainer.info.causalFeatureNames; // fixed for the run: read once, not per poll
   let lastStep = -1;
   const pollScalars = () => {

@@ -229,3 +229,23 @@ test("replay.device 'cuda' puts the trainer's buffer on the GPU when one is usab
   assert.equal(auto.info.replayBackend, 'cpu', "'auto' follows the compute backend (the CPU here)");
   assert.equal(auto.info.replayFallbackReason, '');
 });
+
+test('the cumulative sums in the scalar block add up every step, so any interval has its exact mean', async () => {
+  const t = createTrainer({ config: config(), backend: 'cpu' });
+  await t.run(5);
+  const first = readScalars(t.scalars, layout);
+  let loss = first.loss_sum!, td = first.td_mse_sum!, norm = first.grad_norm_sum!;
+  assert.equal(first.sum_steps, 5);
+  for (let i = 0; i < 20; i++) {
+    await t.run(1);
+    const s = readScalars(t.scalars, layout);
+    loss += s.loss!;
+    td += s.td_mse!;
+    norm += s.grad_norm!;
+  }
+  const s = readScalars(t.scalars, layout);
+  assert.equal(s.sum_steps, 25);
+  assert.equal(s.loss_sum, loss);
+  assert.equal(s.td_mse_sum, td);
+  assert.equal(s.grad_norm_sum, norm);
+});
