@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const defaultData = process.env.XDG_CONFIG_HOME ? join(process.env.XDG_CONFIG_HOME, 'dqn-console') : join(homedir(), '.config', 'dqn-console');
   const opts = new Command('serve')
     .description('serve the DQN Console dashboard to a browser')
-    .option('--host <address>', 'address to bind (loopback by default; anything else exposes the trainer to the network)', '127.0.0.1')
+    .option('--host <address>', 'address to bind (loopback by default; anything else exposes the trainer to the network); the page answers only to this name (Host header), or to any loopback name when it is one', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', port, 8787)
     .option('--data-dir <dir>', 'user data: saved presets and the host log', defaultData)
     .option('--runs-dir <dir>', 'parent folder of run directories (default: $DQN_RUNS_DIR or <repo>/runs)')

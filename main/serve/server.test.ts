@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
@@ -12,7 +13,7 @@ import { PresetStore } from '../presets-store.ts';
 import { TrainerHost, type SessionApi } from '../trainer/host.ts';
 import { serveOverFork } from '../trainer/host-ports.ts';
 import type { RunCallbacks } from '../trainer/session-api.ts';
-import { startBridgeServer, tokenMatches } from './server.ts';
+import { allowedHosts, MAX_CLIENT_MESSAGE_BYTES, parseTarget, startBridgeServer, tokenMatches, type BridgeServer } from './server.ts';
 
 /** A session whose run reports one scalar point and runs until stopped. */
 function fakeSession(seen: { cb?: RunCallbacks }): SessionApi {
@@ -86,6 +87,7 @@ async function setup() {
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>DQN Console</title>');
   writeFileSync(join(staticDir, 'assets', 'app.js'), 'console.log(1)');
   writeFileSync(join(dir, 'secret.txt'), 'secret');
+  symlinkSync(join(dir, 'secret.txt'), join(staticDir, 'assets', 'link.txt'));
   mkdirSync(join(dir, 'bundled'));
   const seen: { cb?: RunCallbacks } = {};
   const hosts: ReturnType<typeof inProcessHost>[] = [];
@@ -126,6 +128,7 @@ test('the page needs the token, assets do not, and nothing outside the renderer 
     assert.equal((await fetch(`${base}/assets/app.js`)).status, 200);
     assert.equal((await fetch(`${base}/../secret.txt`)).status, 404);
     assert.equal((await fetch(`${base}/%2e%2e/secret.txt`)).status, 404);
+    assert.equal((await fetch(`${base}/assets/link.txt`)).status, 404, 'a link out of the renderer folder is not followed');
     assert.equal((await fetch(`${base}/`, { method: 'POST' })).status, 405);
   } finally {
     await cleanup();
@@ -197,6 +200,169 @@ test('the browser transport starts a run, receives frames, uses presets and sees
     assert.equal(again.restarts, 1);
   } finally {
     transport.close();
+    await cleanup();
+  }
+});
+
+/** Sends `data` on a fresh connection; resolves with all the server sent once the connection closes. */
+function rawExchange(port: number, data: string | Buffer): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => socket.write(data));
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', () => undefined); // the server may reset a connection it refused
+    socket.on('close', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/** The status code of a raw HTTP answer (0 when there was none). */
+const statusOf = (reply: Buffer) => Number(/^HTTP\/1\.1 (\d{3}) /.exec(reply.toString('latin1'))?.[1] ?? 0);
+
+/** One request with `Connection: close`, sent as raw bytes (so nothing on the client side fixes it up). */
+const rawGet = (port: number, target: string, host = `127.0.0.1:${port}`, extra = '') =>
+  rawExchange(port, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\n${extra}Connection: close\r\n\r\n`).then(statusOf);
+
+/** The server still serves the page to a normal tokened request. */
+async function assertAlive(server: BridgeServer, after: string): Promise<void> {
+  const res = await fetch(server.url);
+  assert.equal(res.status, 200, `the page after ${after}`);
+  await res.text();
+}
+
+const UPGRADE = 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n';
+const KEY = 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+
+test('request targets are parsed without throwing; odd ones are refused', () => {
+  assert.deepEqual(parseTarget('/assets/app.js')?.path, '/assets/app.js');
+  assert.equal(parseTarget('/?token=a%2Bb')?.query.get('token'), 'a+b');
+  assert.equal(parseTarget('/?token=%')?.query.get('token'), '%', 'a bad query escape is left as is');
+  for (const bad of [undefined, '', '/%', '//', '/a//b', '/..%2f..%2fetc/passwd', '/%2e%2e/x', '/a/./b', '/a\\b', '/a%5cb', '/a%00b', '/%c3%28', '*', 'http://evil.example/', `/${'a'.repeat(3000)}`])
+    assert.equal(parseTarget(bad), null, String(bad));
+});
+
+test('the Host header must name the served address', () => {
+  assert.deepEqual([...allowedHosts('127.0.0.1', 8787)], ['127.0.0.1:8787', 'localhost:8787', '[::1]:8787']);
+  assert.deepEqual([...allowedHosts('::1', 80)], ['127.0.0.1:80', 'localhost:80', '[::1]:80', '127.0.0.1', 'localhost', '[::1]']);
+  assert.deepEqual([...allowedHosts('192.168.1.5', 8787)], ['192.168.1.5:8787']);
+  assert.deepEqual([...allowedHosts('fe80::1', 9)], ['[fe80::1]:9']);
+});
+
+test('malformed HTTP requests get 400 (unknown paths 404) and the server keeps serving', { timeout: 60_000 }, async () => {
+  const { server, cleanup } = await setup();
+  const port = server.port;
+  try {
+    const cases: [string, string | Buffer, number[]][] = [
+      ['GET /%', `GET /% HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['GET //', `GET // HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['encoded ../', `GET /..%2f..%2fetc/passwd HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['encoded dot segments', `GET /%2e%2e/secret.txt HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['raw dot segments', `GET /assets/../../secret.txt HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['encoded backslashes', `GET /assets/..%5c..%5csecret.txt HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['encoded NUL', `GET /index.html%00.js HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['raw NUL', `GET /a\0b HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['invalid UTF-8 escape', `GET /%c3%28 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['a 4 KB path', `GET /${'a'.repeat(4000)} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      // Past Node's 16 KB header limit the parser refuses it; the server may reset the socket
+      // before the answer is read, so no answer is also accepted.
+      ['a 100 KB path', `GET /${'a'.repeat(100_000)} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400, 0]],
+      ['absolute-form target', `GET http://evil.example/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [400]],
+      ['not HTTP', Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x0d, 0x0a, 0x0d, 0x0a]), [400]],
+      ['unknown file', `GET /nope.js HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [404]],
+      ['a folder', `GET /assets/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, [404]],
+      ['upgrade to //', `GET // HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${UPGRADE}${KEY}\r\n`, [400]],
+      ['garbage handshake', `GET /ws?token=tok123 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${UPGRADE}Sec-WebSocket-Key: ???\r\n\r\n`, [400]],
+    ];
+    for (const [name, request, expected] of cases) {
+      const status = statusOf(await rawExchange(port, request));
+      assert.ok(expected.includes(status), `${name}: got ${status}, expected ${expected.join(' or ')}`);
+      await assertAlive(server, name);
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test('a Host that does not name the server gets 403, over HTTP and for the WebSocket', { timeout: 60_000 }, async () => {
+  const { server, cleanup } = await setup();
+  const port = server.port;
+  try {
+    for (const host of [`localhost:${port}`, `LocalHost:${port}`, `[::1]:${port}`, `127.0.0.1:${port}`]) assert.equal(await rawGet(port, '/?token=tok123', host), 200, host);
+    for (const host of [`evil.example:${port}`, `127.0.0.1:1`, '127.0.0.1', `127.0.0.1:${port}.evil.example`, '']) {
+      assert.equal(await rawGet(port, '/?token=tok123', host), 403, host);
+      assert.equal(await rawGet(port, '/assets/app.js', host), 403, host);
+      await assertAlive(server, `Host ${host}`);
+    }
+    const http10 = statusOf(await rawExchange(port, 'GET /?token=tok123 HTTP/1.0\r\n\r\n'));
+    assert.equal(http10, 403, 'no Host at all');
+    // DNS rebinding: a page of evil.example, its name now resolving to 127.0.0.1, with the token.
+    const upgrade = (host: string, origin: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?token=tok123`, { headers: { Host: host, Origin: origin } });
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on('open', () => (ws.close(), resolve(101)));
+        ws.on('error', () => undefined);
+      });
+    assert.equal(await upgrade(`evil.example:${port}`, `http://evil.example:${port}`), 403);
+    await assertAlive(server, 'a rebinding WebSocket');
+    assert.equal(await upgrade(`localhost:${port}`, `http://localhost:${port}`), 101);
+  } finally {
+    await cleanup();
+  }
+});
+
+test('an oversized, an invalid UTF-8 or a malformed WebSocket frame closes that connection only', { timeout: 60_000 }, async () => {
+  const { server, cleanup } = await setup();
+  const url = `ws://127.0.0.1:${server.port}/ws?token=tok123`;
+  const open = async () => {
+    const ws = new WebSocket(url);
+    const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
+    const answers: string[] = [];
+    ws.on('message', (d) => answers.push(d.toString()));
+    ws.on('error', () => undefined);
+    await new Promise((r) => ws.once('open', r));
+    return { ws, closed, answers };
+  };
+  try {
+    const bystander = await open();
+
+    // The largest legal message (a preset save with a 4 KB data path) passes.
+    const legal = await open();
+    const config = { env: { kind: 'trading', data: `/${'d'.repeat(4000)}.csv` }, network: { hidden: [4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096] } };
+    const save = JSON.stringify({ channel: 'presets', id: 7, request: { op: 'save', name: 'a'.repeat(64), config } });
+    assert.ok(save.length > 4000 && save.length < MAX_CLIENT_MESSAGE_BYTES);
+    legal.ws.send(save);
+    for (let i = 0; i < 500 && !legal.answers.some((a) => a.includes('"presets"')); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.match(legal.answers.find((a) => a.includes('"presets"')) ?? 'no answer', /"id":7,"ok":true/);
+    assert.equal(legal.ws.readyState, WebSocket.OPEN);
+    legal.ws.close();
+
+    const big = await open();
+    big.ws.send('x'.repeat(MAX_CLIENT_MESSAGE_BYTES + 1));
+    assert.equal(await big.closed, 1009, 'message too big');
+    await assertAlive(server, 'an oversized frame');
+
+    const utf8 = await open();
+    utf8.ws.send(Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), { binary: false });
+    assert.equal(await utf8.closed, 1007, 'invalid UTF-8');
+    await assertAlive(server, 'an invalid UTF-8 frame');
+
+    // A valid handshake followed by an unmasked frame (clients must mask): protocol error 1002.
+    const reply = await rawExchange(server.port, Buffer.concat([
+      Buffer.from(`GET /ws?token=tok123 HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n${UPGRADE}${KEY}\r\n`),
+      Buffer.from([0x81, 0x02, 0x68, 0x69]),
+    ]));
+    assert.equal(statusOf(reply), 101);
+    // After the replayed host messages, the last frame is a close frame with code 1002 (0x03ea).
+    assert.deepEqual([...reply.subarray(-4)], [0x88, 0x02, 0x03, 0xea], 'a close frame with 1002');
+    await assertAlive(server, 'an unmasked frame');
+
+    // The other client was never disturbed.
+    assert.equal(bystander.ws.readyState, WebSocket.OPEN);
+    bystander.ws.send(JSON.stringify({ channel: 'presets', id: 8, request: { op: 'list' } }));
+    for (let i = 0; i < 500 && !bystander.answers.some((a) => a.includes('"id":8')); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.match(bystander.answers.find((a) => a.includes('"id":8')) ?? 'no answer', /"ok":true/);
+    bystander.ws.close();
+  } finally {
     await cleanup();
   }
 });

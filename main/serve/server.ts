@@ -2,10 +2,13 @@
 // messages the Electron app sends over its MessagePort. The page and the socket need the
 // session token (a random value printed in the URL); assets are public code and need none.
 // The trainer host runs in a supervised child process (restarted when it dies).
-import { createReadStream, existsSync, statSync } from 'node:fs';
+// Every request and frame is untrusted (DESIGN section 9): a malformed one gets an error answer
+// and closes its own connection, never the process; the Host header must name the served
+// address (no DNS rebinding); static files resolve inside the renderer folder only.
+import { createReadStream, realpathSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, sep } from 'node:path';
+import type { AddressInfo, Socket } from 'node:net';
+import { extname, resolve, sep } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BridgeClientMessageSchema, HostMessageSchema, type BridgeServerMessage, type HostMessage } from '../../common/protocol.ts';
@@ -14,6 +17,20 @@ import type { PresetStore } from '../presets-store.ts';
 
 /** Header CSP of the served page (the page also carries it as a meta tag). */
 export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * Largest WebSocket message a client may send, in bytes. The largest legal client message is a
+ * preset save (or a start command) with a full run config: about 2.3 KB of JSON with every
+ * number at its longest, plus the trading data path, at most PATH_MAX = 4 KB: under 6.5 KB in
+ * all. 16 KiB leaves room for that and refuses anything else before it is buffered.
+ */
+export const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024;
+
+/** Longest request target (path and query) served; longer ones get 400 (paths here are short). */
+const MAX_TARGET_LENGTH = 2048;
+
+/** Bind addresses whose page may be reached by any loopback name. */
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -39,7 +56,7 @@ export interface BridgeServerOptions {
   spawnHost: () => HostProcess;
   /** Folder of the host's log between runs. */
   logDir: string;
-  /** Largest message a client may send, in bytes (default 1 MiB). */
+  /** Largest message a client may send, in bytes (default MAX_CLIENT_MESSAGE_BYTES). */
   maxPayload?: number;
 }
 
@@ -58,6 +75,36 @@ export function tokenMatches(given: string | null, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The Host header values that name this server: every loopback name when it binds a loopback
+ * address, else the bound address itself; each with the port (and also bare on port 80, where
+ * browsers leave the port out). Lower case; compare with `host.toLowerCase()`.
+ */
+export function allowedHosts(bind: string, port: number): Set<string> {
+  const names = LOOPBACK.includes(bind.toLowerCase()) ? LOOPBACK : [bind.toLowerCase()];
+  const hosts = names.map((n) => (n.includes(':') ? `[${n}]` : n));
+  return new Set([...hosts.map((h) => `${h}:${port}`), ...(port === 80 ? hosts : [])]);
+}
+
+/**
+ * Splits a request target into its decoded path and its query, or returns null when it is not a
+ * plain absolute path: too long, not starting with one `/`, bad percent-encoding, or a decoded
+ * path with an empty, `.` or `..` segment, a backslash or a control character (NUL included).
+ */
+export function parseTarget(raw: string | undefined): { path: string; query: URLSearchParams } | null {
+  if (!raw || raw.length > MAX_TARGET_LENGTH || !raw.startsWith('/')) return null;
+  const q = raw.indexOf('?');
+  let path: string;
+  try {
+    path = decodeURIComponent(q < 0 ? raw : raw.slice(0, q));
+  } catch {
+    return null;
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/\/\/|\\|[\x00-\x1f\x7f]|\/\.\.?(\/|$)/.test(path)) return null;
+  return { path, query: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
 }
 
 /** Starts the server; resolves once it listens. */
@@ -89,23 +136,42 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     },
   });
 
-  const http = createServer((req, res) => serveStatic(req, res, o));
-  const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload ?? 1 << 20 });
+  /** Filled once the port is known; until then every Host is refused. */
+  let hosts = new Set<string>();
+  const hostOk = (req: IncomingMessage) => hosts.has(req.headers.host?.toLowerCase() ?? '');
+
+  const http = createServer((req, res) => serveStatic(req, res, o, hostOk(req)));
+  // Node routes errors of a socket still speaking HTTP (parse errors, oversized headers, resets)
+  // here; without a listener it answers on its own, with one we answer 400 and drop the socket.
+  http.on('clientError', (_err, socket: Socket) => {
+    if (socket.writable) socket.write('HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nbad request\n');
+    socket.destroy();
+  });
+  // Node drops its own socket 'error' listener when it hands a socket to 'upgrade'; this one
+  // stays, so an error there (or in a refused upgrade) closes that socket only.
+  http.on('connection', (socket: Socket) => socket.on('error', () => socket.destroy()));
+  const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload ?? MAX_CLIENT_MESSAGE_BYTES });
 
   http.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const target = parseTarget(req.url);
     const origin = req.headers.origin;
-    const refuse = (why: string) => {
-      socket.write(`HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
+    const refuse = (status: string, why: string) => {
+      if (socket.writable) socket.write(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${why}\n`);
       socket.destroy();
     };
-    if (url.pathname !== '/ws') return refuse('unknown path');
-    if (!tokenMatches(url.searchParams.get('token'), o.token)) return refuse('missing or wrong token');
+    if (!target) return refuse('400 Bad Request', 'bad request');
+    if (!hostOk(req)) return refuse('403 Forbidden', 'unknown Host');
+    if (target.path !== '/ws') return refuse('401 Unauthorized', 'unknown path');
+    if (!tokenMatches(target.query.get('token'), o.token)) return refuse('401 Unauthorized', 'missing or wrong token');
     // A page of another site must not drive the trainer even if it learned the token.
-    if (origin && origin !== `http://${req.headers.host}`) return refuse('cross-origin connection refused');
+    if (origin && origin !== `http://${req.headers.host}`) return refuse('401 Unauthorized', 'cross-origin connection refused');
+    // A malformed handshake is answered 400 by ws itself.
     wss.handleUpgrade(req, socket, head, (ws) => {
       clients.add(ws);
       ws.on('close', () => clients.delete(ws));
+      // Oversized frames, invalid UTF-8 and protocol violations: ws closes this connection
+      // (1009, 1007, 1002) and reports it here; without a listener the process would exit.
+      ws.on('error', (e) => console.error(`serve: closed a WebSocket: ${e.message}`));
       ws.on('message', (raw) => onClientMessage(ws, raw.toString()));
       if (lastExit) sendTo(ws, { channel: 'trainer', message: lastExit });
       if (lastReady && supervisor.current) sendTo(ws, { channel: 'trainer', message: lastReady });
@@ -147,6 +213,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   });
   supervisor.start();
   const port = (http.address() as AddressInfo).port;
+  hosts = allowedHosts(o.host, port);
   const hostPart = o.host.includes(':') ? `[${o.host}]` : o.host;
   return {
     url: `http://${hostPart}:${port}/?token=${o.token}`,
@@ -161,25 +228,45 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   };
 }
 
-function serveStatic(req: IncomingMessage, res: ServerResponse, o: BridgeServerOptions): void {
+/** Answers one HTTP request; never throws (a failure becomes an error answer). */
+function serveStatic(req: IncomingMessage, res: ServerResponse, o: BridgeServerOptions, hostOk: boolean): void {
   const security = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cross-Origin-Opener-Policy': 'same-origin', 'X-Frame-Options': 'DENY' };
   const fail = (code: number, text: string) => {
     res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', ...security });
     res.end(`${text}\n`);
   };
-  if (req.method !== 'GET' && req.method !== 'HEAD') return fail(405, 'method not allowed');
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  let path = decodeURIComponent(url.pathname);
-  if (path === '/' || path === '/index.html') {
-    if (!tokenMatches(url.searchParams.get('token'), o.token)) return fail(401, 'this page needs the token printed by `npm run serve` (…/?token=…)');
-    path = '/index.html';
+  try {
+    if (!hostOk) return fail(403, 'this server answers only to the address it serves (Host header)');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return fail(405, 'method not allowed');
+    const target = parseTarget(req.url);
+    if (!target) return fail(400, 'bad request');
+    let path = target.path;
+    if (path === '/' || path === '/index.html') {
+      if (!tokenMatches(target.query.get('token'), o.token)) return fail(401, 'this page needs the token printed by `npm run serve` (…/?token=…)');
+      path = '/index.html';
+    }
+    const file = insideFolder(o.staticDir, path);
+    if (!file) return fail(404, 'not found');
+    const headers: Record<string, string> = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...security };
+    if (path === '/index.html') Object.assign(headers, { 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' });
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
+  } catch {
+    if (!res.headersSent) fail(500, 'internal error');
+    else res.destroy();
   }
-  const file = normalize(join(o.staticDir, path));
-  if (!file.startsWith(normalize(o.staticDir) + sep)) return fail(404, 'not found');
-  if (!existsSync(file) || !statSync(file).isFile()) return fail(404, 'not found');
-  const headers: Record<string, string> = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...security };
-  if (path === '/index.html') Object.assign(headers, { 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' });
-  res.writeHead(200, headers);
-  if (req.method === 'HEAD') return void res.end();
-  createReadStream(file).pipe(res);
+}
+
+/** The real path of the regular file `path` under `folder`, or null when there is none (links out of it included). */
+function insideFolder(folder: string, path: string): string | null {
+  try {
+    const root = realpathSync(folder);
+    const file = realpathSync(resolve(root, `.${path}`));
+    return file.startsWith(root + sep) && statSync(file).isFile() ? file : null;
+  } catch {
+    return null;
+  }
 }
