@@ -176,8 +176,9 @@ export class ReplayBuffer {
   /**
    * Draws B transitions (with replacement; stratified for 'proportional' and 'rank'), gathers
    * them with their IS weights at the current beta, then advances the beta schedule one step.
-   * @param batchSize B, integer >= 1.
-   * @throws Error when the buffer is empty.
+   * @param batchSize B, integer in [1, 2^20] (checked before anything is allocated; it may exceed
+   *   the capacity: draws are with replacement).
+   * @throws RangeError for a batch size outside that range; Error when the buffer is empty.
    */
   sample(batchSize: number): SampledBatch {
     return this.#native.sample(batchSize);

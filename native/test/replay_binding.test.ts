@@ -86,7 +86,10 @@ test('sample checks its batch size and refuses an empty buffer', () => {
   const replay = fresh();
   assert.throws(() => replay.sample(4), err('Error', 'cannot sample from an empty replay buffer'));
   replay.insertBatch(makeBatch(3, D));
-  assert.throws(() => replay.sample(0), err('RangeError', 'batchSize must be in [1, 2147483647], got 0'));
+  assert.throws(() => replay.sample(0), err('RangeError', 'batchSize must be in [1, 1048576], got 0'));
+  // Bounded before any allocation (2^31 - 1 rows used to abort the process).
+  assert.throws(() => replay.sample(2 ** 31 - 1), err('RangeError', 'batchSize must be in [1, 1048576], got 2147483647'));
+  assert.throws(() => replay.sample(Number.NaN), err('RangeError', 'batchSize must be a finite number, got NaN'));
   assert.throws(() => replay.sample(2.5), err('RangeError', 'batchSize must be an integer, got 2.5'));
   assert.throws(() => replay.sample('8' as unknown as number), err('TypeError', "batchSize must be a number, got '8'"));
   const s = replay.sample(5);

@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <cstdint>
 #include <initializer_list>
@@ -34,6 +35,19 @@ inline std::string Show(double x) {
 /// "a" or "an" for a type name.
 inline std::string Article(const char* name) {
   return std::string(std::strchr("AEIOaeio", name[0]) ? "an " : "a ") + name;
+}
+
+/// Largest array one binding call hands to JavaScript: V8 aborts the whole process (it does not
+/// throw) when it cannot allocate an ArrayBuffer, so every output sized by a caller's numbers is
+/// checked against this first.
+inline constexpr double kMaxOutputBytes = 1024.0 * 1024.0 * 1024.0;
+
+/// @throws RangeError "<what> would need N GiB, more than the 1 GiB one call may return".
+inline void CheckOutputBytes(Napi::Env env, double bytes, const std::string& what) {
+  if (bytes <= kMaxOutputBytes) return;
+  char gib[32];
+  std::snprintf(gib, sizeof gib, "%.2f", bytes / kMaxOutputBytes);
+  throw Napi::RangeError::New(env, what + " would need " + gib + " GiB, more than the 1 GiB one call may return");
 }
 
 /// A finite number in [lo, hi]; `what` names the argument in the message.

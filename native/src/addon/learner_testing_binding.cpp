@@ -28,6 +28,7 @@ namespace {
 
 template <typename T>
 Napi::TypedArrayOf<T> Copy(Napi::Env env, const T* data, size_t n) {
+  CheckOutputBytes(env, static_cast<double>(n) * sizeof(T), "the result");
   auto out = Napi::TypedArrayOf<T>::New(env, n);
   std::copy(data, data + n, out.Data());
   return out;
@@ -74,6 +75,7 @@ Napi::Value MatMulFn(const Napi::CallbackInfo& info) {
   const size_t op = OneOf(info[0], "op", {"nn", "nt", "tn"});
   const auto impl = OneOf(info[1], "impl", {"auto", "portable"}) == 0 ? cpu::GemmImpl::kAuto : cpu::GemmImpl::kPortable;
   const int64_t m = Integer(info[2], "m", 1, 1 << 20), n = Integer(info[3], "n", 1, 1 << 20), k = Integer(info[4], "k", 1, 1 << 20);
+  CheckOutputBytes(env, static_cast<double>(m) * static_cast<double>(n) * 4, "C [m x n]");
   const auto a = Typed<float>(info[5], "a", m * k);
   const auto b = Typed<float>(info[6], "b", k * n);
   auto c = Napi::Float32Array::New(env, static_cast<size_t>(m * n));
@@ -89,6 +91,7 @@ Napi::Value NetInit(const Napi::CallbackInfo& info) {
   const NetConfig net = ToNet(info[0]);
   const auto seed = static_cast<uint64_t>(Integer(info[1], "seed", 0, 9007199254740992.0));
   const ParamLayout layout = CallNative(env, [&] { return ParamLayout(net); });
+  CheckOutputBytes(env, static_cast<double>(layout.size()) * 4, "the parameters of this network");
   std::vector<float> params(static_cast<size_t>(layout.size()));
   Rng rng(seed, 0);
   InitParams(layout, params.data(), rng);

@@ -6,6 +6,8 @@
 // out-of-range indices) and config ranges are the core's, mapped to RangeError by CallNative.
 #include <napi.h>
 
+#include <algorithm>
+
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -27,6 +29,9 @@
 
 namespace dqn::addon {
 namespace {
+
+/// Largest batch one sample() call draws (the CUDA replay's update takes as many entries).
+constexpr int64_t kMaxSampleBatch = int64_t{1} << 20;
 
 constexpr double kMaxSafeInteger = 9007199254740992.0;  // 2^53
 
@@ -144,10 +149,14 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
 
   Napi::Value Sample(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    const int64_t b = Integer(info[0], "batchSize", 1, INT32_MAX);
+    // Bounded before anything is allocated (V8 aborts the process, it does not throw, when an
+    // ArrayBuffer cannot be had): at most kMaxSampleBatch rows and 1 GiB. A batch may exceed the
+    // capacity (draws are with replacement; the tests of the weights use that).
+    const int64_t b = Integer(info[0], "batchSize", 1, kMaxSampleBatch);
     // One ArrayBuffer holds all nine arrays (one backing store per call instead of nine):
     // the 4-byte fields first, the bytes of dones last, so every view is aligned.
     const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(replay_->state_dim());
+    CheckOutputBytes(env, static_cast<double>((6 * n + 2 * nd) * 4 + n), "a sample of " + std::to_string(b) + " transitions");
     auto buffer = Napi::ArrayBuffer::New(env, (6 * n + 2 * nd) * 4 + n);
     size_t offset = 0;
     const auto view = [&]<typename T>(size_t count, T) {
@@ -197,6 +206,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
   }
 
   Napi::Value LeafPriorities(const Napi::CallbackInfo& info) {
+    CheckOutputBytes(info.Env(), static_cast<double>(replay_->size()) * 8, "leafPriorities() of " + std::to_string(replay_->size()) + " slots");
     auto out = Napi::Float64Array::New(info.Env(), static_cast<size_t>(replay_->size()));
     replay_->leaf_priorities(out.Data());
     return out;

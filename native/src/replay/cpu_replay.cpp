@@ -135,7 +135,7 @@ std::unique_ptr<Replay> MakeCpuReplay(const ReplayConfig& config) {
     const double gib = 2.0 * static_cast<double>(config.capacity) * config.state_dim * sizeof(float) / (1 << 30);
     msg << "could not allocate the CPU replay buffer: capacity " << config.capacity << " x state_dim "
         << config.state_dim << " needs at least " << std::fixed << gib << " GiB for states and next states";
-    throw std::runtime_error(msg.str());
+    throw std::out_of_range(msg.str());  // a size the machine cannot hold: RangeError in JavaScript
   }
 }
 

@@ -88,7 +88,9 @@ class Replay {
   virtual int64_t host_memory_bytes() const = 0;
 };
 
-/// The CPU reference implementation (binary sum tree and min tree, f64 sums).
+/// The CPU reference implementation (binary sum tree and min tree, f64 sums). @throws
+/// std::invalid_argument for an invalid config, std::out_of_range when the buffer cannot be
+/// allocated (the message gives the size).
 std::unique_ptr<Replay> MakeCpuReplay(const ReplayConfig& config);
 
 }  // namespace dqn

@@ -1,0 +1,48 @@
+// Child process of hostile.test.ts: calls the addon's bindings with hostile arguments (wrong
+// types, wrong lengths, detached buffers, 2^31 - 1, 1e12, negative and NaN sizes) and prints one
+// JSON line per call: {call, threw, name, message}. A binding that aborts the process instead of
+// throwing ends this script before its last line ("done"), which the test detects.
+import { loadAddon } from '../../addon.ts';
+
+const a = loadAddon() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const lt = a.learnerTesting;
+const replay = () => {
+  const r = new a.ReplayBuffer({ capacity: 64, stateDim: 4, sampler: 'proportional', alpha: 0.6, beta0: 0.4, device: 'cpu' });
+  const n = 8;
+  r.insertBatch({ states: new Float32Array(n * 4), actions: new Int32Array(n), rewards: new Float32Array(n), nextStates: new Float32Array(n * 4), dones: new Uint8Array(n) });
+  return r;
+};
+const detached = () => {
+  const f = new Float32Array(32);
+  structuredClone(f.buffer, { transfer: [f.buffer] });
+  return f;
+};
+const batch = (patch: Record<string, unknown>) =>
+  ({ states: new Float32Array(8), actions: new Int32Array(2), rewards: new Float32Array(2), nextStates: new Float32Array(8), dones: new Uint8Array(2), ...patch });
+
+const calls: Record<string, () => unknown> = {};
+for (const n of [2 ** 31 - 1, 1e12, -1, Number.NaN, '8', undefined]) calls[`ReplayBuffer.sample(${String(n)})`] = () => replay().sample(n);
+for (const c of [1e12, -5, Number.NaN, 2 ** 31 - 1]) calls[`new ReplayBuffer(capacity ${c})`] = () => new a.ReplayBuffer({ capacity: c, stateDim: 4, device: 'cpu' });
+calls['new ReplayBuffer(stateDim 2^31-1)'] = () => new a.ReplayBuffer({ capacity: 64, stateDim: 2 ** 31 - 1, device: 'cpu' });
+calls['insertBatch(states of the wrong length)'] = () => replay().insertBatch(batch({ states: new Float32Array(7) }));
+calls['insertBatch(detached states)'] = () => replay().insertBatch(batch({ states: detached() }));
+calls['insertBatch(states as a plain array)'] = () => replay().insertBatch(batch({ states: [1, 2, 3] }));
+calls['updatePriorities(detached td)'] = () => replay().updatePriorities(new Int32Array(32), new Uint32Array(32), detached());
+calls['matmul(2^20 x 2^20)'] = () => lt.matmul('nn', 'auto', 2 ** 20, 2 ** 20, 1, new Float32Array(2 ** 20), new Float32Array(2 ** 20));
+calls['matmul(m = 1e12)'] = () => lt.matmul('nn', 'auto', 1e12, 1, 1, new Float32Array(1), new Float32Array(1));
+calls['matmul(detached a)'] = () => lt.matmul('nn', 'auto', 4, 8, 1, detached(), new Float32Array(8));
+calls['netInit(stateDim 2^31-1)'] = () => lt.netInit({ stateDim: 2 ** 31 - 1, nActions: 2, hidden: [4], dueling: true }, 1);
+calls['netInit(nActions NaN)'] = () => lt.netInit({ stateDim: 4, nActions: Number.NaN, hidden: [4], dueling: true }, 1);
+calls['new Env(num_envs 2^31-1)'] = () => new a.Env({ kind: 'cartpole', num_envs: 2 ** 31 - 1 }, undefined, false);
+calls['philox4x32_10(number)'] = () => a.philox4x32_10(2 ** 31 - 1);
+calls['sumTreeFind(detached masses)'] = () => a.sumTreeFind(new Float64Array(4), detached());
+
+for (const [call, f] of Object.entries(calls)) {
+  try {
+    f();
+    console.log(JSON.stringify({ call, threw: false }));
+  } catch (e) {
+    console.log(JSON.stringify({ call, threw: true, name: (e as Error).name, message: (e as Error).message }));
+  }
+}
+console.log('done');
