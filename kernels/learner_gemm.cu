@@ -138,6 +138,15 @@ __device__ __forceinline__ void SplitTf32(Frag& hi, Frag& lo) {
   }
 }
 
+/// The fragment at `at` of a staged tile as a high and a low part: BF16 tiles hold both parts
+/// already; TF32 tiles hold the raw value, split here.
+template <bool kBf16, typename Frag, typename T>
+__device__ __forceinline__ void LoadSplit(Frag& hi, Frag& lo, const T* tile_hi, const T* tile_lo, int at, int ld) {
+  wmma::load_matrix_sync(hi, tile_hi + at, ld);
+  if constexpr (kBf16) wmma::load_matrix_sync(lo, tile_lo + at, ld);
+  else SplitTf32(hi, lo);
+}
+
 // Accumulates the output tile over the whole K range, then leaves it in s.c.
 // TF32 and BF16 split each operand x = hi + lo and sum three tensor-core products per step
 // (lo·hi + hi·lo + hi·hi; lo·lo is below FP32 rounding): the result is as accurate as an FP32
@@ -184,28 +193,11 @@ __device__ void TileProduct(const GemmProblem& p, int i0, int j0, int k_begin, i
       for (int kk = 0; kk < kTileK; kk += kK) {
         FragA a_hi[2], a_lo[2];
         FragB b_hi[2], b_lo[2];
+        constexpr int kLo = kBf16 ? 1 : 0;
 #pragma unroll
-        for (int x = 0; x < 2; ++x) {
-          const int at = (wm * 32 + x * 16) * kLdA + kk;
-          if constexpr (kBf16) {
-            wmma::load_matrix_sync(a_hi[x], s.in.a[0] + at, kLdA);
-            wmma::load_matrix_sync(a_lo[x], s.in.a[1] + at, kLdA);
-          } else {
-            wmma::load_matrix_sync(a_hi[x], s.in.a[0] + at, kLdA);
-            SplitTf32(a_hi[x], a_lo[x]);
-          }
-        }
+        for (int x = 0; x < 2; ++x) LoadSplit<kBf16>(a_hi[x], a_lo[x], s.in.a[0], s.in.a[kLo], (wm * 32 + x * 16) * kLdA + kk, kLdA);
 #pragma unroll
-        for (int y = 0; y < 2; ++y) {
-          const int at = kk * kLdB + wn * 32 + y * 16;
-          if constexpr (kBf16) {
-            wmma::load_matrix_sync(b_hi[y], s.in.b[0] + at, kLdB);
-            wmma::load_matrix_sync(b_lo[y], s.in.b[1] + at, kLdB);
-          } else {
-            wmma::load_matrix_sync(b_hi[y], s.in.b[0] + at, kLdB);
-            SplitTf32(b_hi[y], b_lo[y]);
-          }
-        }
+        for (int y = 0; y < 2; ++y) LoadSplit<kBf16>(b_hi[y], b_lo[y], s.in.b[0], s.in.b[kLo], kk * kLdB + wn * 32 + y * 16, kLdB);
 #pragma unroll
         for (int x = 0; x < 2; ++x)
 #pragma unroll
