@@ -94,6 +94,7 @@ export const ScheduleSchema = z.strictObject({
   causal_interval: int(1, 1e9, 1000, { description: 'take causal sensitivity every N steps', unit: 'steps' }),
   actor_sync_interval: int(1, 1e9, 50, { description: 'CUDA backend: refresh the host copy of the online weights that acts every N steps (asynchronously)', unit: 'steps' }),
   checkpoint_every: int(1, 1_000_000, 1, { description: 'write a checkpoint every N epochs', unit: 'epochs' }),
+  checkpoint_keep: int(1, 1000, 3, { description: 'keep the last N checkpoints (stop checkpoints included) plus the best by evaluation mean return', unit: 'checkpoints' }),
 });
 
 export const RunConfigSchema = z

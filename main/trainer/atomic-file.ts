@@ -1,8 +1,11 @@
 // Crash-safe file writes: write a temporary file beside the target, fsync it, rename it over the
 // target, fsync the folder. A reader sees the old file or the new one, never half of one; a
 // failed write (full disk) removes the temporary file and leaves the old file as it was.
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+
+const TMP_TAG = '.tmp-';
+const TMP_NAME = /^\..+\.tmp-(\d+)$/;
 
 /**
  * Writes `data` to `path` atomically.
@@ -10,7 +13,7 @@ import { basename, dirname, join } from 'node:path';
  *   previous content of `path`, if any, is unchanged.
  */
 export function writeFileAtomic(path: string, data: Uint8Array | string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}`);
+  const tmp = join(dirname(path), `.${basename(path)}${TMP_TAG}${process.pid}`);
   try {
     const fd = openSync(tmp, 'w', 0o644);
     try {
@@ -36,4 +39,32 @@ function syncFolder(dir: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Whether another live process has this id (its temporary file may be a write in progress). */
+function otherProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files writeFileAtomic left in `dir` when a process died mid-write (one
+ * of a live other process is kept: it may be writing). Call it before this process writes
+ * there. Returns the names removed.
+ */
+export function removeStaleTemps(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const removed: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const m = TMP_NAME.exec(name);
+    if (!m || otherProcessAlive(Number(m[1]))) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
 }

@@ -1,12 +1,26 @@
 // Checkpoints (DESIGN section 6): the native learner state plus step counters, in one file with
 // a SHA-256 checksum over the payload, written atomically. Format:
-//   "DQNCKPT1\n" + JSON header line {step, env_steps, epoch, sha256, bytes, ...meta} + "\n" + payload bytes
+//   "DQNCKPT1\n" + JSON header line {run, step, env_steps, epoch, network, ..., sha256, bytes} + "\n" + payload
+// The header names the run (its directory's name) and the network shape; on load it is checked
+// against the run's config, and a checkpoint that fails any check is skipped for an older one.
+// Retention keeps the last `schedule.checkpoint_keep` checkpoints plus the best by evaluation.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { RunConfig } from '../../common/config.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 
 const MAGIC = 'DQNCKPT1\n';
+/** Longest header read by readCheckpointHeader (the header is a few hundred bytes). */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/** The network's shape as the checkpoint header records it. */
+export interface NetworkShape {
+  hidden: number[];
+  dueling: boolean;
+  state_dim: number;
+  n_actions: number;
+}
 
 /** Counters stored beside the learner state. */
 export interface CheckpointMeta {
@@ -18,6 +32,17 @@ export interface CheckpointMeta {
   epoch: number;
   /** Wall seconds of training so far (all sessions of the run). */
   wall_s: number;
+  /** Evaluation mean return of the epoch that wrote it; null for a stop checkpoint (not evaluated). */
+  eval_mean_return?: number | null;
+}
+
+/** What the file's header holds besides the counters. */
+export interface CheckpointHeader extends CheckpointMeta {
+  /** Name of the run directory the checkpoint belongs to. */
+  run: string;
+  network: NetworkShape;
+  bytes: number;
+  sha256: string;
 }
 
 export interface Checkpoint {
@@ -27,54 +52,149 @@ export interface Checkpoint {
   path: string;
 }
 
-/**
- * Writes `checkpoints/<name>` in `runDir` atomically with a checksum.
- * @throws Error naming the file and the cause (full disk, permissions); older checkpoints stay.
- */
-export function writeCheckpoint(runDir: string, name: string, meta: CheckpointMeta, state: Uint8Array): string {
-  const dir = join(runDir, 'checkpoints');
-  mkdirSync(dir, { recursive: true });
-  const sha256 = createHash('sha256').update(state).digest('hex');
-  const header = Buffer.from(`${MAGIC}${JSON.stringify({ ...meta, bytes: state.byteLength, sha256 })}\n`, 'utf8');
-  const path = join(dir, name);
-  writeFileAtomic(path, Buffer.concat([header, state]));
-  return path;
+/** What a checkpoint must match to be loaded into a run. */
+export interface CheckpointExpectation {
+  /** The run directory's name. */
+  run: string;
+  steps_per_epoch: number;
+  network: NetworkShape;
+}
+
+/** The network shape a config implies (state_dim and n_actions follow from the environment). */
+export function networkShape(config: RunConfig): NetworkShape {
+  const env = config.env;
+  const [state_dim, n_actions] = env.kind === 'cartpole' ? [4, 2] : [7 * env.lags + 2, env.n_actions];
+  return { hidden: [...config.network.hidden], dueling: config.network.dueling, state_dim, n_actions };
+}
+
+/** The expectation for checkpoints of `runDir` trained with `config`. */
+export function expectationFor(runDir: string, config: RunConfig): CheckpointExpectation {
+  return { run: basename(runDir), steps_per_epoch: config.schedule.steps_per_epoch, network: networkShape(config) };
 }
 
 /**
- * Reads and verifies one checkpoint file.
- * @throws Error if the file is not a checkpoint, is truncated, or its checksum does not match.
+ * Writes `checkpoints/<name>` in `runDir` atomically with a checksum; the header names the run
+ * (the directory's name) and records `network`.
+ * @throws Error naming the file and the cause (full disk, permissions); older checkpoints stay.
  */
-export function readCheckpoint(path: string): Checkpoint {
-  const buf = readFileSync(path);
+export function writeCheckpoint(runDir: string, name: string, meta: CheckpointMeta, state: Uint8Array, network: NetworkShape): string {
+  const dir = join(runDir, 'checkpoints');
+  mkdirSync(dir, { recursive: true });
+  const sha256 = createHash('sha256').update(state).digest('hex');
+  const header: CheckpointHeader = { run: basename(runDir), ...meta, network, bytes: state.byteLength, sha256 };
+  const path = join(dir, name);
+  writeFileAtomic(path, Buffer.concat([Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`, 'utf8'), state]));
+  return path;
+}
+
+function parseHeader(path: string, buf: Buffer): { header: CheckpointHeader; end: number } {
   if (buf.subarray(0, MAGIC.length).toString('utf8') !== MAGIC) throw new Error(`${path} is not a DQN Console checkpoint`);
   const nl = buf.indexOf(0x0a, MAGIC.length);
   if (nl < 0) throw new Error(`${path}: checkpoint header is truncated`);
-  const header = JSON.parse(buf.subarray(MAGIC.length, nl).toString('utf8')) as CheckpointMeta & { bytes: number; sha256: string };
-  const state = new Uint8Array(buf.subarray(nl + 1));
+  try {
+    return { header: JSON.parse(buf.subarray(MAGIC.length, nl).toString('utf8')) as CheckpointHeader, end: nl + 1 };
+  } catch (e) {
+    throw new Error(`${path}: checkpoint header is not valid JSON: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Reads only a checkpoint's header (no checksum check): for listing and retention. */
+export function readCheckpointHeader(path: string): CheckpointHeader {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(MAX_HEADER_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return parseHeader(path, buf.subarray(0, n)).header;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Why `h` does not belong to the run `expect` describes, or '' when it does: the run name, the
+ * counters (non-negative integers, `epoch * steps_per_epoch <= step <= (epoch + 1) * steps_per_epoch`)
+ * and the network shape.
+ */
+export function checkHeader(h: CheckpointHeader, expect: CheckpointExpectation): string {
+  if (h.run !== expect.run) return `belongs to run '${h.run}', not '${expect.run}'`;
+  for (const key of ['step', 'env_steps', 'epoch'] as const)
+    if (!Number.isInteger(h[key]) || h[key] < 0) return `${key} ${JSON.stringify(h[key])} is not a non-negative integer`;
+  const spe = expect.steps_per_epoch;
+  if (h.step < h.epoch * spe || h.step > (h.epoch + 1) * spe) return `step ${h.step} does not fall in epoch ${h.epoch + 1} at ${spe} steps per epoch`;
+  const want = expect.network;
+  const got = h.network;
+  if (!got) return 'header records no network shape';
+  for (const key of ['hidden', 'dueling', 'state_dim', 'n_actions'] as const)
+    if (JSON.stringify(got[key]) !== JSON.stringify(want[key])) return `network ${key} is ${JSON.stringify(got[key])}, the run's config says ${JSON.stringify(want[key])}`;
+  return '';
+}
+
+/**
+ * Reads and verifies one checkpoint file; with `expect`, also checks the header against the run.
+ * @throws Error naming the file and why: not a checkpoint, truncated, checksum mismatch, or a
+ *   header that does not match the run (another run's, wrong counters, another network shape).
+ */
+export function readCheckpoint(path: string, expect?: CheckpointExpectation): Checkpoint {
+  const buf = readFileSync(path);
+  const { header, end } = parseHeader(path, buf);
+  const state = new Uint8Array(buf.subarray(end));
   if (state.byteLength !== header.bytes) throw new Error(`${path}: checkpoint is truncated (${state.byteLength} of ${header.bytes} bytes)`);
   const sha = createHash('sha256').update(state).digest('hex');
   if (sha !== header.sha256) throw new Error(`${path}: checksum mismatch (file corrupted): expected ${header.sha256}, got ${sha}`);
-  const { bytes: _bytes, sha256: _sha, ...meta } = header;
+  const why = expect ? checkHeader(header, expect) : '';
+  if (why) throw new Error(`${path}: header does not match the run: ${why}`);
+  const { run: _run, network: _network, bytes: _bytes, sha256: _sha, ...meta } = header;
   return { meta, state, path };
+}
+
+/** Checkpoint file names in `runDir` (temporary files excluded). */
+function checkpointNames(runDir: string): string[] {
+  const dir = join(runDir, 'checkpoints');
+  return existsSync(dir) ? readdirSync(dir).filter((n) => !n.startsWith('.')) : [];
 }
 
 /**
  * The verified checkpoint with the most steps in `runDir`, or undefined when there is none.
- * A corrupted newer checkpoint is skipped in favour of an older valid one; `onSkip` hears why.
+ * A newer checkpoint that fails verification (corrupted, or a header not matching `expect`) is
+ * skipped in favour of an older valid one; `onSkip` hears why.
  */
-export function latestCheckpoint(runDir: string, onSkip?: (reason: string) => void): Checkpoint | undefined {
-  const dir = join(runDir, 'checkpoints');
-  if (!existsSync(dir)) return undefined;
+export function latestCheckpoint(runDir: string, onSkip?: (reason: string) => void, expect?: CheckpointExpectation): Checkpoint | undefined {
   let best: Checkpoint | undefined;
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith('.')) continue;
+  for (const name of checkpointNames(runDir)) {
     try {
-      const c = readCheckpoint(join(dir, name));
+      const c = readCheckpoint(join(runDir, 'checkpoints', name), expect);
       if (!best || c.meta.step > best.meta.step) best = c;
     } catch (e) {
       onSkip?.((e as Error).message);
     }
   }
   return best;
+}
+
+/**
+ * Retention: keeps the `keep` checkpoints with the most steps plus the one with the best
+ * evaluation mean return (the later one on a tie) and deletes the other checkpoints of
+ * `runDir`; stop checkpoints count like epoch ones. Files whose header cannot be read are left
+ * alone. Returns the names deleted.
+ */
+export function pruneCheckpoints(runDir: string, keep: number): string[] {
+  const found: { name: string; h: CheckpointHeader }[] = [];
+  for (const name of checkpointNames(runDir)) {
+    try {
+      found.push({ name, h: readCheckpointHeader(join(runDir, 'checkpoints', name)) });
+    } catch {
+      /* unreadable: not ours to delete */
+    }
+  }
+  found.sort((a, b) => b.h.step - a.h.step);
+  const kept = new Set(found.slice(0, keep).map((f) => f.name));
+  let best: (typeof found)[number] | undefined;
+  for (const f of found) {
+    const r = f.h.eval_mean_return;
+    if (typeof r === 'number' && Number.isFinite(r) && (!best || r > (best.h.eval_mean_return as number))) best = f;
+  }
+  if (best) kept.add(best.name);
+  const removed = found.filter((f) => !kept.has(f.name)).map((f) => f.name);
+  for (const name of removed) rmSync(join(runDir, 'checkpoints', name), { force: true });
+  return removed;
 }

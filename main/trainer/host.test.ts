@@ -204,13 +204,14 @@ test('a renderer that connects mid-run gets the run so far (metrics file + unflu
   const epoch1 = { epoch: 1, step: 50, env_steps: 400, epoch_time_s: 1.5, steps_per_s: 33.3, eval_mean_return: 20, eval_episodes: 10, eval_metrics: {} };
   cb.onScalars?.([pt(10, 1), pt(50, 0.9)]);
   cb.onEpisodes?.([{ step: 300, value: 14 }]);
-  // The session flushes metrics.jsonl at the epoch boundary, then reports the epoch.
+  // The session flushes metrics.jsonl (every few seconds and at the epoch boundary), says so, then reports the epoch.
   session.metrics.set('/runs/run-1', [
     { type: 'scalars', ...pt(10, 1) },
     { type: 'episode', step: 300, value: 14 },
     { type: 'scalars', ...pt(50, 0.9) },
     { type: 'epoch', ...epoch1 },
   ]);
+  cb.onFlushed?.();
   cb.onEpoch?.(epoch1);
   cb.onScalars?.([pt(60, 0.8)]);
   host.flush(); // the first renderer has seen step 60 in a frame; it is not in the file yet

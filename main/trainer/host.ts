@@ -69,8 +69,8 @@ export class TrainerHost {
   private starting = false;
   private pending = emptyFrame('');
   /**
-   * Records the session reported since its last metrics flush (it flushes at each epoch
-   * boundary, before onEpoch, and at the end of a run), so metrics.jsonl + these = the run so far.
+   * Records the session reported since its last metrics flush (onFlushed: every few seconds,
+   * at each epoch boundary and at the end of a run), so metrics.jsonl + these = the run so far.
    */
   private unflushed: { scalars: ScalarPoint[]; episodes: EpisodePoint[] } = { scalars: [], episodes: [] };
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -212,9 +212,9 @@ export class TrainerHost {
         this.pending.episodes.push(...episodes);
         this.unflushed.episodes.push(...episodes);
       },
-      onEpoch: (summary) => {
-        this.pending.epochs.push(summary);
-        this.unflushed = { scalars: [], episodes: [] }; // flushed to metrics.jsonl with this epoch's record
+      onEpoch: (summary) => void this.pending.epochs.push(summary),
+      onFlushed: () => {
+        this.unflushed = { scalars: [], episodes: [] };
       },
       onEvent: (event: RunEvent) => void this.pending.events.push(event),
     };

@@ -1,8 +1,10 @@
 // Run directories (DESIGN section 6): runs/<yyyymmdd-hhmmss>-<name>/ with config.json,
-// metrics.jsonl (append-only: one record per logged step and per epoch, flushed at epoch
-// boundaries), events.log (fallbacks, halts, restarts) and checkpoints/.
+// metrics.jsonl (append-only: one record per logged step, episode and epoch, flushed every few
+// seconds; a resume first drops the records past its checkpoint, see trimRunMetrics),
+// events.log (fallbacks, halts, restarts) and checkpoints/.
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readJsonFile } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
 import { writeFileAtomic } from './atomic-file.ts';
@@ -24,13 +26,37 @@ export function runStamp(date: Date): string {
  * A second run in the same second gets a `-2`, `-3`... suffix.
  */
 export function createRunDir(runsDir: string, config: RunConfig, now = new Date()): string {
-  mkdirSync(runsDir, { recursive: true });
-  const base = join(runsDir, `${runStamp(now)}-${config.name}`);
-  let dir = base;
-  for (let i = 2; existsSync(dir); i++) dir = `${base}-${i}`;
-  mkdirSync(join(dir, 'checkpoints'), { recursive: true });
-  writeFileAtomic(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
-  return dir;
+  try {
+    mkdirSync(runsDir, { recursive: true });
+    const base = join(runsDir, `${runStamp(now)}-${config.name}`);
+    let dir = base;
+    for (let i = 2; existsSync(dir); i++) dir = `${base}-${i}`;
+    mkdirSync(join(dir, 'checkpoints'), { recursive: true });
+    writeFileAtomic(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+    return dir;
+  } catch (e) {
+    throw new Error(`cannot create a run directory in ${runsDir}: ${fsCause(e)}`, { cause: e });
+  }
+}
+
+const CAUSES: Record<string, string> = {
+  EACCES: 'permission denied (the folder is not writable by this user)',
+  EPERM: 'operation not permitted (permission denied)',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+};
+
+/**
+ * A file-system error in words, cause first: `permission denied (the folder is not writable by
+ * this user) [EACCES: permission denied, mkdir '/runs/x']`; other errors as their message.
+ */
+export function fsCause(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const words = err.code ? CAUSES[err.code] : undefined;
+  return words ? `${words} [${err.message}]` : String(err.message ?? e);
 }
 
 /**
@@ -40,7 +66,7 @@ export function createRunDir(runsDir: string, config: RunConfig, now = new Date(
 export function readRunConfig(runDir: string): RunConfig {
   const path = join(runDir, 'config.json');
   if (!existsSync(path)) throw new Error(`${runDir} is not a run directory (no config.json)`);
-  return parseRunConfig(JSON.parse(readFileSync(path, 'utf8')));
+  return parseRunConfig(readJsonFile(path));
 }
 
 /** Buffers metrics records and appends them to metrics.jsonl on flush(). */
@@ -62,14 +88,43 @@ export class MetricsWriter {
       appendFileSync(this.path, `${this.pending.join('\n')}\n`);
       this.pending = [];
     } catch (e) {
-      throw new Error(`could not append metrics to ${this.path}: ${(e as Error).message}; ${this.pending.length} records kept in memory`, { cause: e });
+      throw new Error(`could not append metrics to ${this.path}: ${fsCause(e)}; ${this.pending.length} records kept in memory`, { cause: e });
     }
   }
 }
 
 /** Appends one event to events.log at once (one JSON object per line). */
 export function appendEvent(runDir: string, event: RunEvent): void {
-  appendFileSync(join(runDir, 'events.log'), `${JSON.stringify(event)}\n`);
+  const path = join(runDir, 'events.log');
+  try {
+    appendFileSync(path, `${JSON.stringify(event)}\n`);
+  } catch (e) {
+    throw new Error(`could not append to ${path}: ${fsCause(e)}`, { cause: e });
+  }
+}
+
+/**
+ * Makes metrics.jsonl end where a checkpoint does, before a resume appends to it: drops the
+ * records past `step` (scalars, epochs: gradient steps) or past `envSteps` (episodes: env
+ * steps), which the resumed run will write again, and a torn last line. Rewrites the file
+ * atomically only when something is dropped; returns the number of lines dropped.
+ */
+export function trimRunMetrics(runDir: string, step: number, envSteps: number): number {
+  const path = join(runDir, 'metrics.jsonl');
+  if (!existsSync(path)) return 0;
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n').filter(Boolean);
+  const kept = lines.filter((line) => {
+    try {
+      const r = JSON.parse(line) as MetricsRecord;
+      return r.step <= (r.type === 'episode' ? envSteps : step);
+    } catch {
+      return false;
+    }
+  });
+  if (kept.length === lines.length && (text === '' || text.endsWith('\n'))) return 0;
+  writeFileAtomic(path, kept.length ? `${kept.join('\n')}\n` : '');
+  return lines.length - kept.length;
 }
 
 /** Reads metrics.jsonl; a torn last line (crash while appending) is ignored. */

@@ -28,6 +28,11 @@ export interface RunCallbacks {
    */
   onEpoch?(summary: EpochSummary): void;
   onEvent?(event: RunEvent): void;
+  /**
+   * metrics.jsonl now holds every record reported so far (scalars, episodes, epochs): called
+   * after each flush, every few seconds while the run is live and at epoch ends.
+   */
+  onFlushed?(): void;
 }
 
 export interface RunHandle {
@@ -43,6 +48,12 @@ export interface RunOutcome {
   haltReason?: string;
   steps: number;
   env_steps: number;
+  /** Wall seconds of training, all sessions of the run together. */
   wall_s: number;
+  /** Steps done by this session (the step count minus the one it started or resumed at); set by startRun. */
+  session_steps?: number;
+  /** Wall seconds of this session, from the built trainer to the end. */
+  session_wall_s?: number;
+  /** The last epoch this session completed. */
   last?: EpochSummary;
 }

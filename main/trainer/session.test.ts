@@ -2,13 +2,15 @@
 // tests): epochs, checkpoints, stop + resume, NaN halt and backend fallback.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import type { NativeTrainer, RunResult, TrainerOptions } from '../../native/trainer.ts';
 import { defaultDeps, startRun, toScalarPoint, type PointMemory, type SessionDeps } from './session.ts';
 import { readRunMetrics } from './run-dir.ts';
+import { readCheckpointHeader } from './checkpoint.ts';
 
 const layout = loadAddon().scalarLayout;
 
@@ -204,4 +206,107 @@ test('a chart point carries the exact mean loss, TD mse and grad norm over the s
   assert.equal(second.values['losses/grad_norm'], 5);
   const idle = toScalarPoint(read(14, [7, 8, 50, 14], 0.9), 3, memory, []);
   assert.equal(idle.values['losses/td_loss'], 0.9, 'no step in between: the last step');
+});
+
+/** Waits (polling, no fixed sleep) until `ready()` holds. */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((r) => setTimeout(r, 10));
+}
+
+test('metrics.jsonl is appended while an epoch runs, not only at its end', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  let flushed = 0;
+  let seenMidEpoch: number[] = [];
+  /** Stops at step 30 of the 50-step epoch until the file holds step 30. */
+  class SlowTrainer extends ScriptedTrainer {
+    override async run(steps: number): Promise<RunResult> {
+      const res = await super.run(this.step < 30 ? Math.min(steps, 30 - this.step) : steps);
+      if (this.step === 30) {
+        // Mid-epoch: wait until the live flush has put step 30's scalars into the file.
+        const file = () => readRunMetrics(this.runDir!);
+        await until(() => this.runDir !== undefined && file().some((r) => r.type === 'scalars' && r.step === 30));
+        seenMidEpoch = file().map((r) => r.step);
+        assert.equal(file().filter((r) => r.type === 'epoch').length, 0, 'no epoch has ended yet');
+      }
+      return res;
+    }
+    runDir?: string;
+  }
+  const box: { t?: SlowTrainer } = {};
+  const h = await startRun({ config, runsDir }, { onFlushed: () => flushed++ }, { ...deps((o) => (box.t = new SlowTrainer(o))), metricsFlushMs: 20 });
+  box.t!.runDir = h.runDir;
+  const out = await h.done;
+  assert.equal(out.state, 'finished');
+  assert.ok(seenMidEpoch.includes(30), `records in the file mid-epoch: ${seenMidEpoch.join(',')}`);
+  assert.ok(flushed >= 3, `onFlushed called ${flushed} times (live, two epoch ends, the end)`);
+});
+
+test('resuming from an older checkpoint drops the metrics records past it: no duplicate epochs, a torn line is gone', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const h = await startRun({ config, runsDir }, {}, deps((o) => new ScriptedTrainer(o)));
+  await h.done;
+  // As if the process died after epoch 2's records were flushed but before its checkpoint was good.
+  const ckpt2 = join(h.runDir, 'checkpoints', 'epoch-2');
+  const bytes = readFileSync(ckpt2);
+  bytes[bytes.length - 1]! ^= 0xff;
+  writeFileSync(ckpt2, bytes);
+  appendFileSync(join(h.runDir, 'metrics.jsonl'), '{"type":"scalars","st');
+  const events: string[] = [];
+  const h2 = await startRun({ config, runsDir, resume: h.runDir }, { onEvent: (e) => events.push(`${e.kind}: ${e.message}`) }, deps((o) => new ScriptedTrainer(o)));
+  const out = await h2.done;
+  assert.equal(out.steps, 100);
+  assert.equal(out.session_steps, 50, 'this session trained epoch 2 again');
+  assert.ok(events.some((e) => /^warning: skipped checkpoint: .*epoch-2: checksum mismatch/.test(e)), events.join('\n'));
+  assert.ok(!events.some((e) => e.startsWith('error:')));
+  assert.ok(events.some((e) => /^resume: resumed from .*epoch-1 at step 50; dropped \d+ metrics records past it/.test(e)), events.join('\n'));
+  const recs = readRunMetrics(h.runDir);
+  assert.deepEqual(recs.filter((r) => r.type === 'epoch').map((r) => r.step), [50, 100]);
+  const scalarSteps = recs.filter((r) => r.type === 'scalars').map((r) => r.step);
+  assert.deepEqual(scalarSteps, [...scalarSteps].sort((a, b) => a - b), 'scalar steps never go back');
+  assert.equal(new Set(scalarSteps).size, scalarSteps.length, 'no scalar step twice');
+  const episodeSteps = recs.filter((r) => r.type === 'episode').map((r) => r.step);
+  assert.equal(new Set(episodeSteps).size, episodeSteps.length, 'no episode twice');
+  assert.ok(readFileSync(join(h.runDir, 'metrics.jsonl'), 'utf8').endsWith('}\n'), 'the torn line is gone');
+});
+
+test('checkpoints are pruned to checkpoint_keep plus the best by evaluation, with the eval return in the header', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const returns = [5, 90, 7, 8, 6, 9, 4, 3];
+  class EvalTrainer extends ScriptedTrainer {
+    override async evaluate(episodes: number) {
+      return { episodes, meanReturn: returns[this.step / 10 - 1]!, returns: [], metrics: {} };
+    }
+  }
+  const cfg = { ...config, schedule: { epochs: 8, steps_per_epoch: 10, eval_episodes: 1, checkpoint_keep: 2 } };
+  const h = await startRun({ config: cfg, runsDir }, {}, deps((o) => new EvalTrainer(o)));
+  await h.done;
+  const dir = join(h.runDir, 'checkpoints');
+  assert.deepEqual(readdirSync(dir).sort(), ['epoch-2', 'epoch-7', 'epoch-8']);
+  assert.equal(readCheckpointHeader(join(dir, 'epoch-2')).eval_mean_return, 90);
+  assert.equal(readCheckpointHeader(join(dir, 'epoch-8')).eval_mean_return, 3);
+  assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /removed epoch-1 \(keeping the last 2 and the best by evaluation\)/);
+});
+
+test('a resume removes stale temporary files and refuses checkpoints of another network shape, saying why', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const box: { handle?: Awaited<ReturnType<typeof startRun>> } = {};
+  const stopAt = (t: ScriptedTrainer) => void (t.step === 70 && box.handle!.stop());
+  const h = (box.handle = await startRun({ config, runsDir }, {}, deps((o) => new ScriptedTrainer(o, { stopAfterStep: stopAt }))));
+  await h.done;
+  const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+  const stale = [join(h.runDir, 'checkpoints', `.epoch-2.tmp-${dead}`), join(h.runDir, `.config.json.tmp-${dead}`)];
+  for (const p of stale) writeFileSync(p, 'half');
+  const events: string[] = [];
+  const h2 = await startRun({ config, runsDir, resume: h.runDir }, { onEvent: (e) => events.push(`${e.kind}: ${e.message}`) }, deps((o) => new ScriptedTrainer(o)));
+  await h2.done;
+  for (const p of stale) assert.ok(!existsSync(p), `${p} removed`);
+  assert.equal(events.filter((e) => e.startsWith('warning: removed stale temporary file')).length, 2);
+  assert.ok(events.some((e) => /^resume: resumed from .*stop-step-70 at step 70/.test(e)));
+
+  const cfgPath = join(h.runDir, 'config.json');
+  writeFileSync(cfgPath, readFileSync(cfgPath, 'utf8').replace(/"dueling": true/, '"dueling": false'));
+  await assert.rejects(
+    startRun({ config, runsDir, resume: h.runDir, overrides: { epochs: 3 } }, {}, deps((o) => new ScriptedTrainer(o))),
+    /cannot resume .*: it has no valid checkpoint \(.*header does not match the run: network dueling is true, the run's config says false/,
+  );
 });

@@ -8,16 +8,19 @@ import { SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
 import { createTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
-import { latestCheckpoint, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
+import { removeStaleTemps } from './atomic-file.ts';
+import { expectationFor, latestCheckpoint, pruneCheckpoints, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
 import { loadOhlcv } from './data/ohlcv.ts';
 import { REPO_ROOT } from './paths.ts';
-import { appendEvent, createRunDir, MetricsWriter, readRunConfig } from './run-dir.ts';
+import { appendEvent, createRunDir, MetricsWriter, readRunConfig, trimRunMetrics } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, RunOutcome, StartOptions } from './session-api.ts';
 
 /** How often live scalars are read from the scalar block and sent (DESIGN: 100-250 ms). */
 const SCALAR_PERIOD_MS = 200;
 /** Largest run() call: bounds how late episode returns and stop requests are seen. */
 const MAX_CHUNK_STEPS = 2000;
+/** How often metrics.jsonl is appended to while a run is live (DESIGN: every few seconds). */
+export const METRICS_FLUSH_MS = 2000;
 
 /** What the session needs from outside; tests replace it. */
 export interface SessionDeps {
@@ -25,6 +28,8 @@ export interface SessionDeps {
   createTrainer: (options: TrainerOptions) => NativeTrainer;
   loadMarket: (path: string, badRows: 'refuse' | 'skip') => { bars: MarketArrays; warnings: string[] };
   now: () => number;
+  /** Period of the live metrics.jsonl flush (METRICS_FLUSH_MS). */
+  metricsFlushMs: number;
 }
 
 export const defaultDeps: SessionDeps = {
@@ -35,6 +40,7 @@ export const defaultDeps: SessionDeps = {
     return { bars, warnings: problems.map((p) => `line ${p.line}: ${p.message}`) };
   },
   now: () => performance.now(),
+  metricsFlushMs: METRICS_FLUSH_MS,
 };
 
 /** Applies CLI-style overrides and validates. */
@@ -130,9 +136,18 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     cb.onEvent?.(e);
   };
 
-  const ckpt = opts.resume ? latestCheckpoint(runDir, (why) => event('error', `skipped checkpoint: ${why}`)) : undefined;
+  for (const dir of [runDir, join(runDir, 'checkpoints')])
+    for (const name of removeStaleTemps(dir)) event('warning', `removed stale temporary file ${join(dir, name)} (left by an interrupted write)`);
+  const expect = expectationFor(runDir, config);
+  const skipped: string[] = [];
+  const ckpt = opts.resume
+    ? latestCheckpoint(runDir, (why) => {
+        skipped.push(why);
+        event('warning', `skipped checkpoint: ${why}`);
+      }, expect)
+    : undefined;
   if (opts.resume) {
-    if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint`);
+    if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint${skipped.length ? ` (${skipped.join('; ')})` : ''}`);
     const total = config.schedule.epochs * config.schedule.steps_per_epoch;
     if (ckpt.meta.step >= total)
       throw new Error(`${runDir} is already complete (${ckpt.meta.epoch} epochs, ${ckpt.meta.step} steps): pass --epochs N with N > ${ckpt.meta.epoch} to train it further`);
@@ -155,7 +170,8 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   if (ckpt) {
     trainer.loadState(ckpt.state);
     meta = { ...ckpt.meta };
-    event('resume', `resumed from ${ckpt.path} at step ${meta.step}`);
+    const dropped = trimRunMetrics(runDir, meta.step, meta.env_steps);
+    event('resume', `resumed from ${ckpt.path} at step ${meta.step}${dropped ? `; dropped ${dropped} metrics records past it (they are trained again)` : ''}`);
   } else {
     event('start', `run ${config.name} on ${chosen.backend}`);
   }
@@ -178,7 +194,23 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   announceBackends();
 
   const metrics = new MetricsWriter(join(runDir, 'metrics.jsonl'));
+  /** Appends the buffered records and tells the front end that the file now holds them. */
+  const flushMetrics = () => {
+    metrics.flush();
+    cb.onFlushed?.();
+  };
+  let lastFlushError = '';
+  /** The periodic flush: a failure is a warning (once per cause); the epoch-end flush halts on it. */
+  const flushLive = () => {
+    try {
+      flushMetrics();
+      lastFlushError = '';
+    } catch (e) {
+      if ((e as Error).message !== lastFlushError) event('warning', (lastFlushError = (e as Error).message));
+    }
+  };
   let stopRequested = false;
+  const firstStep = meta.step;
   const t0 = deps.now();
   const wall = () => meta.wall_s + (deps.now() - t0) / 1000;
   const fresh: PointMemory = { qStep: -1, causalStep: -1 };
@@ -193,9 +225,11 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     cb.onScalars?.([point]);
   };
 
-  const checkpoint = (name: string) => {
-    const path = writeCheckpoint(runDir, name, { ...meta, wall_s: wall() }, trainer.saveState());
-    event('checkpoint', `wrote ${path}`);
+  /** Writes a checkpoint (with the evaluation return that goes with it), then applies retention. */
+  const checkpoint = (name: string, evalReturn: number | null) => {
+    const path = writeCheckpoint(runDir, name, { ...meta, wall_s: wall(), eval_mean_return: evalReturn }, trainer.saveState(), expect.network);
+    const removed = pruneCheckpoints(runDir, config.schedule.checkpoint_keep);
+    event('checkpoint', `wrote ${path}${removed.length ? `; removed ${removed.join(', ')} (keeping the last ${config.schedule.checkpoint_keep} and the best by evaluation)` : ''}`);
   };
 
   /**
@@ -204,13 +238,15 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
    */
   const continueOnCpu = (why: string) => {
     trainer = deps.createTrainer({ config, market, backend: 'cpu' });
-    const good = latestCheckpoint(runDir, (skip) => event('warning', `skipped checkpoint: ${skip}`));
+    const good = latestCheckpoint(runDir, (skip) => event('warning', `skipped checkpoint: ${skip}`), expect);
     if (good) {
       trainer.loadState(good.state);
       meta = { ...good.meta };
     } else {
       meta = { step: 0, env_steps: 0, epoch: 0, wall_s: meta.wall_s };
     }
+    flushMetrics();
+    trimRunMetrics(runDir, meta.step, meta.env_steps); // the steps past the checkpoint are trained again
     chosen.backend = 'cpu';
     chosen.reason = why;
     replayReason = trainer.info.replayFallbackReason;
@@ -223,7 +259,8 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     cb.onState?.('running');
     const { epochs, steps_per_epoch: spe, eval_episodes, checkpoint_every } = config.schedule;
     let last: EpochSummary | undefined;
-    const timer = setInterval(pollScalars, SCALAR_PERIOD_MS);
+    const timers = [setInterval(pollScalars, SCALAR_PERIOD_MS), setInterval(flushLive, deps.metricsFlushMs)];
+    const stopTimers = () => timers.forEach(clearInterval);
     for (;;) {
     try {
       while (meta.epoch < epochs && !stopRequested) {
@@ -260,9 +297,9 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
           eval_metrics: ev.metrics,
         };
         metrics.add({ type: 'epoch', ...last });
-        metrics.flush();
+        flushMetrics();
         cb.onEpoch?.(last);
-        if (meta.epoch % checkpoint_every === 0 || meta.epoch === epochs) checkpoint(`epoch-${meta.epoch}`);
+        if (meta.epoch % checkpoint_every === 0 || meta.epoch === epochs) checkpoint(`epoch-${meta.epoch}`, ev.meanReturn);
       }
       break;
     } catch (e) {
@@ -270,28 +307,29 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
         continueOnCpu((e as Error).message);
         continue;
       }
-      clearInterval(timer);
+      stopTimers();
       const message = (e as Error).message;
       const flags = nanTensors(readScalars(trainer.scalars, layout).nan_flags!, layout);
       const haltReason = /NaN|Inf/.test(message) || flags.length ? message : `error: ${message}`;
-      metrics.flush();
+      flushLive(); // a halt from a failing disk must still be reported
       event('halt', `${haltReason} (last good checkpoint kept)`);
       cb.onState?.('halted', haltReason);
-      return { state: 'halted', haltReason, steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), last };
+      return { state: 'halted', haltReason, ...counts(), last };
     }
     }
-    clearInterval(timer);
+    stopTimers();
     pollScalars();
-    metrics.flush();
+    flushMetrics();
     if (stopRequested) {
-      checkpoint(`stop-step-${meta.step}`);
+      checkpoint(`stop-step-${meta.step}`, null);
       event('stop', `stopped at step ${meta.step}`);
     } else {
       event('finish', `finished ${meta.epoch} epoch${meta.epoch === 1 ? '' : 's'}, ${meta.step} steps`);
     }
     cb.onState?.('idle');
-    return { state: stopRequested ? 'stopped' : 'finished', steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), last };
+    return { state: stopRequested ? 'stopped' : 'finished', ...counts(), last };
   };
+  const counts = () => ({ steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), session_steps: meta.step - firstStep, session_wall_s: (deps.now() - t0) / 1000 });
 
   const done = loop();
   return {
