@@ -6,9 +6,13 @@ import { REPO_ROOT } from '../trainer/paths.ts';
 
 const CLI = resolve(REPO_ROOT, 'main', 'cli', 'train.ts');
 
-/** Exit code, stderr and the parsed JSON summary (undefined when the last line is not JSON). */
-export function train(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000, env });
+/**
+ * Exit code, stderr and the parsed JSON summary (undefined when the last line is not JSON).
+ * `wrapper` is a command line that runs node (e.g. `setpriv` options to run as another user).
+ */
+export function train(args: string[], env: NodeJS.ProcessEnv = process.env, wrapper: string[] = []) {
+  const argv = [process.execPath, '--import', 'tsx', CLI, ...args];
+  const r = spawnSync(wrapper[0] ?? argv[0]!, [...wrapper.slice(1), ...(wrapper.length ? argv : argv.slice(1))], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000, env });
   const lines = r.stdout.trim().split('\n');
   let json: Record<string, unknown> | undefined;
   try {

@@ -2,7 +2,8 @@
 // checkpoints, resume, bad input, and the CartPole preset actually solving CartPole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAddon } from '../../native/addon.ts';
@@ -10,11 +11,18 @@ import { train } from './run-cli.ts';
 
 test('trading-6e for one short epoch prints the eval object and leaves config.json and a checkpoint; --resume continues the step count', () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const t0 = performance.now();
   const first = train(['--preset', 'trading-6e', '--backend', 'cpu', '--epochs', '1', '--steps-per-epoch', '150', '--runs-dir', runs, '--json']);
+  const processWallS = (performance.now() - t0) / 1000;
   assert.equal(first.code, 0, first.stderr);
   const j = first.json!;
-  for (const key of ['preset', 'backend', 'replay', 'steps', 'env_steps', 'wall_s', 'steps_per_s', 'eval_mean_return', 'eval_episodes', 'run_dir']) assert.ok(key in j, `missing ${key}`);
+  for (const key of ['preset', 'config', 'resumed_from', 'backend', 'replay', 'steps', 'env_steps', 'wall_s', 'steps_per_s', 'last_epoch_steps_per_s', 'eval_mean_return', 'eval_episodes', 'run_dir']) assert.ok(key in j, `missing ${key}`);
   assert.equal(j.preset, 'trading-6e');
+  assert.equal(j.config, null);
+  assert.equal(j.resumed_from, null);
+  const rate = j.steps_per_s as number;
+  assert.ok(rate >= 150 / processWallS, `steps_per_s ${rate}: 150 steps within the ${processWallS} s the process ran`);
+  assert.ok(rate <= (j.last_epoch_steps_per_s as number), 'the whole-run average includes evaluation and checkpointing, so it is at most the epoch rate');
   assert.equal(j.backend, 'cpu');
   assert.equal(j.steps, 150);
   const ev = j.eval as Record<string, number>;
@@ -28,6 +36,9 @@ test('trading-6e for one short epoch prints the eval object and leaves config.js
   assert.equal(second.code, 0, second.stderr);
   assert.equal(second.json!.steps, 300, 'resume continues from step 150 to the end of epoch 2');
   assert.equal(second.json!.run_dir, runDir);
+  assert.equal(second.json!.preset, null);
+  assert.equal(second.json!.resumed_from, runDir);
+  assert.ok((second.json!.steps_per_s as number) > 0);
   assert.deepEqual(readdirSync(join(runDir, 'checkpoints')).sort(), ['epoch-1', 'epoch-2']);
 });
 
@@ -60,5 +71,42 @@ test('--backend cuda on a machine without a usable GPU exits non-zero and says w
   const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '10', '--runs-dir', runs, '--json']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, new RegExp(`backend 'cuda' was asked for, but ${info.reason}: use backend 'auto' or 'cpu'`));
+  assert.deepEqual(readdirSync(runs), []);
+});
+
+test('--config FILE is named in the summary (preset null); a config that is not JSON names the file', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const file = join(runs, 'my-config.json');
+  writeFileSync(file, JSON.stringify({ name: 'cfg', env: { kind: 'cartpole' }, backend: 'cpu', schedule: { epochs: 1, steps_per_epoch: 20, learning_starts: 64, eval_episodes: 1 }, optim: { batch_size: 32 } }));
+  const r = train(['--config', file, '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json!.preset, null);
+  assert.equal(r.json!.config, file);
+  assert.equal(r.json!.resumed_from, null);
+  assert.equal(r.json!.steps, 20);
+  writeFileSync(file, '{"env": ');
+  const bad = train(['--config', file, '--runs-dir', runs]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, new RegExp(`${file} is not valid JSON`));
+  const runDir = r.json!.run_dir as string;
+  writeFileSync(join(runDir, 'config.json'), readFileSync(join(runDir, 'config.json'), 'utf8').slice(0, 10));
+  const resume = train(['--resume', runDir, '--epochs', '2']);
+  assert.equal(resume.code, 1);
+  assert.match(resume.stderr, new RegExp(`${join(runDir, 'config.json')} is not valid JSON`));
+});
+
+test('a runs folder that is not writable is refused with the cause (permission denied), not a bare error code', (t) => {
+  const asRoot = process.getuid?.() === 0;
+  // root writes anywhere: run the CLI as the unprivileged user 'nobody' through setpriv.
+  if (asRoot && spawnSync('setpriv', ['--version']).status !== 0) return t.skip('running as root without setpriv');
+  const parent = mkdtempSync(join(tmpdir(), 'ro-'));
+  chmodSync(parent, 0o755);
+  const runs = join(parent, 'runs');
+  mkdirSync(runs, { mode: 0o555 });
+  chmodSync(runs, 0o555);
+  const wrapper = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+  const r = train(['--preset', 'cartpole', '--backend', 'cpu', '--epochs', '1', '--steps-per-epoch', '10', '--runs-dir', runs], { ...process.env, HOME: parent }, wrapper);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, new RegExp(`error: cannot create a run directory in ${runs}: permission denied \\(the folder is not writable by this user\\) \\[EACCES`));
   assert.deepEqual(readdirSync(runs), []);
 });

@@ -102,7 +102,8 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   const outcome = await handle.done;
   progress.done(outcome);
-  if (o.json) process.stdout.write(`${JSON.stringify(summaryJson(o.preset ?? o.config ?? o.resume ?? '', outcome, backend, replay, handle.runDir))}\n`);
+  const source = { preset: o.preset, config: o.config ? resolve(o.config) : undefined, resumedFrom: opts.resume };
+  if (o.json) process.stdout.write(`${JSON.stringify(summaryJson(source, outcome, backend, replay, handle.runDir))}\n`);
   return outcome.state === 'halted' ? 3 : 0;
 }
 

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseRunConfig } from '../../common/config.ts';
-import { appendEvent, createRunDir, listRuns, MetricsWriter, readRunConfig, readRunMetrics, runStamp } from './run-dir.ts';
+import { appendEvent, createRunDir, fsCause, listRuns, MetricsWriter, readRunConfig, readRunMetrics, runStamp, trimRunMetrics } from './run-dir.ts';
 
 const config = parseRunConfig({ name: 'cp', env: { kind: 'cartpole' } });
 
@@ -39,4 +39,30 @@ test('metrics are appended on flush, non-finite values survive, and a torn last 
   assert.equal(listed.length, 1);
   assert.equal(listed[0]!.epochs, 1);
   assert.equal(listed[0]!.lastStep, 100);
+});
+
+test('trimRunMetrics drops the records past a checkpoint (episodes by env step) and a torn last line', () => {
+  const dir = createRunDir(mkdtempSync(join(tmpdir(), 'runs-')), config);
+  const w = new MetricsWriter(join(dir, 'metrics.jsonl'));
+  for (const step of [10, 50, 60]) w.add({ type: 'scalars', step, wall_s: step, values: {} });
+  w.add({ type: 'episode', step: 190, value: 1 }); // env step 190 <= 200: kept
+  w.add({ type: 'episode', step: 230, value: 2 });
+  w.add({ type: 'epoch', epoch: 1, step: 50, env_steps: 200, epoch_time_s: 1, steps_per_s: 50, eval_mean_return: 3, eval_episodes: 1, eval_metrics: {} });
+  w.add({ type: 'epoch', epoch: 2, step: 100, env_steps: 400, epoch_time_s: 1, steps_per_s: 50, eval_mean_return: 4, eval_episodes: 1, eval_metrics: {} });
+  w.flush();
+  appendFileSync(join(dir, 'metrics.jsonl'), '{"type":"sca');
+  assert.equal(trimRunMetrics(dir, 50, 200), 4);
+  assert.deepEqual(readRunMetrics(dir).map((r) => `${r.type}@${r.step}`), ['scalars@10', 'scalars@50', 'episode@190', 'epoch@50']);
+  assert.equal(trimRunMetrics(dir, 50, 200), 0, 'nothing more to drop');
+});
+
+test('file-system errors say the cause in words; a config.json that is not JSON is named', () => {
+  const err = (code: string) => Object.assign(new Error(`${code}: x, mkdir '/r'`), { code });
+  assert.equal(fsCause(err('EACCES')), "permission denied (the folder is not writable by this user) [EACCES: x, mkdir '/r']");
+  assert.match(fsCause(err('EROFS')), /^read-only file system \[EROFS/);
+  assert.match(fsCause(err('ENOSPC')), /^no space left on device/);
+  assert.equal(fsCause(new Error('plain')), 'plain');
+  const dir = createRunDir(mkdtempSync(join(tmpdir(), 'runs-')), config);
+  writeFileSync(join(dir, 'config.json'), '{"name":');
+  assert.throws(() => readRunConfig(dir), new RegExp(`^Error: ${join(dir, 'config.json')} is not valid JSON`));
 });

@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { summaryJson } from './summary.ts';
+
+const epoch = { epoch: 3, step: 300, env_steps: 1200, epoch_time_s: 0.5, steps_per_s: 200, eval_mean_return: 42, eval_episodes: 10, eval_metrics: {} };
+
+test('the summary rate is this invocation\'s steps over its wall time; the last epoch\'s rate is beside it', () => {
+  const s = summaryJson({ preset: 'cartpole' }, { state: 'finished', steps: 300, env_steps: 1200, wall_s: 9, session_steps: 200, session_wall_s: 4, last: epoch }, 'cpu', 'cpu', '/runs/r');
+  assert.equal(s.steps_per_s, 50, '200 steps in 4 s (the run\'s earlier sessions do not count)');
+  assert.equal(s.last_epoch_steps_per_s, 200);
+  assert.equal(s.wall_s, 9);
+  assert.deepEqual([s.preset, s.config, s.resumed_from], ['cartpole', null, null]);
+});
+
+test('the summary names a config file or a resumed run instead of a preset; no epoch gives null rates and returns', () => {
+  const outcome = { state: 'stopped' as const, steps: 10, env_steps: 40, wall_s: 1, session_steps: 0, session_wall_s: 0 };
+  const fromFile = summaryJson({ config: '/tmp/c.json' }, outcome, 'cpu', 'cpu', '/runs/r');
+  assert.deepEqual([fromFile.preset, fromFile.config, fromFile.resumed_from], [null, '/tmp/c.json', null]);
+  const resumed = summaryJson({ resumedFrom: '/runs/r' }, outcome, 'cpu', 'cpu', '/runs/r');
+  assert.deepEqual([resumed.preset, resumed.config, resumed.resumed_from], [null, null, '/runs/r']);
+  assert.equal(resumed.steps_per_s, 0);
+  assert.equal(resumed.last_epoch_steps_per_s, null);
+  assert.equal(resumed.eval_mean_return, null);
+});
