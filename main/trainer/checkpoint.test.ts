@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -81,6 +82,13 @@ test('a checkpoint whose header does not match the run falls back to the previou
   assert.equal(latestCheckpoint(dir, (w) => skipped.push(w), expect(dir))?.meta.step, 100);
   assert.match(skipped[0]!, new RegExp(`belongs to run '${basename(other)}', not '${basename(dir)}'`));
   assert.equal(latestCheckpoint(dir)?.meta.step, 200, 'without an expectation only the file itself is checked');
+  // A checkpoint written before headers named their run.
+  const payload = Buffer.from([7]);
+  const legacy = { ...meta(200), bytes: 1, sha256: createHash('sha256').update(payload).digest('hex') };
+  writeFileSync(join(dir, 'checkpoints', 'epoch-2'), Buffer.concat([Buffer.from(`DQNCKPT1\n${JSON.stringify(legacy)}\n`), payload]));
+  const why: string[] = [];
+  assert.equal(latestCheckpoint(dir, (w) => why.push(w), expect(dir))?.meta.step, 100);
+  assert.match(why[0]!, /epoch-2: header does not match the run: header names no run \(written by a version before checkpoints were validated\)/);
 });
 
 test('latestCheckpoint picks the most steps, not the newest name', () => {

@@ -116,6 +116,7 @@ export function readCheckpointHeader(path: string): CheckpointHeader {
  * and the network shape.
  */
 export function checkHeader(h: CheckpointHeader, expect: CheckpointExpectation): string {
+  if (h.run === undefined) return 'header names no run (written by a version before checkpoints were validated)';
   if (h.run !== expect.run) return `belongs to run '${h.run}', not '${expect.run}'`;
   for (const key of ['step', 'env_steps', 'epoch'] as const)
     if (!Number.isInteger(h[key]) || h[key] < 0) return `${key} ${JSON.stringify(h[key])} is not a non-negative integer`;

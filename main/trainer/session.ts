@@ -215,7 +215,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   const wall = () => meta.wall_s + (deps.now() - t0) / 1000;
   const fresh: PointMemory = { qStep: -1, causalStep: -1 };
   const causalNames = trainer.info.causalFeatureNames; // fixed for the run: read once, not per poll
-  let lastStep = -1;
+  let lastStep = ckpt ? meta.step : -1; // metrics.jsonl already holds the checkpoint's step
   const pollScalars = () => {
     const s = readScalars(trainer.scalars, layout);
     if (s.step === lastStep) return;
@@ -250,7 +250,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     chosen.backend = 'cpu';
     chosen.reason = why;
     replayReason = trainer.info.replayFallbackReason;
-    lastStep = -1;
+    lastStep = good ? meta.step : -1;
     event('fallback', `compute on CPU: ${why}; continuing from ${good ? good.path : 'the start'}`);
     announceBackends();
   };
