@@ -113,15 +113,19 @@ export function readCheckpointHeader(path: string): CheckpointHeader {
 /**
  * Why `h` does not belong to the run `expect` describes, or '' when it does: the run name, the
  * counters (non-negative integers, `epoch * steps_per_epoch <= step <= (epoch + 1) * steps_per_epoch`)
- * and the network shape.
+ * and the network shape (a legacy header, with neither run nor network, is checked on its counters).
  */
 export function checkHeader(h: CheckpointHeader, expect: CheckpointExpectation): string {
-  if (h.run === undefined) return 'header names no run (written by a version before checkpoints were validated)';
-  if (h.run !== expect.run) return `belongs to run '${h.run}', not '${expect.run}'`;
+  // A header written before checkpoints named their run has neither field: its counters are
+  // checked here, and its network shape by the trainer when it loads the state (which refuses
+  // another shape), so runs saved by older versions still resume.
+  const legacy = h.run === undefined && h.network === undefined;
+  if (!legacy && h.run !== expect.run) return `belongs to run '${h.run}', not '${expect.run}'`;
   for (const key of ['step', 'env_steps', 'epoch'] as const)
     if (!Number.isInteger(h[key]) || h[key] < 0) return `${key} ${JSON.stringify(h[key])} is not a non-negative integer`;
   const spe = expect.steps_per_epoch;
   if (h.step < h.epoch * spe || h.step > (h.epoch + 1) * spe) return `step ${h.step} does not fall in epoch ${h.epoch + 1} at ${spe} steps per epoch`;
+  if (legacy) return '';
   const want = expect.network;
   const got = h.network;
   if (!got) return 'header records no network shape';
