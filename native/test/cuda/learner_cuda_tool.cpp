@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "cuda/cuda_learner.h"
-#include "native/test/cuda/expect.h"
+#include "native/test/cuda/tool.h"
 #include "cuda/cuda_replay.h"
 #include "cuda/sync.h"
 #include "model/param_layout.h"
@@ -357,22 +357,4 @@ int Profile() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "check";
-  try {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
-      std::printf("no CUDA device\n");
-      return 1;
-    }
-    std::printf("device: %s, %d SMs\n", p.name, p.multiProcessorCount);
-    if (mode == "check") return Check();
-    if (mode == "bench") return Bench();
-    if (mode == "profile") return Profile();
-    std::fprintf(stderr, "usage: learner_cuda_tool check|bench|profile\n");
-    return 2;
-  } catch (const std::exception& e) {
-    std::printf("ERROR: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}, {"profile", Profile}}); }

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "cuda/cuda_replay.h"
-#include "native/test/cuda/expect.h"
+#include "native/test/cuda/tool.h"
 #include "cuda/fallback_replay.h"
 #include "replay/make_replay.h"
 #include "replay/replay.h"
@@ -810,19 +810,4 @@ int Profile() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "check";
-  try {
-    cudaDeviceProp p{};
-    CudaOk(cudaGetDeviceProperties(&p, 0), "device properties");
-    std::printf("device: %s, %d SMs, %.0f MB L2\n", p.name, p.multiProcessorCount, p.l2CacheSize / 1e6);
-    if (mode == "check") return Check();
-    if (mode == "bench") return Bench();
-    if (mode == "profile") return Profile();
-    std::fprintf(stderr, "usage: replay_cuda_tool check|bench\n");
-    return 2;
-  } catch (const std::exception& e) {
-    std::printf("ERROR: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}, {"profile", Profile}}); }
