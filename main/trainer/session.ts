@@ -261,61 +261,62 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     let last: EpochSummary | undefined;
     const timers = [setInterval(pollScalars, SCALAR_PERIOD_MS), setInterval(flushLive, deps.metricsFlushMs)];
     const stopTimers = () => timers.forEach(clearInterval);
+    // The epochs; a lost GPU context continues them on a CPU trainer (continueOnCpu).
     for (;;) {
-    try {
-      while (meta.epoch < epochs && !stopRequested) {
-        const epochStart = deps.now();
-        const epochFirstStep = meta.step; // a resumed run may start inside an epoch
-        let remaining = (meta.epoch + 1) * spe - meta.step;
-        while (remaining > 0 && !stopRequested) {
-          const res = await trainer.run(Math.min(remaining, MAX_CHUNK_STEPS));
-          watchReplay();
-          const s = readScalars(trainer.scalars, layout);
-          meta.step = s.step!;
-          meta.env_steps = s.env_steps!;
-          remaining = (meta.epoch + 1) * spe - meta.step;
-          if (res.episodeReturns.length) {
-            const eps = res.episodeReturns.map((value, i) => ({ step: res.episodeEnvSteps[i]!, value }));
-            for (const e of eps) metrics.add({ type: 'episode', ...e });
-            cb.onEpisodes?.(eps);
+      try {
+        while (meta.epoch < epochs && !stopRequested) {
+          const epochStart = deps.now();
+          const epochFirstStep = meta.step; // a resumed run may start inside an epoch
+          let remaining = (meta.epoch + 1) * spe - meta.step;
+          while (remaining > 0 && !stopRequested) {
+            const res = await trainer.run(Math.min(remaining, MAX_CHUNK_STEPS));
+            watchReplay();
+            const s = readScalars(trainer.scalars, layout);
+            meta.step = s.step!;
+            meta.env_steps = s.env_steps!;
+            remaining = (meta.epoch + 1) * spe - meta.step;
+            if (res.episodeReturns.length) {
+              const eps = res.episodeReturns.map((value, i) => ({ step: res.episodeEnvSteps[i]!, value }));
+              for (const e of eps) metrics.add({ type: 'episode', ...e });
+              cb.onEpisodes?.(eps);
+            }
+            if (res.stopped) break;
           }
-          if (res.stopped) break;
+          if (stopRequested) break;
+          const epochTime = (deps.now() - epochStart) / 1000;
+          pollScalars();
+          const ev = await trainer.evaluate(eval_episodes);
+          meta.epoch += 1;
+          last = {
+            epoch: meta.epoch,
+            step: meta.step,
+            env_steps: meta.env_steps,
+            epoch_time_s: epochTime,
+            steps_per_s: (meta.step - epochFirstStep) / Math.max(epochTime, 1e-9),
+            eval_mean_return: ev.meanReturn,
+            eval_episodes: ev.episodes,
+            eval_metrics: ev.metrics,
+          };
+          metrics.add({ type: 'epoch', ...last });
+          flushMetrics();
+          cb.onEpoch?.(last);
+          if (meta.epoch % checkpoint_every === 0 || meta.epoch === epochs) checkpoint(`epoch-${meta.epoch}`, ev.meanReturn);
         }
-        if (stopRequested) break;
-        const epochTime = (deps.now() - epochStart) / 1000;
-        pollScalars();
-        const ev = await trainer.evaluate(eval_episodes);
-        meta.epoch += 1;
-        last = {
-          epoch: meta.epoch,
-          step: meta.step,
-          env_steps: meta.env_steps,
-          epoch_time_s: epochTime,
-          steps_per_s: (meta.step - epochFirstStep) / Math.max(epochTime, 1e-9),
-          eval_mean_return: ev.meanReturn,
-          eval_episodes: ev.episodes,
-          eval_metrics: ev.metrics,
-        };
-        metrics.add({ type: 'epoch', ...last });
-        flushMetrics();
-        cb.onEpoch?.(last);
-        if (meta.epoch % checkpoint_every === 0 || meta.epoch === epochs) checkpoint(`epoch-${meta.epoch}`, ev.meanReturn);
+        break;
+      } catch (e) {
+        if (isDeviceLost(e) && trainer.info.backend === 'cuda') {
+          continueOnCpu((e as Error).message);
+          continue;
+        }
+        stopTimers();
+        const message = (e as Error).message;
+        const flags = nanTensors(readScalars(trainer.scalars, layout).nan_flags!, layout);
+        const haltReason = /NaN|Inf/.test(message) || flags.length ? message : `error: ${message}`;
+        flushLive(); // a halt from a failing disk must still be reported
+        event('halt', `${haltReason} (last good checkpoint kept)`);
+        cb.onState?.('halted', haltReason);
+        return { state: 'halted', haltReason, ...counts(), last };
       }
-      break;
-    } catch (e) {
-      if (isDeviceLost(e) && trainer.info.backend === 'cuda') {
-        continueOnCpu((e as Error).message);
-        continue;
-      }
-      stopTimers();
-      const message = (e as Error).message;
-      const flags = nanTensors(readScalars(trainer.scalars, layout).nan_flags!, layout);
-      const haltReason = /NaN|Inf/.test(message) || flags.length ? message : `error: ${message}`;
-      flushLive(); // a halt from a failing disk must still be reported
-      event('halt', `${haltReason} (last good checkpoint kept)`);
-      cb.onState?.('halted', haltReason);
-      return { state: 'halted', haltReason, ...counts(), last };
-    }
     }
     stopTimers();
     pollScalars();
