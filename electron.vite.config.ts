@@ -1,4 +1,4 @@
-// Build of the desktop app (electron-vite): four entries.
+// Build of the desktop app (electron-vite): four entries (main has a third input, the OHLCV worker).
 //   main      main/index.ts             -> out/main/index.js   (Electron main: window, presets, supervisor)
 //   host      main/trainer/host-entry.ts -> out/main/host.js   (trainer host, started with utilityProcess.fork)
 //   preload   preload/index.ts          -> out/preload/index.cjs (CommonJS with everything bundled: the
@@ -35,6 +35,8 @@ export default defineConfig({
         input: {
           index: resolve(root, 'main', 'index.ts'),
           host: resolve(root, 'main', 'trainer', 'host-entry.ts'),
+          // Started by loadOhlcvOffThread (main/trainer/data/ohlcv.ts) from a chunk beside it.
+          'ohlcv-worker': resolve(root, 'main', 'trainer', 'data', 'ohlcv-worker.ts'),
         },
         // Shared chunks stay beside the entries: modules that find the repository from their own
         // location (main/trainer/paths.ts: two folders up) then resolve the same as in the sources.

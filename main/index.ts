@@ -29,7 +29,13 @@ function spawnHost(): HostProcess {
   const child = utilityProcess.fork(HOST_ENTRY, [], {
     serviceName: SERVICE_NAME,
     stdio: 'pipe',
-    env: { ...process.env, DQN_ADDON_PATH: process.env.DQN_ADDON_PATH ?? join(root, 'build', 'native', 'Release', 'dqn_native.node') },
+    env: {
+      ...process.env,
+      DQN_ADDON_PATH: process.env.DQN_ADDON_PATH ?? join(root, 'build', 'native', 'Release', 'dqn_native.node'),
+      // The renderer may train on resources/data and <userData>/data only (not the whole profile,
+      // which holds Chromium's own files): see main/trainer/paths-policy.ts.
+      DQN_DATA_DIRS: join(app.getPath('userData'), 'data'),
+    },
   });
   const ready = new Promise<void>((resolve) => child.once('spawn', () => resolve()));
   let pid = -1;

@@ -42,14 +42,15 @@ async function main(): Promise<void> {
     .description('serve the DQN Console dashboard to a browser')
     .option('--host <address>', 'address to bind (loopback by default; anything else exposes the trainer to the network); the page answers only to this name (Host header), or to any loopback name when it is one', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', port, 8787)
-    .option('--data-dir <dir>', 'user data: saved presets and the host log', defaultData)
+    .option('--data-dir <dir>', 'user data: saved presets, the host log, and CSV files the dashboard may train on (besides resources/data)', defaultData)
     .option('--runs-dir <dir>', 'parent folder of run directories (default: $DQN_RUNS_DIR or <repo>/runs)')
     .option('--no-build', 'do not rebuild the renderer even if its sources changed')
     .parse()
     .opts<{ host: string; port: number; dataDir: string; runsDir?: string; build: boolean }>();
 
   if (opts.build) await ensureRendererBuilt(ROOT);
-  const env = { ...process.env, ...(opts.runsDir ? { DQN_RUNS_DIR: resolve(opts.runsDir) } : {}) };
+  // The browser is a client: env.data must lie in resources/data or the data folder (paths-policy.ts).
+  const env = { ...process.env, DQN_DATA_DIRS: resolve(opts.dataDir), ...(opts.runsDir ? { DQN_RUNS_DIR: resolve(opts.runsDir) } : {}) };
   const server = await startBridgeServer({
     host: opts.host,
     port: opts.port,

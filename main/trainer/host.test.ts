@@ -1,10 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import { HostMessageSchema, type HostMessage, type RunSummary } from '../../common/protocol.ts';
 import type { RunOutcome } from './session-api.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 import { TrainerHost, type HostPort, type MetricsRecord, type SessionApi } from './host.ts';
+import { BUNDLED_DATA_DIR } from './paths.ts';
 
 /** A session whose runs the test drives by hand through the captured callbacks. */
 class FakeSession implements SessionApi {
@@ -142,35 +146,40 @@ test('a second start while a run is live is refused; a halted run reports its re
 test('resume sends the run history from disk first, then resumes that folder', async () => {
   const session = new FakeSession();
   const config = parseRunConfig(cartpole);
-  session.configs.set('/runs/old', config);
-  session.metrics.set('/runs/old', [
+  const runs = mkdtempSync(join(tmpdir(), 'dqn-host-runs-'));
+  const old = join(runs, 'old');
+  mkdirSync(old);
+  session.configs.set(old, config);
+  session.metrics.set(old, [
     { type: 'scalars', step: 10, wall_s: 1, values: { 'losses/td_loss': 2 } },
     { type: 'episode', step: 80, value: 9 },
     { type: 'epoch', epoch: 1, step: 50, env_steps: 400, epoch_time_s: 2, steps_per_s: 25, eval_mean_return: 11, eval_episodes: 10, eval_metrics: {} },
   ]);
   const { port, sent, send } = fakePort();
   const parent: unknown[] = [];
-  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000, notifyParent: (m) => parent.push(m) });
+  const host = new TrainerHost(session, { runsDir: runs, framePeriodMs: 60_000, notifyParent: (m) => parent.push(m) });
   host.attach(port);
-  send({ type: 'resume', runDir: '/runs/old' });
+  send({ type: 'resume', runDir: 'old' }); // a bare name resolves in the runs folder
   await tick();
   const data = sent.find((m) => m.type === 'runData');
   assert.ok(data && data.type === 'runData');
   assert.deepEqual(data.scalars.map((p) => p.step), [10]);
   assert.deepEqual(data.episodes, [{ step: 80, value: 9 }]);
   assert.deepEqual(data.epochs.map((e) => [e.epoch, e.epoch_time_s]), [[1, 2]]);
-  assert.equal(session.starts[0]!.opts.resume, '/runs/old');
-  assert.deepEqual(parent, [{ type: 'runDir', runDir: '/runs/old' }]);
-  assert.ok(sent.indexOf(data) < sent.findIndex((m) => m.type === 'state' && m.runDir === '/runs/old'));
+  assert.equal(session.starts[0]!.opts.resume, old);
+  assert.deepEqual(parent, [{ type: 'runDir', runDir: old }]);
+  assert.ok(sent.indexOf(data) < sent.findIndex((m) => m.type === 'state' && m.runDir === old));
   await host.shutdown();
 });
 
 test('opening a folder that is not a run answers an error naming it; malformed commands are answered too', async () => {
   const session = new FakeSession();
-  const host = new TrainerHost(session, { runsDir: '/runs' });
+  const runs = mkdtempSync(join(tmpdir(), 'dqn-host-runs-'));
+  mkdirSync(join(runs, 'nope'));
+  const host = new TrainerHost(session, { runsDir: runs });
   const { port, sent, send } = fakePort();
   host.attach(port);
-  send({ type: 'openRun', runDir: '/nope' });
+  send({ type: 'openRun', runDir: join(runs, 'nope') });
   send({ type: 'launch' });
   send('start');
   await tick();
@@ -255,4 +264,55 @@ test('the history of a long run is bounded to historyMaxPoints', async () => {
   assert.deepEqual(h.scalars.map((p) => [p.step, p.values['losses/td_loss']]), [[1, 0], [18, 34], [35, 34], [36, 35], [37, 36], [38, 37], [39, 38], [40, 39]]);
   assert.equal(h.compactedBelow, 36);
   await host.shutdown();
+});
+
+test('openRun and resume accept only folders of the runs folder: no other path, no .., no hidden name, no symlink out', async () => {
+  const session = new FakeSession();
+  const runs = mkdtempSync(join(tmpdir(), 'dqn-host-runs-'));
+  const elsewhere = mkdtempSync(join(tmpdir(), 'dqn-host-elsewhere-'));
+  for (const dir of [join(runs, '.hidden'), join(runs, 'good')]) mkdirSync(dir);
+  symlinkSync(elsewhere, join(runs, 'escape'));
+  const config = parseRunConfig(cartpole);
+  for (const dir of [elsewhere, join(runs, '.hidden'), join(runs, 'escape'), join(runs, 'good')]) session.configs.set(dir, config);
+  const host = new TrainerHost(session, { runsDir: runs, framePeriodMs: 60_000 });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  const refusals: [string, string][] = [
+    [elsewhere, `run '${elsewhere}' is not inside the runs folder ${runs}`],
+    ['..', `run '..' is not inside the runs folder ${runs}`],
+    [join(runs, 'good', '..', '..'), `run '${join(runs, 'good', '..', '..')}' is not inside the runs folder ${runs}`],
+    [join(runs, 'good', 'checkpoints'), `run '${join(runs, 'good', 'checkpoints')}' is not inside the runs folder ${runs}`],
+    ['.hidden', "run '.hidden' must not start with '.' (no hidden files, no '..')"],
+    ['escape', `run 'escape' is not inside the runs folder ${runs}`],
+    ['missing', `run 'missing' does not exist in the runs folder ${runs}`],
+  ];
+  for (const [runDir] of refusals) {
+    send({ type: 'openRun', runDir });
+    send({ type: 'resume', runDir });
+  }
+  send({ type: 'openRun', runDir: join(runs, 'good') });
+  await tick();
+  const errors = sent.flatMap((m) => (m.type === 'error' ? [`${m.command}: ${m.message}`] : []));
+  assert.deepEqual(errors, refusals.flatMap(([, why]) => [`openRun: ${why}`, `resume: ${why}`]));
+  assert.equal(session.starts.length, 0);
+  const data = sent.find((m) => m.type === 'runData');
+  assert.equal(data?.type === 'runData' && data.runDir, join(runs, 'good'));
+});
+
+test('a start from a client limits env.data to the bundled data unless the front end names more folders', async () => {
+  const session = new FakeSession();
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
+  const { port, send } = fakePort();
+  host.attach(port);
+  send({ type: 'start', config: cartpole });
+  await tick();
+  assert.deepEqual(session.starts[0]!.opts.dataDirs, [BUNDLED_DATA_DIR]);
+  await host.shutdown();
+  const wider = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000, dataDirs: [BUNDLED_DATA_DIR, '/srv/data'] });
+  const other = fakePort();
+  wider.attach(other.port);
+  other.send({ type: 'start', config: cartpole });
+  await tick();
+  assert.deepEqual(session.starts[1]!.opts.dataDirs, [BUNDLED_DATA_DIR, '/srv/data']);
+  await wider.shutdown();
 });

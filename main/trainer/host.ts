@@ -16,6 +16,8 @@ import {
 } from '../../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
 import { boundPoints, HISTORY_MAX_POINTS } from './history.ts';
+import { BUNDLED_DATA_DIR } from './paths.ts';
+import { resolveRunDir } from './paths-policy.ts';
 import type { MetricsRecord } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 
@@ -40,8 +42,13 @@ export interface HostPort {
 }
 
 export interface TrainerHostOptions {
-  /** Parent folder of run directories. */
+  /** Parent folder of run directories; a run a client names must be one of its folders. */
   runsDir: string;
+  /**
+   * Folders a client's `env.data` must lie in (decided by the front end: see paths-policy.ts);
+   * default: the bundled resources/data only.
+   */
+  dataDirs?: readonly string[];
   /** Frame period in ms (default FRAME_PERIOD_MS). */
   framePeriodMs?: number;
   /** Most scalar points (and episodes) a `liveHistory` message carries (default HISTORY_MAX_POINTS). */
@@ -118,11 +125,12 @@ export class TrainerHost {
           }
           return;
         case 'start':
-          return await this.start({ config: cmd.config, runsDir: this.options.runsDir }, cmd.config);
+          return await this.start({ config: cmd.config, runsDir: this.options.runsDir, dataDirs: this.options.dataDirs ?? [BUNDLED_DATA_DIR] }, cmd.config);
         case 'resume': {
-          const config = this.session.readRunConfig(cmd.runDir);
-          this.broadcast(this.runData(cmd.runDir, config));
-          return await this.start({ config, runsDir: this.options.runsDir, resume: cmd.runDir }, config);
+          const runDir = resolveRunDir(this.options.runsDir, cmd.runDir);
+          const config = this.session.readRunConfig(runDir);
+          this.broadcast(this.runData(runDir, config));
+          return await this.start({ config, runsDir: this.options.runsDir, resume: runDir }, config);
         }
         case 'stop':
           await this.handle?.stop();
@@ -130,9 +138,11 @@ export class TrainerHost {
         case 'listRuns':
           this.reply(from, { type: 'runs', runs: this.session.listRuns(this.options.runsDir) });
           return;
-        case 'openRun':
-          this.reply(from, this.runData(cmd.runDir, this.session.readRunConfig(cmd.runDir)));
+        case 'openRun': {
+          const runDir = resolveRunDir(this.options.runsDir, cmd.runDir);
+          this.reply(from, this.runData(runDir, this.session.readRunConfig(runDir)));
           return;
+        }
       }
     } catch (e) {
       this.reply(from, { type: 'error', command: cmd.type, message: (e as Error).message });

@@ -8,6 +8,11 @@ export interface StartOptions {
   config: RunConfigInput;
   /** Parent folder of run directories (default: <repo>/runs). */
   runsDir: string;
+  /**
+   * Folders `config.env.data` must lie in (symlinks followed; see paths-policy.ts); absent:
+   * any file (the CLI). The trainer host sets it for the configs its clients send.
+   */
+  dataDirs?: readonly string[];
   /** An existing run directory to resume (continues step count and metrics). */
   resume?: string;
   /** Override config.schedule.epochs / steps_per_epoch / seed / backend (CLI flags). */

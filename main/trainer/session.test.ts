@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
@@ -11,6 +11,7 @@ import type { NativeTrainer, RunResult, TrainerOptions } from '../../native/trai
 import { defaultDeps, startRun, toScalarPoint, type PointMemory, type SessionDeps } from './session.ts';
 import { readRunMetrics } from './run-dir.ts';
 import { readCheckpointHeader } from './checkpoint.ts';
+import { BUNDLED_DATA_DIR } from './paths.ts';
 
 const layout = loadAddon().scalarLayout;
 
@@ -309,4 +310,26 @@ test('a resume removes stale temporary files and refuses checkpoints of another 
     startRun({ config, runsDir, resume: h.runDir, overrides: { epochs: 3 } }, {}, deps((o) => new ScriptedTrainer(o))),
     /cannot resume .*: it has no valid checkpoint \(.*header does not match the run: network dueling is true, the run's config says false/,
   );
+});
+
+test('a client config naming data outside the allowed folders is refused before a run folder exists; allowed data loads off the main thread', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const outside = mkdtempSync(join(tmpdir(), 'dqn-outside-'));
+  const secret = join(outside, 'secret.csv');
+  copyFileSync(join(BUNDLED_DATA_DIR, 'spy_1d_1999-2020.csv'), secret);
+  const trading = (data: string) => ({ ...config, env: { kind: 'trading' as const, data }, schedule: { epochs: 1, steps_per_epoch: 10, eval_episodes: 1 } });
+  await assert.rejects(startRun({ config: trading(secret), runsDir, dataDirs: [BUNDLED_DATA_DIR] }, {}, deps((o) => new ScriptedTrainer(o))), {
+    message: `env.data must be inside one of: ${BUNDLED_DATA_DIR} (got ${secret})`,
+  });
+  assert.deepEqual(readdirSync(runsDir), []);
+
+  let market: TrainerOptions['market'];
+  const make = (o: TrainerOptions) => ((market = o.market), new ScriptedTrainer(o));
+  const h = await startRun({ config: trading('resources/data/spy_1d_1999-2020.csv'), runsDir, dataDirs: [BUNDLED_DATA_DIR] }, {}, deps(make));
+  await h.done;
+  assert.equal(market?.close.length, 5241);
+  // The CLI (no dataDirs) trains on any file its user names.
+  const cli = await startRun({ config: trading(secret), runsDir }, {}, deps(make));
+  await cli.done;
+  assert.equal(market?.close.length, 5241);
 });

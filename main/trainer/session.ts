@@ -2,7 +2,7 @@
 // thread, evaluate, checkpoint), live scalar streaming from the scalar block, and the run
 // directory. Used by the CLI, the Electron trainer host and the browser-mode server alike; it
 // imports no Electron.
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import { SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from '../../common/run.ts';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
@@ -10,8 +10,9 @@ import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
 import { createTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
 import { removeStaleTemps } from './atomic-file.ts';
 import { expectationFor, latestCheckpoint, pruneCheckpoints, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
-import { loadOhlcv } from './data/ohlcv.ts';
+import { loadOhlcvOffThread } from './data/ohlcv.ts';
 import { REPO_ROOT } from './paths.ts';
+import { resolveDataPath } from './paths-policy.ts';
 import { appendEvent, createRunDir, MetricsWriter, readRunConfig, trimRunMetrics } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, RunOutcome, StartOptions } from './session-api.ts';
 
@@ -22,11 +23,18 @@ const MAX_CHUNK_STEPS = 2000;
 /** How often metrics.jsonl is appended to while a run is live (DESIGN: every few seconds). */
 export const METRICS_FLUSH_MS = 2000;
 
+/** Bars of the trading environment and one warning per skipped row. */
+export interface LoadedMarket {
+  bars: MarketArrays;
+  warnings: string[];
+}
+
 /** What the session needs from outside; tests replace it. */
 export interface SessionDeps {
   addon: () => NativeAddon;
   createTrainer: (options: TrainerOptions) => NativeTrainer;
-  loadMarket: (path: string, badRows: 'refuse' | 'skip') => { bars: MarketArrays; warnings: string[] };
+  /** Reads the trading bars; the default does it on a worker thread (the event loop stays free). */
+  loadMarket: (path: string, badRows: 'refuse' | 'skip') => Promise<LoadedMarket> | LoadedMarket;
   now: () => number;
   /** Period of the live metrics.jsonl flush (METRICS_FLUSH_MS). */
   metricsFlushMs: number;
@@ -35,8 +43,8 @@ export interface SessionDeps {
 export const defaultDeps: SessionDeps = {
   addon: loadAddon,
   createTrainer,
-  loadMarket: (path, badRows) => {
-    const { bars, problems } = loadOhlcv(path, { badRows });
+  loadMarket: async (path, badRows) => {
+    const { bars, problems } = await loadOhlcvOffThread(path, { badRows });
     return { bars, warnings: problems.map((p) => `line ${p.line}: ${p.message}`) };
   },
   now: () => performance.now(),
@@ -123,7 +131,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   const warnings: string[] = [];
   let market: MarketArrays | undefined;
   if (config.env.kind === 'trading') {
-    const loaded = deps.loadMarket(resolve(REPO_ROOT, config.env.data), config.env.bad_rows);
+    const loaded = await deps.loadMarket(resolveDataPath(config.env.data, REPO_ROOT, opts.dataDirs), config.env.bad_rows);
     market = loaded.bars;
     warnings.push(...loaded.warnings.map((w) => `skipped bad row, ${w}`));
   }

@@ -2,10 +2,13 @@
 // `timestamp,open,high,low,close,volume` file, checks every row, and returns the bars as the
 // Float64Arrays the native addon takes (native/trainer.ts MarketArrays). Bad rows are reported
 // with their 1-based file line numbers; the caller chooses to refuse the file or skip them.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { parse } from 'csv-parse/sync';
 import type { MarketArrays } from '../../../native/trainer.ts';
+import { clipText } from '../paths-policy.ts';
 
 /** The only accepted header (case-insensitive, surrounding spaces ignored). */
 export const OHLCV_HEADER = ['timestamp', 'open', 'high', 'low', 'close', 'volume'] as const;
@@ -23,6 +26,8 @@ export type BadRowPolicy = 'refuse' | 'skip';
 export interface LoadOhlcvOptions {
   /** Default 'refuse'. */
   badRows?: BadRowPolicy;
+  /** Largest file size read (default MAX_OHLCV_BYTES). */
+  maxBytes?: number;
 }
 
 /** Result of loadOhlcv. */
@@ -37,6 +42,12 @@ export interface LoadedOhlcv {
 
 /** How many problems the error message of a refused file lists. */
 const SHOWN_PROBLEMS = 20;
+
+/**
+ * Largest OHLCV file read (checked before reading). 256 MiB is ~4 million 1-minute bars, and
+ * stays below V8's longest string (~512 Mi characters), which the text must fit in.
+ */
+export const MAX_OHLCV_BYTES = 256 * 1024 * 1024;
 
 /**
  * A file that cannot be used: missing, unreadable, wrong header, no bars, or (policy 'refuse')
@@ -71,17 +82,78 @@ export class OhlcvError extends Error {
  *   or no row is left.
  */
 export function loadOhlcv(path: string, options: LoadOhlcvOptions = {}): LoadedOhlcv {
-  const policy = options.badRows ?? 'refuse';
   const file = resolve(path);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
+  return parseOhlcv(readOhlcvText(file, options.maxBytes ?? MAX_OHLCV_BYTES), file, options.badRows ?? 'refuse');
+}
+
+/**
+ * The text of a CSV file, refused before reading when it is not a regular file (a device, a
+ * FIFO, a folder) or larger than `maxBytes`, and after reading when it holds a NUL byte or is
+ * not valid UTF-8 ("not a text CSV file"). Opened non-blocking and checked again on the open
+ * file, so a FIFO swapped in after the first check cannot block the read.
+ * @throws OhlcvError saying which.
+ */
+export function readOhlcvText(file: string, maxBytes = MAX_OHLCV_BYTES): string {
+  const cannot = (err: unknown) => {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new OhlcvError(`OHLCV file not found: ${file}`);
-    throw new OhlcvError(`cannot read OHLCV file ${file}: ${(err as Error).message}`);
+    if (code === 'ENOENT') return new OhlcvError(`OHLCV file not found: ${file}`);
+    return new OhlcvError(`cannot read OHLCV file ${file}: ${(err as Error).message}`);
+  };
+  const check = (st: { isFile(): boolean; size: number }) => {
+    if (!st.isFile()) throw new OhlcvError(`${file}: not a regular file (a CSV file is needed)`);
+    if (st.size > maxBytes) throw new OhlcvError(`${file}: ${st.size} bytes, more than the ${maxBytes} bytes an OHLCV file may have`);
+  };
+  let fd: number;
+  try {
+    check(statSync(file));
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw err instanceof OhlcvError ? err : cannot(err);
   }
-  return parseOhlcv(text, file, policy);
+  let bytes: Buffer;
+  try {
+    check(fstatSync(fd));
+    bytes = readFileSync(fd);
+  } catch (err) {
+    throw err instanceof OhlcvError ? err : cannot(err);
+  } finally {
+    closeSync(fd);
+  }
+  if (bytes.length > maxBytes) throw new OhlcvError(`${file}: more than the ${maxBytes} bytes an OHLCV file may have`);
+  if (bytes.includes(0)) throw new OhlcvError(`${file}: not a text CSV file (it holds NUL bytes)`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new OhlcvError(`${file}: not a text CSV file (it is not valid UTF-8)`);
+  }
+}
+
+/** The worker entry beside this module: the .ts source under tsx, the bundled .js in the app. */
+const WORKER_FILE = (() => {
+  const self = fileURLToPath(import.meta.url);
+  return self.endsWith('.ts') ? join(dirname(self), 'ohlcv-worker.ts') : join(dirname(self), 'ohlcv-worker.js');
+})();
+
+/**
+ * loadOhlcv on a worker thread, so reading and parsing a large file leaves the caller's event
+ * loop free (the trainer host keeps answering). Same results and errors as loadOhlcv; the bar
+ * arrays are transferred, not copied.
+ */
+export function loadOhlcvOffThread(path: string, options: LoadOhlcvOptions = {}): Promise<LoadedOhlcv> {
+  const workerData = { path: resolve(path), options };
+  // Under tsx (sources, tests) the worker registers tsx itself: Node 20 does not apply the
+  // parent's --import hooks to a worker's entry file.
+  const worker = WORKER_FILE.endsWith('.ts')
+    ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((t) => { t.register(); return import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)}); })`, { eval: true, workerData })
+    : new Worker(WORKER_FILE, { workerData });
+  return new Promise<LoadedOhlcv>((resolveLoad, reject) => {
+    worker.once('message', (m: { ok: true; loaded: LoadedOhlcv } | { ok: false; message: string; problems: OhlcvProblem[] }) => {
+      if (m.ok) resolveLoad(m.loaded);
+      else reject(new OhlcvError(m.message, m.problems));
+    });
+    worker.once('error', (err) => reject(new OhlcvError(`cannot load OHLCV file ${path}: ${err.message}`)));
+    worker.once('exit', (code) => reject(new OhlcvError(`cannot load OHLCV file ${path}: the loader thread exited (code ${code})`)));
+  });
 }
 
 /**
@@ -94,13 +166,13 @@ export function parseOhlcv(text: string, source: string, policy: BadRowPolicy = 
     // With `info: true` each record comes as {record, info}; csv-parse's typings do not model that.
     records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true, trim: true }) as unknown as typeof records;
   } catch (err) {
-    throw new OhlcvError(`${source}: not a readable CSV file: ${(err as Error).message}`);
+    throw new OhlcvError(`${source}: not a readable CSV file: ${clipText((err as Error).message, 160)}`);
   }
   const header = records[0];
   if (!header) throw new OhlcvError(`${source}: the file is empty (expected the header ${OHLCV_HEADER.join(',')})`);
   const names = header.record.map((h) => h.toLowerCase());
   if (names.length !== OHLCV_HEADER.length || names.some((h, i) => h !== OHLCV_HEADER[i])) {
-    throw new OhlcvError(`${source}: line ${header.info.lines}: header must be '${OHLCV_HEADER.join(',')}', got '${header.record.join(',')}'`);
+    throw new OhlcvError(`${source}: line ${header.info.lines}: header must be '${OHLCV_HEADER.join(',')}', got '${clipText(header.record.join(','))}'`);
   }
 
   const cols: number[][] = [[], [], [], [], [], []];
@@ -145,12 +217,12 @@ function checkRow(record: string[], lastTime: number, lastLine: number): { value
     };
   }
   const time = parseTimestamp(record[0]!);
-  if (time === undefined) errors.push(`timestamp '${record[0]}' is not ISO-8601 with a zone (YYYY-MM-DDTHH:MM:SSZ) or a date (YYYY-MM-DD)`);
+  if (time === undefined) errors.push(`timestamp '${clipText(record[0]!)}' is not ISO-8601 with a zone (YYYY-MM-DDTHH:MM:SSZ) or a date (YYYY-MM-DD)`);
   const nums = record.slice(1).map((s, i) => {
     const name = OHLCV_HEADER[i + 1]!;
     const x = parseDecimal(s);
-    if (x === undefined) errors.push(`${name} '${s}' is not a number`);
-    else if (!Number.isFinite(x)) errors.push(`${name} '${s}' is not finite`);
+    if (x === undefined) errors.push(`${name} '${clipText(s)}' is not a number`);
+    else if (!Number.isFinite(x)) errors.push(`${name} '${clipText(s)}' is not finite`);
     else return x;
     return undefined;
   });
@@ -164,8 +236,8 @@ function checkRow(record: string[], lastTime: number, lastLine: number): { value
   if (high !== undefined && close !== undefined && high < close) errors.push(`high ${high} is below close ${close}`);
   if (low !== undefined && open !== undefined && low > open) errors.push(`low ${low} is above open ${open}`);
   if (low !== undefined && close !== undefined && low > close) errors.push(`low ${low} is above close ${close}`);
-  if (time !== undefined && time === lastTime) errors.push(`duplicate timestamp ${record[0]} (same as line ${lastLine})`);
-  if (time !== undefined && time < lastTime) errors.push(`timestamp ${record[0]} is before the one on line ${lastLine}: rows must be sorted ascending`);
+  if (time !== undefined && time === lastTime) errors.push(`duplicate timestamp ${clipText(record[0]!)} (same as line ${lastLine})`);
+  if (time !== undefined && time < lastTime) errors.push(`timestamp ${clipText(record[0]!)} is before the one on line ${lastLine}: rows must be sorted ascending`);
   if (errors.length > 0) return { values: [], errors };
   return { values: [time!, ...(nums as number[])], errors };
 }
