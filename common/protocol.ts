@@ -139,7 +139,7 @@ export type HostToParent = z.infer<typeof HostToParentSchema>;
 
 /** A user-editable preset (bundled presets are read-only). */
 export const PresetSchema = z.object({
-  name: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" and "-" only'),
+  name: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" only, and do not start with "."'),
   source: z.enum(['bundled', 'user']),
   config: z.unknown(),
 });

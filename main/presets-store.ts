@@ -3,10 +3,10 @@
 // main (behind ipcMain.handle) and by the browser-mode server (behind the WebSocket); imports
 // no electron.
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { RunConfigInput } from '../common/config.ts';
 import { PresetRequestSchema, type Preset } from '../common/protocol.ts';
 import { writeFileAtomic } from './trainer/atomic-file.ts';
+import { resolveInsideFolder } from './trainer/paths-policy.ts';
 import { listPresets, loadPreset, PRESETS_DIR } from './trainer/presets.ts';
 
 /**
@@ -46,7 +46,7 @@ export class PresetStore {
     const req = PresetRequestSchema.safeParse({ op: 'save', name, config });
     if (!req.success) throw new Error(`cannot save preset '${name}': ${req.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     mkdirSync(this.userDir, { recursive: true });
-    writeFileAtomic(join(this.userDir, `${name}.json`), `${JSON.stringify(config, null, 2)}\n`);
+    writeFileAtomic(resolveInsideFolder(this.userDir, name, '.json', 'preset'), `${JSON.stringify(config, null, 2)}\n`);
     return this.list();
   }
 

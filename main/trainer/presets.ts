@@ -1,24 +1,28 @@
 // Bundled config presets (resources/presets/<name>.json).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfigInput } from '../../common/config.ts';
 import { REPO_ROOT } from './paths.ts';
+import { resolveInsideFolder } from './paths-policy.ts';
 
 export const PRESETS_DIR = join(REPO_ROOT, 'resources', 'presets');
 
-/** Names of the bundled presets, sorted. */
+/** Names of the presets in `dir` (bundled by default), sorted; hidden files are not presets. */
 export function listPresets(dir = PRESETS_DIR): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+  return readdirSync(dir).filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => f.slice(0, -5)).sort();
 }
 
 /**
  * Reads a preset as written (not yet validated).
- * @throws Error listing the available presets when `name` is unknown, or naming the JSON error.
+ * @throws Error listing the available presets when `name` is unknown; when the name is not plain
+ *   (folders, '..', hidden) or the file lies outside `dir` (symlinks followed) or is not a regular
+ *   file; or naming the JSON error.
  */
 export function loadPreset(name: string, dir = PRESETS_DIR): RunConfigInput {
-  const path = join(dir, `${name}.json`);
+  const path = resolveInsideFolder(dir, name, '.json', 'preset');
   if (!existsSync(path)) throw new Error(`unknown preset '${name}': available presets are ${listPresets(dir).join(', ') || '(none)'}`);
+  if (!statSync(path).isFile()) throw new Error(`preset '${name}' is not a regular file`);
   return readJsonFile(path) as RunConfigInput;
 }
 
