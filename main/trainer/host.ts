@@ -127,6 +127,8 @@ export class TrainerHost {
         case 'start':
           return await this.start({ config: cmd.config, runsDir: this.options.runsDir, dataDirs: this.options.dataDirs ?? [BUNDLED_DATA_DIR] }, cmd.config);
         case 'resume': {
+          // The config is the run folder's own (checked when that run started, or written by the
+          // CLI's user), not the client's: its env.data is not limited to dataDirs.
           const runDir = resolveRunDir(this.options.runsDir, cmd.runDir);
           const config = this.session.readRunConfig(runDir);
           this.broadcast(this.runData(runDir, config));

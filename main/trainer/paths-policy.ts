@@ -58,7 +58,7 @@ export function resolveInsideFolder(dir: string, name: string, ext: string, what
   const path = join(dir, `${name}${ext}`);
   const real = realOrUndefined(path);
   const realDir = realOrUndefined(dir);
-  if (real && (!realDir || !isInside(real, realDir) || real === realDir)) throw new Error(`${what} '${clipText(name, 120)}' is not inside the ${what}s folder ${dir}`);
+  if (real && (!realDir || !isInside(real, realDir))) throw new Error(`${what} '${clipText(name, 120)}' is not inside the ${what}s folder ${dir}`);
   return path;
 }
 
