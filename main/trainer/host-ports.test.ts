@@ -65,7 +65,7 @@ test('under Node fork commands and answers travel in envelopes, and losing the p
   const msg = HostMessageSchema.parse(env.message);
   assert.ok(msg.type === 'error');
   assert.equal(msg.command, 'openRun');
-  assert.match(msg.message, /\/elsewhere is not a run directory/);
+  assert.match(msg.message, /run '\/elsewhere' is not inside the runs folder \/runs/);
   channel.emit('disconnect');
   await tick();
   assert.equal(exited, 1);
