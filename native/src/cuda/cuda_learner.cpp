@@ -130,16 +130,13 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
       causal_features_(std::move(causal_features)),
       precision_(ToPrecision(config.precision)),
       act_ws_(layout_, config.act_rows) {
-  if (config.batch_size < 1 || config.batch_size > 65536)
+  ValidateLearner(net, config, causal_features_);
+  if (config.batch_size > 65536)
     throw std::invalid_argument("batch_size must be in [1, 65536], got " + std::to_string(config.batch_size));
   if (config.steps_per_launch < 1 || config.steps_per_launch > 64)
     throw std::invalid_argument("steps_per_launch must be in [1, 64], got " + std::to_string(config.steps_per_launch));
   if (config.actor_sync_interval < 1)
     throw std::invalid_argument("actor_sync_interval must be >= 1, got " + std::to_string(config.actor_sync_interval));
-  for (const FeatureGroup& g : causal_features_)
-    for (const int f : g.indices)
-      if (f < 0 || f >= net.state_dim)
-        throw std::invalid_argument("causal feature '" + g.name + "' index out of range: " + std::to_string(f));
   simulate_sticky_step_ = EnvInt("DQN_SIMULATE_STICKY_ERROR", -1);
 
   detail::LearnerParams& p = params_;
@@ -342,15 +339,7 @@ void CudaLearner::profile_step(Replay& replay, double* phases_ms) {
   Check(cudaEventRecord(ev[0], s), "recording an event");
   gpu->sample_device(params_.batch, B.batch);
   Check(cudaEventRecord(ev[1], s), "recording an event");
-  forward(s);
-  Check(cudaEventRecord(ev[2], s), "recording an event");
-  Check(detail::LaunchTdLoss(params_, loss_args(), B.ctl, B.partials, B.scalars, s), "launching the TD loss");
-  Check(cudaEventRecord(ev[3], s), "recording an event");
-  backward(s);
-  Check(cudaEventRecord(ev[4], s), "recording an event");
-  Check(detail::LaunchGradNorm(params_, B.grads, B.ctl, B.partials, B.scalars, &gpu->view(), s), "launching the gradient norm");
-  Check(detail::LaunchAdam(params_, B.grads, B.online, B.target, B.m, B.v, B.ctl, B.scalars, s), "launching Adam");
-  Check(cudaEventRecord(ev[5], s), "recording an event");
+  build_step(s, &gpu->view(), ev + 2);  // ev[2..5]: after forward, loss, backward, optimizer
   gpu->update_device(B.batch.indices, B.batch.generations, B.td, params_.batch);
   Check(cudaEventRecord(ev[6], s), "recording an event");
   Synchronize(s, "profiling a step");
@@ -438,15 +427,22 @@ detail::TdLossArgs CudaLearner::loss_args() const {
   return t;
 }
 
-void CudaLearner::build_step(cudaStream_t s, const detail::ReplayView* replay) {
+void CudaLearner::build_step(cudaStream_t s, const detail::ReplayView* replay, cudaEvent_t* marks) {
   Buffers& B = *buf_;
+  const auto mark = [&](int i) {
+    if (marks) Check(cudaEventRecord(marks[i], s), "recording a profiling event");
+  };
   forward(s);
+  mark(0);
   // 3-4. Double DQN target, IS-weighted Huber loss, TD errors, dL/dV and dL/dA.
   Check(detail::LaunchTdLoss(params_, loss_args(), B.ctl, B.partials, B.scalars, s), "launching the TD loss");
+  mark(1);
   backward(s);
+  mark(2);
   // 6-7. Global-norm clip and Adam, then the target network.
   Check(detail::LaunchGradNorm(params_, B.grads, B.ctl, B.partials, B.scalars, replay, s), "launching the gradient norm");
   Check(detail::LaunchAdam(params_, B.grads, B.online, B.target, B.m, B.v, B.ctl, B.scalars, s), "launching Adam");
+  mark(3);
 }
 
 void CudaLearner::queue_scalars(cudaStream_t s) {
@@ -507,6 +503,16 @@ void CudaLearner::capture(cudaStream_t s, cudaGraphExec_t* exec, Queue queue) {
   Check(e, "instantiating the step graph");
 }
 
+template <typename Queue>
+void CudaLearner::run(cudaStream_t s, bool graph, cudaGraphExec_t* exec, const char* what, Queue queue) {
+  if (!graph) {
+    queue();
+    return;
+  }
+  if (!*exec) capture(s, exec, queue);
+  Check(cudaGraphLaunch(*exec, s), what);
+}
+
 CudaReplay* CudaLearner::device_replay(Replay& replay) {
   if (auto* fb = dynamic_cast<FallbackReplay*>(&replay)) return fb->gpu();
   return dynamic_cast<CudaReplay*>(&replay);
@@ -521,15 +527,9 @@ uint32_t CudaLearner::train(Replay& replay, ScalarBlock& out) {
     // rank-based sampling re-sorts on a host schedule, so its steps are not captured.
     const bool graphs = use_graphs_ && launches_ > 0 && gpu->view().sampler != detail::SamplerKind::kRank;
     try {
-      if (!graphs) {
-        queue_steps(work_stream_, *gpu);
-      } else {
-        if (!step_exec_ || step_exec_replay_ != gpu) {
-          capture(work_stream_, &step_exec_, [&] { queue_steps(work_stream_, *gpu); });
-          step_exec_replay_ = gpu;
-        }
-        Check(cudaGraphLaunch(step_exec_, work_stream_), "launching the step graph");
-      }
+      if (step_exec_replay_ != gpu && step_exec_) cudaGraphExecDestroy(step_exec_), step_exec_ = nullptr;
+      step_exec_replay_ = gpu;  // the graph bakes in this replay's buffers
+      run(work_stream_, graphs, &step_exec_, "launching the step graph", [&] { queue_steps(work_stream_, *gpu); });
     } catch (const CudaError& e) {
       // A non-sticky replay failure: the buffer moves to the CPU for the rest of the run
       // (DESIGN section 5) and this step runs on the staged path.
@@ -553,12 +553,7 @@ uint32_t CudaLearner::train_staged(Replay& replay, ScalarBlock& out) {
   cudaStream_t s = work_stream_ = own_stream_;
   staged_per_->beta = replay.beta();
   replay.sample(params_.batch, staged_);
-  if (use_graphs_ && launches_ > 0) {
-    if (!staged_exec_) capture(s, &staged_exec_, [&] { queue_staged(s); });
-    Check(cudaGraphLaunch(staged_exec_, s), "launching the staged step graph");
-  } else {
-    queue_staged(s);
-  }
+  run(s, use_graphs_ && launches_ > 0, &staged_exec_, "launching the staged step graph", [&] { queue_staged(s); });
   ++launches_;
   ++steps_;
   // The CPU replay needs this step's TD errors on the host: this path waits every step.
@@ -578,13 +573,10 @@ void CudaLearner::after_launch(cudaStream_t s) {
   const int64_t k = config_.steps_per_launch;
   if (buf_->groups > 0 && Crossed(steps_, k, config_.causal_interval)) {
     // The causal probe of DESIGN section 4, its own graph: the batch's states under the updated weights.
-    if (use_graphs_) {
-      if (!probe_exec_) capture(s, &probe_exec_, [&] { launch_probe(s); queue_scalars(s); });
-      Check(cudaGraphLaunch(probe_exec_, s), "launching the causal probe");
-    } else {
+    run(s, use_graphs_, &probe_exec_, "launching the causal probe", [&] {
       launch_probe(s);
       queue_scalars(s);
-    }
+    });
   }
   if (!act_in_flight_ && Crossed(steps_, k, config_.actor_sync_interval)) {
     Check(cudaMemcpyAsync(act_[1 - act_cur_], buf_->online, static_cast<size_t>(layout_.size()) * sizeof(float),

@@ -72,7 +72,8 @@ class CudaLearner final : public Learner {
  private:
   struct Buffers;   // every device buffer, carved from one block
   /// Forward .. Adam, the step's core; `replay` (the GPU replay's view, or null) feeds the PER scalars.
-  void build_step(cudaStream_t s, const detail::ReplayView* replay);
+  /// marks (profiling only, or null): 4 events recorded after forward, loss, backward, optimizer.
+  void build_step(cudaStream_t s, const detail::ReplayView* replay, cudaEvent_t* marks = nullptr);
   /// Launches one grouped product with the split-K workspace (or, while measuring_, only sizes it).
   void gemm(const detail::GemmBatch& batch, cudaStream_t s, const char* what);
   void forward(cudaStream_t s);
@@ -82,6 +83,10 @@ class CudaLearner final : public Learner {
   /// Captures queue(s) once as a CUDA graph into *exec.
   template <typename Queue>
   void capture(cudaStream_t s, cudaGraphExec_t* exec, Queue queue);
+  /// queue() as a CUDA graph (captured into *exec on first use, then replayed) when graph is
+  /// true, eagerly otherwise.
+  template <typename Queue>
+  void run(cudaStream_t s, bool graph, cudaGraphExec_t* exec, const char* what, Queue queue);
   void queue_steps(cudaStream_t s, CudaReplay& gpu);  // K x (the replay's sample, the core, the update)
   void queue_staged(cudaStream_t s);                  // the staged batch in, the core, TD errors out
   void queue_scalars(cudaStream_t s);                 // device scalar block -> pinned block
