@@ -20,24 +20,11 @@ bool AllFinite(const float* x, int64_t n) {
   return true;
 }
 
-LearnerConfig Checked(const LearnerConfig& c) {
-  if (c.batch_size < 1) throw std::invalid_argument("batch_size must be >= 1, got " + std::to_string(c.batch_size));
-  if (!(c.adam.lr > 0)) throw std::invalid_argument("lr must be > 0, got " + std::to_string(c.adam.lr));
-  if (!(c.huber_delta > 0)) throw std::invalid_argument("huber_delta must be > 0, got " + std::to_string(c.huber_delta));
-  if (c.target_update == TargetUpdate::kHard && c.target_interval < 1)
-    throw std::invalid_argument("target interval must be >= 1, got " + std::to_string(c.target_interval));
-  if (c.target_update == TargetUpdate::kPolyak && !(c.tau > 0 && c.tau <= 1))
-    throw std::invalid_argument("tau must be in (0, 1], got " + std::to_string(c.tau));
-  if (c.q_stats_interval < 1 || c.causal_interval < 1 || c.act_rows < 1)
-    throw std::invalid_argument("q_stats_interval, causal_interval and act_rows must be >= 1");
-  return c;
-}
-
 }  // namespace
 
 CpuLearner::CpuLearner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features)
     : layout_(net),
-      config_(Checked(config)),
+      config_(ValidateLearner(net, config, causal_features)),
       causal_features_(std::move(causal_features)),
       online_(static_cast<size_t>(layout_.size())),
       target_(online_.size()),
@@ -55,10 +42,6 @@ CpuLearner::CpuLearner(const NetConfig& net, const LearnerConfig& config, uint64
       td_dq_(static_cast<size_t>(config_.batch_size * net.n_actions)),
       batch_(config_.batch_size, net.state_dim),
       td_(static_cast<size_t>(config_.batch_size)) {
-  for (const FeatureGroup& g : causal_features_)
-    for (const int f : g.indices)
-      if (f < 0 || f >= net.state_dim)
-        throw std::invalid_argument("causal feature '" + g.name + "' index out of range: " + std::to_string(f));
   probe_per_feature_.resize(causal_features_.size());
   Rng init_rng(seed, /*stream=*/0);
   InitParams(layout_, online_.data(), init_rng);

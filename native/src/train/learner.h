@@ -58,6 +58,11 @@ struct LearnerTensors {
   std::vector<float> online, target, adam_m, adam_v;
 };
 
+/// Checks what both learners need of their options and causal features (batch size, lr, Huber
+/// delta, target update, probe intervals, feature indices inside the state).
+/// Returns `config`. @throws std::invalid_argument naming the first bad value.
+const LearnerConfig& ValidateLearner(const NetConfig& net, const LearnerConfig& config, const std::vector<FeatureGroup>& causal_features);
+
 /// @throws std::invalid_argument naming the first buffer whose size is not n floats.
 void CheckTensorSizes(const LearnerTensors& t, int64_t n);
 

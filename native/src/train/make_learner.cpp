@@ -11,6 +11,23 @@
 
 namespace dqn {
 
+const LearnerConfig& ValidateLearner(const NetConfig& net, const LearnerConfig& c, const std::vector<FeatureGroup>& causal_features) {
+  if (c.batch_size < 1) throw std::invalid_argument("batch_size must be >= 1, got " + std::to_string(c.batch_size));
+  if (!(c.adam.lr > 0)) throw std::invalid_argument("lr must be > 0, got " + std::to_string(c.adam.lr));
+  if (!(c.huber_delta > 0)) throw std::invalid_argument("huber_delta must be > 0, got " + std::to_string(c.huber_delta));
+  if (c.target_update == TargetUpdate::kHard && c.target_interval < 1)
+    throw std::invalid_argument("target interval must be >= 1, got " + std::to_string(c.target_interval));
+  if (c.target_update == TargetUpdate::kPolyak && !(c.tau > 0 && c.tau <= 1))
+    throw std::invalid_argument("tau must be in (0, 1], got " + std::to_string(c.tau));
+  if (c.q_stats_interval < 1 || c.causal_interval < 1 || c.act_rows < 1)
+    throw std::invalid_argument("q_stats_interval, causal_interval and act_rows must be >= 1");
+  for (const FeatureGroup& g : causal_features)
+    for (const int f : g.indices)
+      if (f < 0 || f >= net.state_dim)
+        throw std::invalid_argument("causal feature '" + g.name + "' index out of range: " + std::to_string(f));
+  return c;
+}
+
 void CheckTensorSizes(const LearnerTensors& t, int64_t n) {
   const std::pair<const char*, size_t> sizes[] = {
       {"online", t.online.size()}, {"target", t.target.size()}, {"adam_m", t.adam_m.size()}, {"adam_v", t.adam_v.size()}};
