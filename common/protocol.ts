@@ -3,13 +3,13 @@
 // process boundary is parsed with one of these schemas on arrival, in both directions.
 //
 //   renderer --HostCommand--> trainer host        (MessagePort in Electron, WebSocket in browser mode)
-//   renderer <--HostMessage-- trainer host        (live scalars batched into frames every FRAME_PERIOD_MS)
+//   renderer <--HostMessage-- trainer host        (live records summarised into one frame every FRAME_PERIOD_MS)
 //   renderer <--HostMessage-- supervisor          (hostReady / hostExit: the host's own lifecycle)
 //   supervisor <--ParentMessage--> trainer host   (connect a port, shutdown, the current run folder)
 //   browser <--Bridge*Message--> serve server     (the above wrapped in channels, plus presets)
 import { z } from 'zod';
 import { RunConfigSchema } from './config.ts';
-import { BackendStatusSchema, EpochSummarySchema, RunEventSchema, RunStateSchema, ScalarPointSchema } from './run.ts';
+import { BackendStatusSchema, EpochSummarySchema, RunEventSchema, RunStateSchema, ScalarPointSchema, type EpochSummary } from './run.ts';
 
 /** How often the trainer host sends a frame of batched live records (DESIGN: 100-250 ms). */
 export const FRAME_PERIOD_MS = 200;
@@ -45,6 +45,8 @@ export const HostCommandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('listRuns') }),
   /** Read a past run's metrics from disk (answered by `runData`). */
   z.object({ type: z.literal('openRun'), runDir: z.string().min(1) }),
+  /** Answered at once by `pong` with the same id: measures the round trip (bench, liveness). */
+  z.object({ type: z.literal('ping'), id: z.number().int().nonnegative() }),
 ]);
 export type HostCommand = z.infer<typeof HostCommandSchema>;
 /** A command as the renderer builds it (the config before defaults are filled in). */
@@ -53,14 +55,83 @@ export type HostCommandInput = z.input<typeof HostCommandSchema>;
 // ---------------------------------------------------------------------------------------------
 // trainer host (and supervisor) -> renderer
 
-/** Records of the live run gathered over one frame period. */
+/** Series the frames carry besides the scalar names of common/run.ts (x axis in brackets). */
+export const FRAME_SERIES = {
+  /** Training episode returns [env step]. */
+  episodicReturn: 'charts/episodic_return',
+  /** Wall seconds of each epoch [epoch]. */
+  epochTime: 'epoch/time_s',
+  /** Gradient steps per second of each epoch [epoch]. */
+  epochStepsPerSec: 'epoch/steps_per_s',
+  /** Mean evaluation return at each epoch end [env step]; `eval/<metric>` for the other metrics. */
+  evalReturn: 'eval/mean_return',
+} as const;
+
+/** The series points of one epoch summary: [series name, x, value] (x as in FRAME_SERIES). */
+export function epochSeriesPoints(e: EpochSummary): [string, number, number][] {
+  const out: [string, number, number][] = [
+    [FRAME_SERIES.epochTime, e.epoch, e.epoch_time_s],
+    [FRAME_SERIES.epochStepsPerSec, e.epoch, e.steps_per_s],
+    [FRAME_SERIES.evalReturn, e.env_steps, e.eval_mean_return],
+  ];
+  for (const k in e.eval_metrics) out.push([`eval/${k}`, e.env_steps, e.eval_metrics[k]!]);
+  return out;
+}
+
+/** Most events one frame carries; the rest are counted in `eventsOmitted` (events.log has them all). */
+export const MAX_FRAME_EVENTS = 20;
+
+const NonFiniteSchema = z.enum(['NaN', 'Infinity', '-Infinity']);
+
+/**
+ * One series over one frame period: every record of it since the previous frame, summarised, so
+ * a frame's size does not depend on how many steps passed (DESIGN section 8). Minimum, maximum
+ * and mean are over the finite values (absent when none was finite), each extreme with the x at
+ * which it occurred; `last` is the last value as it was (non-finite included); `nonFinite` is the
+ * first non-finite value and its x, drawn as a marker.
+ */
+export const SeriesSummarySchema = z.object({
+  /** x (step, env step or epoch: see FRAME_SERIES) of the first and last record covered. */
+  x0: z.number(),
+  x1: z.number(),
+  /** Records covered (>= 1). */
+  n: z.number().int().positive(),
+  min: z.tuple([z.number(), z.number()]).optional(),
+  max: z.tuple([z.number(), z.number()]).optional(),
+  mean: z.number().optional(),
+  last: z.union([z.number(), NonFiniteSchema]),
+  nonFinite: z.object({ x: z.number(), value: NonFiniteSchema }).optional(),
+});
+export type SeriesSummary = z.infer<typeof SeriesSummarySchema>;
+
+/** Counters of the live run at the end of a frame period. */
+export const FrameProgressSchema = z.object({
+  step: z.number().int().nonnegative(),
+  env_steps: z.number().int().nonnegative(),
+  epoch: z.number().int().nonnegative(),
+  /** Run wall seconds at `step` (from the scalar block's last read). */
+  wall_s: z.number().nonnegative(),
+});
+
+/**
+ * What the live run did over one frame period (FRAME_PERIOD_MS), in a size bounded by the
+ * number of series, whatever the step rate: a summary per series (`series`, keyed by name), the
+ * gradient steps covered (`steps`), the counters at its end, the last epoch summary with the
+ * number of epochs that ended, and at most MAX_FRAME_EVENTS events. `seq` counts the frames of
+ * the run (1, 2, ...), so a receiver can tell a lost frame. metrics.jsonl keeps every raw record.
+ */
 export const FrameSchema = z.object({
   type: z.literal('frame'),
   runDir: z.string(),
-  scalars: z.array(ScalarPointSchema),
-  episodes: z.array(EpisodePointSchema),
-  epochs: z.array(EpochSummarySchema),
-  events: z.array(RunEventSchema),
+  seq: z.number().int().positive(),
+  steps: z.object({ from: z.number(), to: z.number() }).optional(),
+  progress: FrameProgressSchema.optional(),
+  series: z.record(z.string(), SeriesSummarySchema),
+  /** Epochs that ended in this period, and the last of their summaries. */
+  epochsEnded: z.number().int().nonnegative(),
+  lastEpoch: EpochSummarySchema.optional(),
+  events: z.array(RunEventSchema).max(MAX_FRAME_EVENTS),
+  eventsOmitted: z.number().int().nonnegative(),
 });
 export type Frame = z.infer<typeof FrameSchema>;
 
@@ -102,6 +173,8 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
     epochs: z.array(EpochSummarySchema),
     compactedBelow: z.number().optional(),
   }),
+  /** The answer to `ping`, sent to the port that asked (to every client in browser mode). */
+  z.object({ type: z.literal('pong'), id: z.number().int().nonnegative() }),
   /** A command failed (invalid config, unreadable run folder...): `message` says why. */
   z.object({ type: z.literal('error'), command: z.string(), message: z.string() }),
   /** Sent by the supervisor: a trainer host process is up. */

@@ -1,24 +1,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRunConfig } from '../common/config.ts';
-import type { HostMessage } from '../common/protocol.ts';
+import { FrameBuilder } from '../common/frame-builder.ts';
+import { HostMessageSchema, type HostMessage } from '../common/protocol.ts';
+import type { EpochSummary } from '../common/run.ts';
 import { createDashboard, EPOCH_TIME_SERIES, EPISODE_SERIES } from './store.ts';
 
 const config = parseRunConfig({ env: { kind: 'cartpole' }, schedule: { epochs: 2, steps_per_epoch: 500 } });
-const frame = (runDir: string, points: [number, number, number | 'NaN'][], extra: Partial<Extract<HostMessage, { type: 'frame' }>> = {}): HostMessage => ({
-  type: 'frame',
-  runDir,
-  scalars: points.map(([step, wall_s, loss]) => ({ step, wall_s, values: { 'losses/td_loss': loss } })),
-  episodes: [],
-  epochs: [],
-  events: [],
-  ...extra,
-});
+/** A frame as the host builds it from scalar reads [step, wall_s, loss] and the other records. */
+const frame = (
+  runDir: string,
+  points: [number, number, number | 'NaN'][],
+  extra: { episodes?: { step: number; value: number }[]; epochs?: EpochSummary[] } = {},
+): HostMessage => {
+  const b = new FrameBuilder(runDir);
+  b.addScalars(points.map(([step, wall_s, loss]) => ({ step, wall_s, values: { 'losses/td_loss': loss } })));
+  b.addEpisodes(extra.episodes ?? []);
+  for (const e of extra.epochs ?? []) b.addEpoch(e);
+  return HostMessageSchema.parse(JSON.parse(JSON.stringify(b.take())));
+};
 
 test('frames fill the live series; steps/s and ETA come from the points', () => {
   const d = createDashboard();
   d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
-  d.apply(frame('/runs/a', [[0, 0, 1], [100, 1, 0.5]]), 1000);
+  d.apply(frame('/runs/a', [[0, 0, 1]]), 800);
+  d.apply(frame('/runs/a', [[100, 1, 0.5]]), 1000);
   d.apply(frame('/runs/a', [[200, 2, 'NaN']], { episodes: [{ step: 150, value: 21 }] }), 1200);
   const loss = d.live.get('losses/td_loss')!;
   assert.deepEqual(Array.from(loss.x.subarray(0, loss.length)), [0, 100, 200]);
@@ -28,7 +34,7 @@ test('frames fill the live series; steps/s and ETA come from the points', () => 
   assert.equal(p.stepsPerSec, 100); // (200 - 0) steps over (2 - 0) s
   assert.equal(p.etaSec, 8); // (2 * 500 - 200) / 100
   assert.equal(p.lastUpdateMs, 1200);
-  assert.equal(d.store.getState().version, 3);
+  assert.equal(d.store.getState().version, 4);
 });
 
 test('an epoch summary adds an epoch-time point; a new run clears the live series', () => {
@@ -40,7 +46,7 @@ test('an epoch summary adds an epoch-time point; a new run clears the live serie
   d.apply({ type: 'state', state: 'idle', runDir: '/runs/a' });
   d.apply({ type: 'state', state: 'running', runDir: '/runs/b', config });
   assert.equal(d.live.get('losses/td_loss'), undefined);
-  assert.deepEqual(d.store.getState().epochs, []);
+  assert.equal(d.store.getState().lastEpoch, undefined);
   d.apply(frame('/runs/a', [[20, 0.2, 1]]));
   assert.equal(d.live.get('losses/td_loss'), undefined, 'a late frame of the old run is dropped');
 });
@@ -90,7 +96,8 @@ test('a host that dies mid-run halts the run with the exit reason; the new host 
 test('changing the smoothing weight re-smooths every series', () => {
   const d = createDashboard();
   d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
-  d.apply(frame('/runs/a', [[1, 0.1, 1], [2, 0.2, 3]]));
+  d.apply(frame('/runs/a', [[1, 0.1, 1]]));
+  d.apply(frame('/runs/a', [[2, 0.2, 3]]));
   d.setSmoothing(0);
   const loss = d.live.get('losses/td_loss')!;
   assert.deepEqual(Array.from(loss.smoothed.subarray(0, 2)), [1, 3]);
@@ -115,4 +122,50 @@ test('the live history sent after a reconnect replaces the live series; one for 
   assert.equal(d.live.get(EPISODE_SERIES)!.y[0], 14);
   assert.equal(d.store.getState().progress.epoch, 1);
   assert.equal(d.store.getState().progress.step, 80);
+});
+
+test('a frame summarising thousands of records adds at most four points: min, max, last and a NaN marker', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  const b = new FrameBuilder('/runs/a');
+  const losses: number[] = [];
+  for (let step = 1; step <= 5000; step++) {
+    const v = step === 1234 ? 50 : step === 4321 ? -7 : step === 3000 ? NaN : Math.sin(step);
+    losses.push(v);
+    b.addScalars([{ step, wall_s: step / 1000, values: { 'losses/td_loss': Number.isNaN(v) ? 'NaN' : v } }]);
+  }
+  const eps = Array.from({ length: 2000 }, (_, i) => ({ step: 10 * (i + 1), value: i % 7 }));
+  b.addEpisodes(eps);
+  const f = HostMessageSchema.parse(JSON.parse(JSON.stringify(b.take())));
+  assert.ok(f.type === 'frame');
+  assert.ok(JSON.stringify(f).length < 1000, `the frame is small (${JSON.stringify(f).length} bytes)`);
+  d.apply(f, 1000);
+  const loss = d.live.get('losses/td_loss')!;
+  assert.deepEqual(Array.from(loss.x.subarray(0, loss.length)), [1234, 3000, 4321, 5000]);
+  assert.deepEqual(Array.from(loss.y.subarray(0, loss.length)), [50, NaN, -7, Math.sin(5000)]);
+  // The smoothed curve starts from the mean of the finite values, not from an extreme.
+  const finite = losses.filter((v) => Number.isFinite(v));
+  const mean = finite.reduce((a, v) => a + v, 0) / finite.length;
+  assert.ok(Math.abs(loss.smoothed[0]! - mean) < 1e-9, `smoothed ${loss.smoothed[0]} = mean ${mean}`);
+  assert.ok(Number.isNaN(loss.smoothed[1]!), 'the NaN marker stays a NaN');
+  const ret = d.live.get(EPISODE_SERIES)!;
+  assert.deepEqual(Array.from(ret.x.subarray(0, ret.length)), [10, 70, 20_000]);
+  assert.deepEqual(Array.from(ret.y.subarray(0, ret.length)), [0, 6, 1999 % 7]);
+  assert.equal(d.store.getState().progress.step, 5000);
+  assert.deepEqual(d.stream, { frames: 1, lost: 0, lastSeq: 1 });
+});
+
+test('a gap in the frame sequence is counted as lost frames', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  const b = new FrameBuilder('/runs/a');
+  const next = (step: number) => {
+    b.addScalars([{ step, wall_s: step, values: { 'losses/td_loss': 1 } }]);
+    return b.take()!;
+  };
+  d.apply(next(1));
+  next(2); // never delivered
+  next(3); // never delivered
+  d.apply(next(4));
+  assert.deepEqual(d.stream, { frames: 2, lost: 2, lastSeq: 4 });
 });

@@ -1,18 +1,36 @@
 // The dashboard's state, fed only by messages from the trainer host and its supervisor.
 // Long series live outside React state in SeriesBooks (typed arrays); the zustand state holds
 // the small things (run state, badges, progress) and a `version` counter that charts watch.
+// A live frame (one per FRAME_PERIOD_MS, a summary per series) costs O(number of series) here,
+// whatever the step rate: each summary appends at most four points to its series.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunConfig } from '../common/config.ts';
-import { fromWire, type HostMessage, type RunSummary } from '../common/protocol.ts';
+import { epochSeriesPoints, FRAME_SERIES, fromWire, type Frame, type HostMessage, type RunSummary, type SeriesSummary } from '../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
 import { DEFAULT_MAX_POINTS, Series } from './lib/series.ts';
 import type { ConnectionState } from './transport/transport.ts';
 
 /** Series names the dashboard adds to the scalar names of common/run.ts. */
-export const EPISODE_SERIES = 'charts/episodic_return';
-export const EPOCH_TIME_SERIES = 'epoch/time_s';
-export const EVAL_RETURN_SERIES = 'eval/mean_return';
+export const EPISODE_SERIES = FRAME_SERIES.episodicReturn;
+export const EPOCH_TIME_SERIES = FRAME_SERIES.epochTime;
+export const EVAL_RETURN_SERIES = FRAME_SERIES.evalReturn;
+
+/**
+ * The raw points that stand for a frame's summary of one series, x ascending: the minimum, the
+ * maximum and the last value (each once), and the first non-finite value as its marker.
+ */
+export function summaryPoints(s: SeriesSummary): [number, number][] {
+  const pts: [number, number][] = [];
+  const add = (x: number, y: number) => {
+    if (!pts.some(([px, py]) => px === x && Object.is(py, y))) pts.push([x, y]);
+  };
+  if (s.min) add(s.min[0], s.min[1]);
+  if (s.max) add(s.max[0], s.max[1]);
+  if (s.nonFinite) add(s.nonFinite.x, fromWire(s.nonFinite.value));
+  add(s.x1, fromWire(s.last));
+  return pts.sort((a, b) => a[0] - b[0]);
+}
 
 /** All series of one run, by name. */
 export class SeriesBook {
@@ -43,9 +61,18 @@ export class SeriesBook {
     for (const e of episodes) this.push(EPISODE_SERIES, e.step, e.value);
   }
   addEpochs(epochs: readonly EpochSummary[]): void {
-    for (const e of epochs) {
-      this.push(EPOCH_TIME_SERIES, e.epoch, e.epoch_time_s);
-      this.push(EVAL_RETURN_SERIES, e.env_steps, e.eval_mean_return);
+    for (const e of epochs) for (const [name, x, y] of epochSeriesPoints(e)) this.push(name, x, y);
+  }
+  /** Appends a frame's summaries (see summaryPoints), creating series on first use. */
+  addSummaries(summaries: Frame['series']): void {
+    for (const name in summaries) {
+      const sum = summaries[name]!;
+      let s = this.series.get(name);
+      if (!s) {
+        s = new Series(this.maxPoints, this.smoothing);
+        this.series.set(name, s);
+      }
+      s.pushSummary(summaryPoints(sum), sum.mean);
     }
   }
 
@@ -78,7 +105,7 @@ export interface Progress {
   step: number;
   envSteps: number;
   epoch: number;
-  /** Gradient steps per second over the last few seconds of scalar points. */
+  /** Gradient steps per second over the last few seconds of run time. */
   stepsPerSec?: number;
   etaSec?: number;
   /** Local time (ms) the last frame arrived. */
@@ -95,12 +122,13 @@ export interface DashboardState {
   runConfig?: RunConfig;
   backends?: BackendStatus;
   progress: Progress;
-  epochs: EpochSummary[];
+  /** The last epoch summary of the run shown live. */
+  lastEpoch?: EpochSummary;
   events: RunEvent[];
   errors: { command: string; message: string; atMs: number }[];
   runs: RunSummary[];
   /** What the charts show: the live run, or a past run opened from the history. */
-  view: { kind: 'live' } | { kind: 'history'; runDir: string; config: RunConfig; epochs: EpochSummary[] };
+  view: { kind: 'live' } | { kind: 'history'; runDir: string; config: RunConfig; lastEpoch?: EpochSummary };
   /** Bumped whenever a series book changes (charts redraw on it). */
   version: number;
   smoothing: number;
@@ -111,8 +139,17 @@ const RATE_WINDOW_S = 3;
 const MAX_EVENTS = 200;
 const MAX_ERRORS = 5;
 
+/** What arrived of the live stream: frames applied and frames lost (gaps in their `seq`). */
+export interface StreamStats {
+  frames: number;
+  lost: number;
+  lastSeq: number;
+}
+
 export interface Dashboard {
   store: StoreApi<DashboardState>;
+  /** Live frame counters (outside React state: they change with every frame). */
+  stream: StreamStats;
   live: SeriesBook;
   /** The book the charts draw (live or the opened past run). */
   shown(): SeriesBook;
@@ -133,13 +170,13 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   let resuming: string | undefined;
   /** Recent (wall_s, step) pairs for the steps/s rate. */
   let recent: { wall: number; step: number }[] = [];
+  const stream: StreamStats = { frames: 0, lost: 0, lastSeq: 0 };
 
   const store = createStore<DashboardState>(() => ({
     connection: 'connecting',
     host: { restarts: 0 },
     runState: 'idle',
     progress: { step: 0, envSteps: 0, epoch: 0 },
-    epochs: [],
     events: [],
     errors: [],
     runs: [],
@@ -154,10 +191,12 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   const resetLive = () => {
     live = new SeriesBook(get().smoothing, maxPoints);
     recent = [];
-    set({ epochs: [], events: [], progress: { step: 0, envSteps: 0, epoch: 0 } });
+    stream.lastSeq = 0;
+    set({ lastEpoch: undefined, events: [], progress: { step: 0, envSteps: 0, epoch: 0 } });
   };
 
-  const updateProgress = (points: readonly ScalarPoint[], epochs: readonly EpochSummary[], nowMs: number) => {
+  /** Progress after `points` ((wall_s, step) reads, oldest first) and the epoch summary `e`. */
+  const updateProgress = (points: readonly { step: number; wall_s: number }[], e: EpochSummary | undefined, nowMs: number) => {
     const prev = get().progress;
     const next: Progress = { ...prev, lastUpdateMs: nowMs };
     for (const p of points) {
@@ -165,11 +204,12 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       next.step = Math.max(next.step, p.step);
     }
     const lastWall = recent.at(-1)?.wall ?? 0;
-    recent = recent.filter((r) => lastWall - r.wall <= RATE_WINDOW_S);
+    let drop = 0;
+    while (drop < recent.length && lastWall - recent[drop]!.wall > RATE_WINDOW_S) drop++;
+    if (drop) recent = recent.slice(drop);
     const first = recent[0];
     const last = recent.at(-1);
     if (first && last && last.wall > first.wall) next.stepsPerSec = (last.step - first.step) / (last.wall - first.wall);
-    const e = epochs.at(-1);
     if (e) {
       next.epoch = e.epoch;
       next.envSteps = e.env_steps;
@@ -188,12 +228,16 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       case 'frame': {
         const s = get();
         if (s.runDir && m.runDir && m.runDir !== s.runDir) return; // a frame of a run we no longer show
-        live.addScalars(m.scalars);
-        live.addEpisodes(m.episodes);
-        live.addEpochs(m.epochs);
+        if (stream.lastSeq && m.seq > stream.lastSeq + 1) stream.lost += m.seq - stream.lastSeq - 1;
+        stream.lastSeq = m.seq;
+        stream.frames++;
+        live.addSummaries(m.series);
+        const p = m.progress;
+        const progress = updateProgress(p ? [p] : [], m.lastEpoch, nowMs);
+        if (p) progress.envSteps = Math.max(progress.envSteps, p.env_steps);
         set({
-          progress: updateProgress(m.scalars, m.epochs, nowMs),
-          epochs: m.epochs.length ? [...s.epochs, ...m.epochs] : s.epochs,
+          progress,
+          lastEpoch: m.lastEpoch ?? s.lastEpoch,
           events: m.events.length ? [...s.events, ...m.events].slice(-MAX_EVENTS) : s.events,
         });
         bump();
@@ -230,11 +274,12 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         if (m.runDir === resuming) {
           live = book;
           recent = [];
-          set({ epochs: m.epochs, events: [], runConfig: m.config, runDir: m.runDir, view: { kind: 'live' }, progress: updateProgress(m.scalars.slice(-1), m.epochs, nowMs) });
+          stream.lastSeq = 0;
+          set({ lastEpoch: m.epochs.at(-1), events: [], runConfig: m.config, runDir: m.runDir, view: { kind: 'live' }, progress: updateProgress(m.scalars.slice(-1), m.epochs.at(-1), nowMs) });
           resuming = undefined;
         } else {
           history = book;
-          set({ view: { kind: 'history', runDir: m.runDir, config: m.config, epochs: m.epochs } });
+          set({ view: { kind: 'history', runDir: m.runDir, config: m.config, lastEpoch: m.epochs.at(-1) } });
         }
         bump();
         return;
@@ -246,10 +291,13 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         live.addScalars(m.scalars);
         live.addEpisodes(m.episodes);
         live.addEpochs(m.epochs);
-        set({ epochs: m.epochs, progress: updateProgress(m.scalars.slice(-1), m.epochs, nowMs) });
+        stream.lastSeq = 0; // later frames continue from the history, whatever their seq
+        set({ lastEpoch: m.epochs.at(-1), progress: updateProgress(m.scalars.slice(-1), m.epochs.at(-1), nowMs) });
         bump();
         return;
       }
+      case 'pong':
+        return;
       case 'error':
         set((s) => ({ errors: [...s.errors, { command: m.command, message: m.message, atMs: nowMs }].slice(-MAX_ERRORS) }));
         return;
@@ -271,6 +319,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
 
   return {
     store,
+    stream,
     get live() {
       return live;
     },

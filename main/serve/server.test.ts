@@ -185,8 +185,8 @@ test('the browser transport starts a run, receives frames, uses presets and sees
     await waitFor(messages, (m): m is HostMessage => m.type === 'state' && m.state === 'running' && m.runDir === '/runs/r1', 'running');
     const backends = await waitFor(messages, (m): m is Extract<HostMessage, { type: 'backends' }> => m.type === 'backends', 'backends');
     assert.equal(backends.status.compute.reason, 'no CUDA device');
-    const frame = await waitFor(messages, (m): m is Extract<HostMessage, { type: 'frame' }> => m.type === 'frame' && m.scalars.length > 0, 'frame');
-    assert.equal(frame.scalars[0]!.values['losses/td_loss'], 0.75);
+    const frame = await waitFor(messages, (m): m is Extract<HostMessage, { type: 'frame' }> => m.type === 'frame' && m.series['losses/td_loss'] !== undefined, 'frame');
+    assert.equal(frame.series['losses/td_loss']!.last, 0.75);
 
     const saved = await transport.savePreset('tiny', { env: { kind: 'cartpole' }, schedule: { steps_per_epoch: 10 } });
     assert.deepEqual(saved.map((p) => `${p.source}:${p.name}`), ['user:tiny']);

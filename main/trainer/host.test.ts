@@ -91,8 +91,10 @@ test('a start command starts a run and the session callbacks arrive batched in o
   const f = frames[0]!;
   assert.ok(f.type === 'frame');
   assert.equal(f.runDir, '/runs/run-1');
-  assert.deepEqual(f.scalars.map((p) => [p.step, p.values['losses/td_loss']]), [[1, 0.5], [2, 'NaN']]);
-  assert.deepEqual(f.episodes, [{ step: 40, value: 12 }]);
+  assert.equal(f.seq, 1);
+  assert.deepEqual(f.steps, { from: 1, to: 2 });
+  assert.deepEqual(f.series['losses/td_loss'], { x0: 1, x1: 2, n: 2, min: [1, 0.5], max: [1, 0.5], mean: 0.5, last: 'NaN', nonFinite: { x: 2, value: 'NaN' } });
+  assert.deepEqual(f.series['charts/episodic_return'], { x0: 40, x1: 40, n: 1, min: [40, 12], max: [40, 12], mean: 12, last: 12 });
   const running = sent.filter((m) => m.type === 'state' && m.state === 'running' && m.runDir === '/runs/run-1');
   assert.equal(running.length, 1, 'a running state with the new run folder is announced');
   await host.shutdown();
@@ -196,7 +198,7 @@ test('shutdown stops the live run and sends what was pending', async () => {
   await host.shutdown();
   assert.equal(session.starts[0]!.stopCalls, 1);
   const frame = sent.find((m) => m.type === 'frame');
-  assert.ok(frame && frame.type === 'frame' && frame.scalars[0]!.step === 3);
+  assert.ok(frame && frame.type === 'frame' && frame.steps?.to === 3 && frame.series['losses/td_loss']!.last === 1);
   const last = sent.at(-1);
   assert.ok(last?.type === 'state' && last.state === 'idle');
 });
@@ -243,12 +245,13 @@ test('a renderer that connects mid-run gets the run so far (metrics file + unflu
   assert.equal(late.sent.slice(0, i).filter((m) => m.type === 'frame').length, 0, 'no frame before the history');
   // The first renderer got the pending records as a frame, not the history.
   assert.equal(first.sent.filter((m) => m.type === 'liveHistory').length, 0);
-  assert.deepEqual(first.sent.filter((m) => m.type === 'frame').flatMap((f) => (f.type === 'frame' ? f.scalars.map((p) => p.step) : [])), [10, 50, 60, 70]);
+  const stepsOf = (m: HostMessage) => (m.type === 'frame' && m.steps ? [m.steps.from, m.steps.to] : []);
+  assert.deepEqual(first.sent.flatMap(stepsOf), [10, 60, 70, 70]);
 
   cb.onScalars?.([pt(80, 0.6)]);
   host.flush();
-  const after = late.sent.slice(i + 1).flatMap((m) => (m.type === 'frame' ? m.scalars.map((p) => p.step) : []));
-  assert.deepEqual(after, [80], 'later frames hold only records newer than the history');
+  const after = late.sent.slice(i + 1).flatMap(stepsOf);
+  assert.deepEqual(after, [80, 80], 'later frames hold only records newer than the history');
   await host.shutdown();
 });
 

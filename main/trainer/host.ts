@@ -8,7 +8,6 @@ import {
   FRAME_PERIOD_MS,
   HostCommandSchema,
   type EpisodePoint,
-  type Frame,
   type HostCommand,
   type HostMessage,
   type HostToParent,
@@ -20,6 +19,7 @@ import { BUNDLED_DATA_DIR } from './paths.ts';
 import { resolveRunDir } from './paths-policy.ts';
 import type { MetricsRecord } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
+import { FrameBuilder } from '../../common/frame-builder.ts';
 
 export type { MetricsRecord };
 
@@ -59,8 +59,9 @@ export interface TrainerHostOptions {
 
 /**
  * Drives training runs on behalf of the dashboard. Commands arrive on attached ports and are
- * parsed with HostCommandSchema; everything the session reports is batched into one `frame`
- * message per frame period (state changes are sent at once, after the pending frame). A port
+ * parsed with HostCommandSchema; everything the session reports is summarised into one `frame`
+ * message per frame period (common/frame-builder.ts: its size does not grow with the step rate; state changes
+ * are sent at once, after the pending frame). A port
  * that says `hello` while a run is live (or after it ended) gets that run's records so far in
  * one `liveHistory` message before any later frame, so a reloaded page draws complete charts.
  */
@@ -74,7 +75,7 @@ export class TrainerHost {
   private backends: BackendStatus | undefined;
   private handle: RunHandle | undefined;
   private starting = false;
-  private pending = emptyFrame('');
+  private pending = new FrameBuilder();
   /**
    * Records the session reported since its last metrics flush (onFlushed: every few seconds,
    * at each epoch boundary and at the end of a run), so metrics.jsonl + these = the run so far.
@@ -137,6 +138,9 @@ export class TrainerHost {
         case 'stop':
           await this.handle?.stop();
           return;
+        case 'ping':
+          this.reply(from, { type: 'pong', id: cmd.id });
+          return;
         case 'listRuns':
           this.reply(from, { type: 'runs', runs: this.session.listRuns(this.options.runsDir) });
           return;
@@ -164,9 +168,8 @@ export class TrainerHost {
 
   /** Sends the pending frame, if it holds anything, to every port but `except`. */
   flush(except?: HostPort): void {
-    const f = this.pending;
-    if (f.scalars.length + f.episodes.length + f.epochs.length + f.events.length === 0) return;
-    this.pending = emptyFrame(this.runDir ?? '');
+    const f = this.pending.take();
+    if (!f) return;
     for (const port of this.ports) if (port !== except) port.post(f);
   }
 
@@ -176,7 +179,7 @@ export class TrainerHost {
     this.backends = undefined;
     this.runDir = undefined;
     this.config = undefined;
-    this.pending = emptyFrame('');
+    this.pending = new FrameBuilder();
     this.unflushed = { scalars: [], episodes: [] };
     let handle: RunHandle;
     try {
@@ -217,18 +220,18 @@ export class TrainerHost {
         this.broadcast({ type: 'backends', status });
       },
       onScalars: (points) => {
-        this.pending.scalars.push(...points);
+        this.pending.addScalars(points);
         this.unflushed.scalars.push(...points);
       },
       onEpisodes: (episodes) => {
-        this.pending.episodes.push(...episodes);
+        this.pending.addEpisodes(episodes);
         this.unflushed.episodes.push(...episodes);
       },
-      onEpoch: (summary) => void this.pending.epochs.push(summary),
+      onEpoch: (summary) => this.pending.addEpoch(summary),
       onFlushed: () => {
         this.unflushed = { scalars: [], episodes: [] };
       },
-      onEvent: (event: RunEvent) => void this.pending.events.push(event),
+      onEvent: (event: RunEvent) => this.pending.addEvent(event),
     };
   }
 
@@ -299,8 +302,4 @@ export class TrainerHost {
   private broadcast(message: HostMessage): void {
     for (const port of this.ports) port.post(message);
   }
-}
-
-function emptyFrame(runDir: string): Frame {
-  return { type: 'frame', runDir, scalars: [], episodes: [], epochs: [], events: [] };
 }

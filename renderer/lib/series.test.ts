@@ -25,7 +25,7 @@ test('memory is bounded: a full series compacts its older half and keeps spikes 
     s.push(i, y);
   }
   assert.ok(s.length <= max, `length ${s.length} <= ${max}`);
-  assert.ok(s.bytes <= 3 * 8 * max);
+  assert.ok(s.bytes <= (4 * 8 + 1) * max, `${s.bytes} bytes for ${max} points`);
   const ys = Array.from(s.y.subarray(0, s.length));
   assert.ok(ys.includes(1000), 'the spike survived several compactions');
   assert.ok(ys.some((y) => Number.isNaN(y)), 'the NaN survived');
@@ -37,4 +37,24 @@ test('memory is bounded: a full series compacts its older half and keeps spikes 
   assert.deepEqual(tail, Array.from({ length: max / 4 }, (_, k) => total - max / 4 + k));
   assert.ok(s.compactedBelow > 0 && s.compactedBelow < total - max / 4);
   assert.equal(COMPACT_BUCKET, 8);
+});
+
+test('summaries feed their mean to the smoothing once; re-smoothing gives the same curve as appending', () => {
+  const s = new Series(1 << 10, 0.5, 16);
+  s.pushSummary([[0, 1], [1, 9], [2, 4]], 5); // min, max, last of a frame whose mean is 5
+  s.pushSummary([[3, NaN], [4, 2]], 2);
+  assert.equal(s.push(5, 6), true);
+  assert.equal(s.pushSummary([[4.5, 1]], 1), 0, 'a point behind the last x is dropped');
+  const sm = Array.from(s.smoothed.subarray(0, s.length));
+  // EMA w = 0.5, debiased: 5; (0.5*2.5 + 0.5*2) / 0.75 = 3; then (0.5*(0.5*2.5+1) + 0.5*6) / 0.875
+  const e2 = (0.5 * 2.5 + 0.5 * 2) / 0.75;
+  const e3 = (0.5 * (0.5 * 2.5 + 0.5 * 2) + 0.5 * 6) / 0.875;
+  assert.deepEqual(sm.slice(0, 3), [5, 5, 5]);
+  assert.ok(Number.isNaN(sm[3]!), 'a non-finite raw point stays a marker');
+  assert.ok(Math.abs(sm[4]! - e2) < 1e-12 && Math.abs(sm[5]! - e3) < 1e-12, `${sm}`);
+  const v = s.version;
+  s.setSmoothing(0.5);
+  assert.ok(s.version > v, 'a re-smooth is a change');
+  const again = Array.from(s.smoothed.subarray(0, s.length));
+  assert.deepEqual(again.map(String), sm.map(String));
 });

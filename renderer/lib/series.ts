@@ -1,14 +1,17 @@
 // A growing chart series kept outside React state: parallel Float64Arrays of x (step) and raw y,
-// plus the debiased-EMA smoothing of y maintained as points arrive. Memory is bounded: past
-// `maxPoints`, the older half is compacted to its min/max/last per COMPACT_BUCKET points, so a
-// week-long run keeps its shape (spikes included) in a fixed budget; the full raw series stays
-// in the run folder's metrics file.
+// plus the debiased-EMA smoothing of y maintained as points arrive. Points arrive one by one
+// (push) or as a frame's summary (pushSummary: its min, max and last as raw points, its mean fed
+// to the EMA once), so a live series grows by at most three points per frame whatever the step
+// rate. Appends are amortised O(1). Memory is bounded: past `maxPoints`, the older half is
+// compacted to its min/max/last per COMPACT_BUCKET points; as compactions repeat, older points
+// sit in coarser buckets (a multi-resolution history), so a week-long run keeps its shape (spikes
+// included) in a fixed budget; the full raw series stays in the run folder's metrics file.
 import { DebiasedEma, DEFAULT_SMOOTHING, debiasedEma } from './ema.ts';
 import { downsample, lowerBound, upperBound, type Downsampled } from './downsample.ts';
 
 /** Points merged into one min/max/last triple when a full series is compacted. */
 export const COMPACT_BUCKET = 8;
-/** Default bound on the points one series holds (24 bytes each: x, y, smoothed y): 131072 points, ~7 h at 5 points/s before compaction. */
+/** Default bound on the points one series holds (33 bytes each: x, y, smoothed y, EMA input and its flag): 131072 points, ~2.4 h at 3 points per 200 ms frame before compaction. */
 export const DEFAULT_MAX_POINTS = 1 << 17;
 
 /** Both curves of a chart line, downsampled for drawing. */
@@ -26,8 +29,15 @@ export class Series {
   private xs: Float64Array;
   private ys: Float64Array;
   private sm: Float64Array;
+  /** The value point i fed to the EMA (when feeds[i] is 1; a summary's later points feed nothing). */
+  private mu: Float64Array;
+  private feeds: Uint8Array;
   private n = 0;
+  /** Bumped on every change, so a chart can tell whether it must redraw. */
+  version = 0;
   private ema: DebiasedEma;
+  /** The EMA's last finite value (NaN before the first). */
+  private cur = NaN;
   /** x below which the points are compacted (min/max/last per COMPACT_BUCKET); -Infinity when none are. */
   compactedBelow = -Infinity;
 
@@ -37,6 +47,8 @@ export class Series {
     this.xs = new Float64Array(cap);
     this.ys = new Float64Array(cap);
     this.sm = new Float64Array(cap);
+    this.mu = new Float64Array(cap);
+    this.feeds = new Uint8Array(cap);
     this.ema = new DebiasedEma(smoothing);
   }
 
@@ -60,29 +72,69 @@ export class Series {
   }
   /** Bytes held by the typed arrays. */
   get bytes(): number {
-    return this.xs.byteLength + this.ys.byteLength + this.sm.byteLength;
+    return this.xs.byteLength + this.ys.byteLength + this.sm.byteLength + this.mu.byteLength + this.feeds.byteLength;
   }
   get lastX(): number | undefined {
     return this.n ? this.xs[this.n - 1] : undefined;
   }
 
-  /** Appends one point; x must not decrease (a point with a smaller x is ignored and false returned). */
+  /** Appends one point; x must not decrease (a point with a smaller x is ignored and false returned). Amortised O(1). */
   push(x: number, y: number): boolean {
     if (this.n > 0 && x < this.xs[this.n - 1]!) return false;
-    if (this.n === this.xs.length) this.grow();
-    this.xs[this.n] = x;
-    this.ys[this.n] = y;
-    this.sm[this.n] = this.ema.next(y);
-    this.n++;
+    this.append(x, y, true, y);
+    this.version++;
     return true;
+  }
+
+  /**
+   * Appends a summary of several records: `points` (x ascending: typically the minimum, maximum
+   * and last value, plus a non-finite one as its marker) become raw points, and `mean` (absent
+   * when no value was finite) is fed to the EMA once, so the smoothed curve follows the mean and
+   * not the extremes. Points with an x below the series' last x are dropped. Amortised O(points).
+   * @returns the number of points appended.
+   */
+  pushSummary(points: readonly (readonly [number, number])[], mean: number | undefined): number {
+    let added = 0;
+    let fed = false;
+    for (const [x, y] of points) {
+      if (this.n > 0 && x < this.xs[this.n - 1]!) continue;
+      const feed: boolean = !fed && mean !== undefined;
+      this.append(x, y, feed, feed ? mean! : y);
+      fed ||= feed;
+      added++;
+    }
+    if (added) this.version++;
+    return added;
+  }
+
+  private append(x: number, y: number, feed: boolean, mu: number): void {
+    if (this.n === this.xs.length) this.grow();
+    const i = this.n++;
+    this.xs[i] = x;
+    this.ys[i] = y;
+    this.mu[i] = mu;
+    this.feeds[i] = feed ? 1 : 0;
+    if (feed) {
+      const v = this.ema.next(mu);
+      if (Number.isFinite(v)) this.cur = v;
+    }
+    this.sm[i] = Number.isFinite(y) && Number.isFinite(this.cur) ? this.cur : y;
   }
 
   /** Changes the smoothing weight and recomputes the smoothed curve (O(length)). */
   setSmoothing(weight: number): void {
     this.ema = new DebiasedEma(weight);
-    this.sm = this.sm.length >= this.xs.length ? this.sm : new Float64Array(this.xs.length);
-    const ema = this.ema;
-    for (let i = 0; i < this.n; i++) this.sm[i] = ema.next(this.ys[i]!);
+    this.cur = NaN;
+    // The same arithmetic as append, over the stored points.
+    for (let i = 0; i < this.n; i++) {
+      const y = this.ys[i]!;
+      if (this.feeds[i]) {
+        const v = this.ema.next(this.mu[i]!);
+        if (Number.isFinite(v)) this.cur = v;
+      }
+      this.sm[i] = Number.isFinite(y) && Number.isFinite(this.cur) ? this.cur : y;
+    }
+    this.version++;
   }
 
   /** Points with x in [x0, x1] downsampled to `buckets` buckets (whole series when x0/x1 are absent). */
@@ -103,6 +155,10 @@ export class Series {
       this.xs = copyInto(new Float64Array(cap), this.xs, this.n);
       this.ys = copyInto(new Float64Array(cap), this.ys, this.n);
       this.sm = copyInto(new Float64Array(cap), this.sm, this.n);
+      this.mu = copyInto(new Float64Array(cap), this.mu, this.n);
+      const feeds = new Uint8Array(cap);
+      feeds.set(this.feeds.subarray(0, this.n));
+      this.feeds = feeds;
       return;
     }
     this.compact();
@@ -133,8 +189,13 @@ export class Series {
     const rest = this.n - half;
     this.xs.copyWithin(keptX.length, half, this.n);
     this.ys.copyWithin(keptX.length, half, this.n);
+    this.mu.copyWithin(keptX.length, half, this.n);
+    this.feeds.copyWithin(keptX.length, half, this.n);
     this.xs.set(keptX, 0);
     this.ys.set(keptY, 0);
+    // A compacted point stands for itself in the smoothing.
+    this.mu.set(keptY, 0);
+    this.feeds.fill(1, 0, keptX.length);
     this.n = keptX.length + rest;
     this.setSmoothing(this.ema.weight);
   }
