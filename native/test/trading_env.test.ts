@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEnv, type EnvOptions, type NativeEnv } from '../env.ts';
 import type { MarketArrays } from '../trainer.ts';
-import { FEATURES, Reference, randomBars, rng, summarize, type RefParams } from './trading_reference.ts';
+import { FEATURES, Reference, randomBars, referenceWalk, rng, summarizeEquity, type RefParams } from './trading_reference.ts';
 
 type TradingOptions = Extract<EnvOptions, { kind: 'trading' }>;
 
@@ -111,7 +111,7 @@ test('observations hold the normalized features of the bar and its lags, then po
   }
 });
 
-test('training episodes follow the bars, never cross a gap or enter the validation span, and truncate at segment ends', () => {
+test('training episodes follow the decision bars across gaps, booking the move over each gap, never enter the validation span, and truncate at the limit or the span end', () => {
   // Gaps after bars 90 and 170 (90 minutes > 5 nominal bars); 0.25 of 300 bars held out.
   const bars = randomBars(300, 11, [90, 170]);
   const p = { ...DEFAULTS, lags: 3, nActions: 7, validationFraction: 0.25 };
@@ -122,41 +122,45 @@ test('training episodes follow the bars, never cross a gap or enter the validati
   const u = rng(2);
   const obs = env.reset();
   const state = [0, 1, 2].map((i) => ({ bar: ref.locate(obs.subarray(i * d, (i + 1) * d), false), pos: 0, last: 0, steps: 0 }));
-  let atLimit = 0, atSegmentEnd = 0, atSpanEnd = 0;
+  let atLimit = 0, atSpanEnd = 0, acrossGaps = 0;
   for (let s = 0; s < 600; s++) {
     const actions = Int32Array.from(state, () => Math.floor(u() * p.nActions));
     const out = env.step(actions);
     state.forEach((c, i) => {
       const t = c.bar;
       assert.ok(t >= 0 && ref.isDecision(t, false), `copy ${i} acts at bar ${t}`);
-      assert.equal(ref.segStart[t + 1], ref.segStart[t], 'a step never crosses a gap');
-      assert.ok(t + 1 < ref.trainEnd, 'a training step never reads a validation bar');
-      const r = ref.reward(t, actions[i]!, c.pos);
-      assert.ok(Math.abs(out.rewards[i]! - r) <= 1e-7 * (1 + Math.abs(r)) + 1e-9, `reward at bar ${t}`);
+      const next = ref.nextDecision(t, false);
+      const until = next < 0 ? t + 1 : next;
+      assert.ok(until < ref.trainEnd, 'a training step never reads a validation bar');
+      if (ref.segStart[until] !== ref.segStart[t]) {
+        acrossGaps++;
+        assert.equal(until, ref.segStart[until]! + 20 + p.lags - 1, 'a step across a gap ends at the first bar with a full lookback after it');
+      }
+      const r = ref.reward(t, actions[i]!, c.pos, until);
+      assert.ok(Math.abs(out.rewards[i]! - r) <= 1e-7 * (1 + Math.abs(r)) + 1e-9, `reward at bar ${t} (held to bar ${until})`);
       c.pos = ref.position(actions[i]!);
       c.last = r;
       c.steps++;
-      const ended = !ref.isDecision(t + 1, false) || c.steps >= 40;
+      const ended = next < 0 || c.steps >= 40;
       assert.equal(out.terminated[i], 0);
       assert.equal(out.truncated[i], ended ? 1 : 0, `truncation after bar ${t}, step ${c.steps}`);
-      assertClose(out.finalObs.subarray(i * d, (i + 1) * d), ref.obs(t + 1, c.pos, c.last), 1e-5, 'final observation');
-      const next = out.nextObs.subarray(i * d, (i + 1) * d);
+      assertClose(out.finalObs.subarray(i * d, (i + 1) * d), ref.obs(until, c.pos, c.last), 1e-5, 'final observation');
+      const nextObs = out.nextObs.subarray(i * d, (i + 1) * d);
       if (ended) {
         if (c.steps >= 40) atLimit++;
-        else if (t + 2 === ref.trainEnd) atSpanEnd++;
-        else atSegmentEnd++;
-        Object.assign(c, { bar: ref.locate(next, false), pos: 0, last: 0, steps: 0 });
-        assertClose(next, ref.obs(c.bar, 0, 0), 1e-5, 'reset observation');
+        else atSpanEnd++;
+        Object.assign(c, { bar: ref.locate(nextObs, false), pos: 0, last: 0, steps: 0 });
+        assertClose(nextObs, ref.obs(c.bar, 0, 0), 1e-5, 'reset observation');
       } else {
-        assertClose(next, out.finalObs.subarray(i * d, (i + 1) * d), 0, 'next observation');
-        c.bar = t + 1;
+        assertClose(nextObs, out.finalObs.subarray(i * d, (i + 1) * d), 0, 'next observation');
+        c.bar = until;
       }
     });
   }
-  assert.ok(atLimit > 0 && atSegmentEnd > 0 && atSpanEnd > 0, `episode ends: ${atLimit} at the limit, ${atSegmentEnd} at a gap, ${atSpanEnd} at the span end`);
+  assert.ok(atLimit > 0 && atSpanEnd > 0 && acrossGaps > 0, `episode ends: ${atLimit} at the limit, ${atSpanEnd} at the span end; ${acrossGaps} steps across a gap`);
 });
 
-test('the evaluation walk visits every validation decision bar once per episode, jumping gaps without reward', () => {
+test('the evaluation walk visits every validation decision bar once per episode, booking the gap and warm-up bars, and closes the final position', () => {
   const bars = randomBars(260, 4, [200]);
   const p = { ...DEFAULTS, lags: 2, nActions: 9, validationFraction: 0.4, costBps: 2 };
   const ref = new Reference(bars, p);
@@ -168,45 +172,54 @@ test('the evaluation walk visits every validation decision bar once per episode,
   const u = rng(8);
   let obs = env.reset();
   for (let i = 0; i < 2; i++) assertClose(obs.subarray(i * d, (i + 1) * d), ref.obs(walk[0]!, 0, 0), 1e-5, 'start of the walk');
-  const summaries: ReturnType<typeof summarize>[][] = [];
+  const agents: { walk: ReturnType<typeof referenceWalk> }[] = [];
   for (let episode = 0; episode < 2; episode++) {
-    const pos = [0, 0], rewards: number[][] = [[], []], hold: number[][] = [[], []];
+    const taken: number[][] = [[], []];
+    const rewards: number[][] = [[], []];
     for (let k = 0; k < walk.length; k++) {
       const t = walk[k]!;
       const actions = Int32Array.from([0, 1], () => Math.floor(u() * p.nActions));
       const out = env.step(actions);
       for (let i = 0; i < 2; i++) {
-        const r = ref.reward(t, actions[i]!, pos[i]!);
-        assert.ok(Math.abs(out.rewards[i]! - r) <= 1e-7 * (1 + Math.abs(r)) + 1e-9, `reward at bar ${t}`);
-        rewards[i]!.push(r);
-        hold[i]!.push(bars.close[t + 1]! / bars.close[t]! - 1 - (k === 0 ? p.costBps * 1e-4 : 0));
-        pos[i] = ref.position(actions[i]!);
+        taken[i]!.push(ref.position(actions[i]!));
+        rewards[i]!.push(out.rewards[i]!);
         const last = k === walk.length - 1;
         assert.equal(out.truncated[i], last ? 1 : 0);
         const seen = last ? t + 1 : walk[k + 1]!;
-        assertClose(out.finalObs.subarray(i * d, (i + 1) * d), ref.obs(seen, pos[i]!, r), 1e-5, `observation after bar ${t}`);
+        const r = referenceWalk(ref, (_, j) => taken[i]![j]!, 'hold').stepReturns[k]!;
+        assertClose(out.finalObs.subarray(i * d, (i + 1) * d), ref.obs(seen, last ? 0 : taken[i]![k]!, r), 1e-5, `observation after bar ${t}`);
         if (last) assertClose(out.nextObs.subarray(i * d, (i + 1) * d), ref.obs(walk[0]!, 0, 0), 1e-5, 'the walk restarts');
       }
       obs = out.nextObs;
     }
-    summaries.push([0, 1].map((i) => summarize(rewards[i]!, ref.barsPerYear)), [0, 1].map((i) => summarize(hold[i]!, ref.barsPerYear)));
+    for (let i = 0; i < 2; i++) {
+      const w = referenceWalk(ref, (_, j) => taken[i]![j]!, 'hold');
+      assertClose(rewards[i]!, w.stepReturns, 1e-6, `step rewards of copy ${i}`);
+      assert.equal(w.equity.length - 1, walk.at(-1)! + 1 - walk[0]!, 'one return per bar, the gap and warm-up bars included');
+      agents.push({ walk: w });
+    }
   }
   const m = env.episodeMetrics();
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const agent = [...summaries[0]!, ...summaries[2]!], holdS = [...summaries[1]!, ...summaries[3]!];
-  const expected = {
-    return: mean(agent.map((s) => s.total)), sharpe: mean(agent.map((s) => s.sharpe)), max_drawdown: mean(agent.map((s) => s.maxDrawdown)),
-    buy_and_hold_return: mean(holdS.map((s) => s.total)), buy_and_hold_sharpe: mean(holdS.map((s) => s.sharpe)),
+  const s = agents.map((a) => summarizeEquity(a.walk.equity, ref.barsPerYear));
+  const hold = summarizeEquity(referenceWalk(ref, () => 1, 'hold').equity, ref.barsPerYear);
+  const expected: Record<string, number> = {
+    return: mean(s.map((x) => x.total)), sharpe: mean(s.map((x) => x.sharpe)), sharpe_se: mean(s.map((x) => x.sharpeSe)),
+    max_drawdown: mean(s.map((x) => x.maxDrawdown)), return_simple: mean(agents.map((a) => a.walk.stepReturns.reduce((x, y) => x + y, 0))),
+    trade_fraction: mean(agents.map((a) => a.walk.changes / walk.length)), ruined: 0, bars: walk.at(-1)! + 1 - walk[0]!, bars_per_year: ref.barsPerYear,
+    buy_and_hold_return: hold.total, buy_and_hold_sharpe: hold.sharpe, buy_and_hold_max_drawdown: hold.maxDrawdown,
   };
-  assert.deepEqual(Object.keys(m).sort(), Object.keys(expected).sort());
   for (const [k, v] of Object.entries(expected)) assert.ok(Math.abs(m[k]! - v) <= 1e-9 * (1 + Math.abs(v)), `${k}: ${m[k]} vs ${v}`);
+  for (const base of ['flat', 'buy_and_hold', 'ma_crossover'])
+    for (const k of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown', 'ruined']) assert.ok(Number.isFinite(m[`${base}_${k}`]), `${base}_${k}`);
   assert.deepEqual(env.episodeMetrics(), {}, 'metrics are reported once');
   assert.equal(obs.length, 2 * d);
 });
 
 test('evaluation metrics of a constant half-long position match a hand computation', () => {
   // Alternating series: the validation walk is bars 80..98, so the returns are those into bars
-  // 81..99: ten up moves (e^0.02 - 1) and nine down moves (e^-0.01 - 1).
+  // 81..99: ten up moves (e^0.02 - 1) and nine down moves (e^-0.01 - 1). The entry costs
+  // 10 bp x 0.5 of equity, and so does closing the position after the last step.
   const env = createEnv(options(DEFAULTS, { seed: 1 }), alternatingBars(100), true);
   assert.equal(barFromTod(env.reset()[6]!), 80);
   const agent: number[] = [], hold: number[] = [];
@@ -214,8 +227,9 @@ test('evaluation metrics of a constant half-long position match a hand computati
     const out = env.step(Int32Array.of(3)); // position +0.5
     assert.equal(out.truncated[0], k === 18 ? 1 : 0);
     const g = (81 + k) % 2 === 1 ? G_UP : G_DOWN;
-    agent.push(0.5 * g - (k === 0 ? 0.0005 : 0));
-    hold.push(g - (k === 0 ? 0.001 : 0));
+    const costs = (k === 0 ? 1 : 0) + (k === 18 ? 1 : 0);
+    agent.push(0.5 * g - costs * 0.0005);
+    hold.push(g - costs * 0.001);
   }
   const m = env.episodeMetrics();
   // Bars per year: 79 one-minute steps in the training span -> 525,960 a year.
@@ -224,12 +238,18 @@ test('evaluation metrics of a constant half-long position match a hand computati
     const mu = r.reduce((a, b) => a + b, 0) / r.length;
     return (mu / Math.sqrt(r.reduce((a, b) => a + (b - mu) ** 2, 0) / (r.length - 1))) * Math.sqrt(bpy);
   };
-  assert.ok(Math.abs(m.return! - (0.5 * (10 * G_UP + 9 * G_DOWN) - 0.0005)) < 1e-12);
-  assert.ok(Math.abs(m.buy_and_hold_return! - (10 * G_UP + 9 * G_DOWN - 0.001)) < 1e-12);
-  // Equity rises over every up/down pair, so the deepest drawdown is the first down move.
-  assert.ok(Math.abs(m.max_drawdown! - (0.5 * -G_DOWN) / (1 + 0.5 * G_UP - 0.0005)) < 1e-12);
+  const compound = (r: number[]): number => r.reduce((e, x) => e * (1 + x), 1) - 1;
+  assert.ok(Math.abs(m.return! - compound(agent)) < 1e-12);
+  assert.ok(Math.abs(m.return_simple! - (0.5 * (10 * G_UP + 9 * G_DOWN) - 0.001)) < 1e-12);
+  assert.ok(m.return! > m.return_simple!, 'compounding a rising series earns more than the fixed notional');
+  assert.ok(Math.abs(m.buy_and_hold_return! - compound(hold)) < 1e-12);
+  // Equity rises over every up/down pair, so every down move is the deepest drawdown: -0.5 (e^-0.01 - 1).
+  assert.ok(Math.abs(m.max_drawdown! - 0.5 * -G_DOWN) < 1e-12);
   assert.ok(Math.abs(m.sharpe! - sharpe(agent)) < 1e-6 * Math.abs(sharpe(agent)));
+  const perBar = sharpe(agent) / Math.sqrt(bpy);
+  assert.ok(Math.abs(m.sharpe_se! - Math.sqrt((1 + perBar ** 2 / 2) / 19) * Math.sqrt(bpy)) < 1e-6 * m.sharpe_se!, 'Lo (2002) standard error');
   assert.ok(Math.abs(m.buy_and_hold_sharpe! - sharpe(hold)) < 1e-6 * Math.abs(sharpe(hold)));
+  assert.equal(m.trade_fraction, 1 / 19);
 });
 
 test('the split puts the last round(n * validation_fraction) bars in validation, and training never reaches them', () => {
@@ -334,7 +354,10 @@ test('invalid arguments are refused with messages that name them', () => {
   assert.throws(() => make({}, randomBars(120, 1, [20, 41, 62, 83])), /the training span \(96 bars\) has no bar with 21 earlier bars and a next bar in its segment/);
   assert.throws(() => make({}, randomBars(120, 1, [95, 110]), true), /validation span \(24 bars\) has no bar/);
   assert.throws(() => make({ lags: 17 }), { name: 'RangeError', message: /env\.lags must be in \[1, 16\], got 17$/ });
-  assert.throws(() => make({ n_actions: 2.5 }), { name: 'RangeError', message: /env\.n_actions must be an integer/ });
+  assert.throws(() => make({ n_actions: 5.5 }), { name: 'RangeError', message: /env\.n_actions must be an integer/ });
+  assert.throws(() => make({ n_actions: 44 }), { name: 'RangeError', message: /n_actions must be odd and >= 3 \(the middle action is the flat position\), got 44/ });
+  assert.throws(() => make({ max_position: 20 }), { name: 'RangeError', message: /env\.max_position must be in \[0\.01, 10\], got 20/ });
+  assert.throws(() => make({ gap_policy: 'close' as 'flat' }), { name: 'RangeError', message: /env\.gap_policy must be one of 'hold', 'flat', got 'close'/ });
   assert.throws(() => make({ cost_bps: -1 }), { name: 'RangeError', message: /env\.cost_bps/ });
   assert.throws(() => make({ validation_fraction: 0.95 }), /env\.validation_fraction/);
   assert.throws(() => make({}, null), { name: 'TypeError', message: /market must be an object/ });

@@ -100,14 +100,22 @@ export class Reference {
     return [...Array(this.n).keys()].filter((t) => this.isDecision(t, evalMode));
   }
 
+  /** Target position of an action, a multiple of equity: the middle action is 0, the last +maxPosition. */
   position(action: number): number {
-    return -this.p.maxPosition + (action * 2 * this.p.maxPosition) / (this.p.nActions - 1);
+    const half = (this.p.nActions - 1) / 2;
+    return (this.p.maxPosition * (action - half)) / half;
   }
 
-  /** Reward of taking `action` at bar t while holding `prev`. */
-  reward(t: number, action: number, prev: number): number {
+  /** The next decision bar after decision bar t in the same span (across gaps), or -1 at the span's last one. */
+  nextDecision(t: number, evalMode: boolean): number {
+    for (let b = t + 1; b < this.n; b++) if (this.isDecision(b, evalMode)) return b;
+    return -1;
+  }
+
+  /** Reward (gap policy 'hold', no closing) of taking `action` at bar t while holding `prev`, held until bar `until`. */
+  reward(t: number, action: number, prev: number, until = t + 1): number {
     const pos = this.position(action);
-    return pos * (this.m.close[t + 1]! / this.m.close[t]! - 1) - this.p.costBps * 1e-4 * Math.abs(pos - prev);
+    return pos * (this.m.close[until]! / this.m.close[t]! - 1) - this.p.costBps * 1e-4 * Math.abs(pos - prev);
   }
 
   /** The observation at bar t holding `pos` after a step that earned `lastReward`. */
@@ -127,14 +135,88 @@ export class Reference {
   }
 }
 
-/** Summary of per-step rewards as trading_metrics.h defines it. */
-export function summarize(rewards: number[], barsPerYear: number): { total: number; sharpe: number; maxDrawdown: number } {
-  const total = rewards.reduce((a, b) => a + b, 0);
-  let equity = 1, peak = 1, maxDrawdown = 0;
-  for (const r of rewards) { equity += r; peak = Math.max(peak, equity); maxDrawdown = Math.max(maxDrawdown, (peak - equity) / peak); }
-  const mean = total / rewards.length;
-  const sd = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / (rewards.length - 1));
-  return { total, sharpe: rewards.length > 1 && sd > 0 ? (mean / sd) * Math.sqrt(barsPerYear) : 0, maxDrawdown };
+/** What a walk of the validation span earned, portfolio by portfolio. */
+export interface WalkResult {
+  /** Equity at the first decision bar (1) and at every bar after it, up to the end or ruin. */
+  equity: number[];
+  /** Each step's P&L as a fraction of the equity at its decision bar. */
+  stepReturns: number[];
+  ruined: boolean;
+  /** Steps whose target position differed from the position held. */
+  changes: number;
+}
+
+/**
+ * A cash-and-units portfolio walked over the decision bars (as trading_env.h documents): at each
+ * decision bar t the portfolio buys or sells to hold `positionAt(t, k)` (k: step index) times its
+ * equity in units, paying costBps on |new - held| times that equity, and holds the units until
+ * the next decision bar; every bar in between is marked to market. With gapPolicy 'flat' the
+ * units are sold at the last bar before a gap (cost on |position| times the equity of the
+ * decision bar); the final position is sold at the bar after the last decision bar. Equity at
+ * or below zero stops the walk (ruin).
+ */
+export function referenceWalk(ref: Reference, positionAt: (t: number, k: number) => number, gapPolicy: 'hold' | 'flat', evalMode = true): WalkResult {
+  const close = ref.m.close;
+  const cost = ref.p.costBps * 1e-4;
+  const walk = ref.decisionBars(evalMode);
+  const out: WalkResult = { equity: [1], stepReturns: [], ruined: false, changes: 0 };
+  let cash = 1, units = 0, held = 0;
+  for (let k = 0; k < walk.length; k++) {
+    const t = walk[k]!;
+    const last = k === walk.length - 1;
+    const until = last ? t + 1 : walk[k + 1]!;
+    const equityAtT = cash + units * close[t]!;
+    const target = positionAt(t, k);
+    if (target !== held) out.changes++;
+    cash = equityAtT - cost * Math.abs(target - held) * equityAtT - target * equityAtT;
+    units = (target * equityAtT) / close[t]!;
+    held = target;
+    const sellAt = last ? until : gapPolicy === 'flat' && ref.segStart[until] !== ref.segStart[t] ? t + 1 : -1;
+    for (let b = t + 1; b <= until; b++) {
+      if (b === sellAt) {
+        cash += units * close[b]! - cost * Math.abs(held) * equityAtT;
+        units = 0;
+        held = 0;
+      }
+      const e = cash + units * close[b]!;
+      if (e <= 0) {
+        out.equity.push(0);
+        out.stepReturns.push(-1);
+        out.ruined = true;
+        return out;
+      }
+      out.equity.push(e);
+    }
+    out.stepReturns.push((cash + units * close[until]!) / equityAtT - 1);
+  }
+  return out;
+}
+
+/** Return, Sharpe (with Lo's 2002 standard error) and drawdown of an equity curve, in float64. */
+export function summarizeEquity(equity: number[], barsPerYear: number): { total: number; sharpe: number; sharpeSe: number; maxDrawdown: number } {
+  const r = equity.slice(1).map((e, i) => (e === 0 ? -1 : e / equity[i]! - 1));
+  let peak = equity[0]!, maxDrawdown = 0;
+  for (const e of equity) { peak = Math.max(peak, e); maxDrawdown = Math.max(maxDrawdown, (peak - e) / peak); }
+  const n = r.length;
+  const mean = r.reduce((a, b) => a + b, 0) / n;
+  const sd = Math.sqrt(r.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1));
+  const s = n > 1 && sd > 0 ? mean / sd : 0;
+  return {
+    total: equity.at(-1)! / equity[0]! - 1,
+    sharpe: s * Math.sqrt(barsPerYear),
+    sharpeSe: s === 0 ? 0 : Math.sqrt((1 + s * s / 2) / n) * Math.sqrt(barsPerYear),
+    maxDrawdown,
+  };
+}
+
+/** The 20/60 moving-average crossover, long `full` while the 20-close mean is above the 60-close mean. */
+export function maCrossover(close: ArrayLike<number>, full: number): (t: number) => number {
+  const mean = (t: number, n: number): number => {
+    let s = 0;
+    for (let j = t - n + 1; j <= t; j++) s += close[j]!;
+    return s / n;
+  };
+  return (t) => (t >= 59 && mean(t, 20) > mean(t, 60) ? full : 0);
 }
 
 /** Deterministic uniform [0, 1) stream (mulberry32). */

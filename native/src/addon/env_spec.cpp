@@ -47,12 +47,14 @@ EnvSpec ParseEnvSpec(Napi::Object env, Napi::Value market, uint64_t seed) {
   } else if (s.kind == "trading") {
     OptInt(env, "episode_length", 16, 1'000'000, &s.episode_length);
     OptInt(env, "lags", 1, 16, &s.lags);
-    OptInt(env, "n_actions", 2, 255, &s.n_actions);
-    OptNum(env, "max_position", 0.01, 100, &s.max_position);
+    OptInt(env, "n_actions", 3, 255, &s.n_actions);
+    OptNum(env, "max_position", 0.01, 10, &s.max_position);
     OptNum(env, "cost_bps", 0, 1000, &s.cost_bps);
     OptNum(env, "reward_scale", 1e-6, 1e9, &s.reward_scale);
     OptNum(env, "validation_fraction", 0.05, 0.9, &s.validation_fraction);
     OptNum(env, "max_gap_bars", 1, 1e6, &s.max_gap_bars);
+    if (env.Has("gap_policy") && !env.Get("gap_policy").IsUndefined())
+      s.gap_policy = OneOf(env.Get("gap_policy"), "env.gap_policy", {"hold", "flat"}) == 0 ? GapPolicy::kHold : GapPolicy::kFlat;
     s.market = ParseMarket(market);
   } else {
     ThrowRange(env.Env(), "env.kind must be 'cartpole' or 'trading', got '" + s.kind + "'");

@@ -15,6 +15,12 @@ struct MarketData {
   std::vector<double> timestamps, open, high, low, close, volume;
 };
 
+/// What the trading environment does with a position at a gap (trading_env.h).
+enum class GapPolicy {
+  kHold,  ///< keep it: marked to market over the gap and the warm-up bars after it (the default)
+  kFlat,  ///< close it (with its cost) at the last bar before the gap; the agent reopens after it
+};
+
 /// Everything needed to build an environment (see common/config.ts, EnvSchema).
 struct EnvSpec {
   std::string kind;              ///< "cartpole" or "trading"
@@ -27,8 +33,9 @@ struct EnvSpec {
   int episode_length = 1024;
   int lags = 7;
   int n_actions = 45;
-  double max_position = 1.0;
+  double max_position = 1.0;  ///< largest |position|, a multiple of current equity
   double cost_bps = 0.5;
+  GapPolicy gap_policy = GapPolicy::kHold;
   double reward_scale = 1.0;  ///< training reward multiplier (1e4: basis points); metrics stay in return units
   double validation_fraction = 0.2;
   double max_gap_bars = 5;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "env/trading_booking.h"
 #include "env/trading_features.h"
 #include "env/trading_metrics.h"
 
@@ -14,15 +15,20 @@ namespace dqn {
 namespace detail {
 namespace {
 
+constexpr double kMinPosition = 0.01, kMaxPosition = 10;  // max_position bounds, multiples of equity
+constexpr int kMaShort = 20, kMaLong = 60;                 // moving-average crossover baseline, bars
+
 [[noreturn]] void Invalid(const std::string& msg) { throw std::invalid_argument("trading env: " + msg); }
 
 void CheckSpec(const EnvSpec& s) {
   if (s.num_envs < 1) Invalid("num_envs must be >= 1, got " + std::to_string(s.num_envs));
   if (s.episode_length < 1) Invalid("episode_length must be >= 1, got " + std::to_string(s.episode_length));
   if (s.lags < 1) Invalid("lags must be >= 1, got " + std::to_string(s.lags));
-  if (s.n_actions < 2) Invalid("n_actions must be >= 2, got " + std::to_string(s.n_actions));
-  if (!(s.max_position > 0) || !std::isfinite(s.max_position))
-    Invalid("max_position must be a finite number > 0, got " + std::to_string(s.max_position));
+  if (s.n_actions < 3 || s.n_actions % 2 == 0)
+    Invalid("n_actions must be odd and >= 3 (the middle action is the flat position), got " + std::to_string(s.n_actions));
+  if (!(s.max_position >= kMinPosition && s.max_position <= kMaxPosition))
+    Invalid("max_position (a multiple of equity) must be in [" + std::to_string(kMinPosition) + ", " + std::to_string(kMaxPosition) +
+            "], got " + std::to_string(s.max_position));
   if (!(s.cost_bps >= 0) || !std::isfinite(s.cost_bps)) Invalid("cost_bps must be a finite number >= 0, got " + std::to_string(s.cost_bps));
   if (!(s.validation_fraction > 0 && s.validation_fraction < 1))
     Invalid("validation_fraction must be in (0, 1), got " + std::to_string(s.validation_fraction));
@@ -62,20 +68,17 @@ class TradingEnv final : public VecEnv {
               std::to_string(n_val) + " validation bars; need at least " + std::to_string(warmup + 2) +
               " training bars (a lookback of 20 + lags - 1, the bar and the next) and 2 validation bars");
     features_ = ComputeMarketFeatures(*market_, n - n_val, spec.max_gap_bars);
-    decision_.assign(static_cast<size_t>(n), 0);
     for (int t = 0; t + 1 < n; ++t) {
       const bool steppable = t - Segment(t) >= warmup && Segment(t + 1) == Segment(t);
       const bool in_span = eval ? t >= features_.train_end : t + 1 < features_.train_end;
-      if (steppable && in_span) {
-        decision_[static_cast<size_t>(t)] = 1;
-        decision_bars_.push_back(t);
-      }
+      if (steppable && in_span) decision_bars_.push_back(t);
     }
     if (decision_bars_.empty())
       Invalid(std::string("the ") + (eval ? "validation" : "training") + " span (" +
               std::to_string(eval ? n_val : n - n_val) + " bars) has no bar with " + std::to_string(warmup) +
               " earlier bars and a next bar in its segment (20 + lags - 1); give more bars, " +
               (eval ? "a larger" : "a smaller") + " validation_fraction or a larger max_gap_bars");
+    if (eval) ComputeBaselines();
     copies_.resize(static_cast<size_t>(spec.num_envs));
     for (size_t i = 0; i < copies_.size(); ++i) copies_[i].rng.seed(SplitMix64(spec.seed * 0x100000001B3ull + i));
   }
@@ -109,37 +112,29 @@ class TradingEnv final : public VecEnv {
         throw std::out_of_range("trading env: action of copy " + std::to_string(i) + " must be in [0, " +
                                 std::to_string(spec_.n_actions) + "), got " + std::to_string(actions[i]));
     const size_t d = static_cast<size_t>(obs_dim());
-    const auto& close = market_->close;
-    const double cost = spec_.cost_bps * 1e-4;
     for (size_t i = 0; i < copies_.size(); ++i) {
       Copy& c = copies_[i];
-      const int t = c.bar;
-      const double position = -spec_.max_position + actions[i] * 2.0 * spec_.max_position / (spec_.n_actions - 1);
-      const double ret = close[t + 1] / close[t] - 1.0;
-      const double r = position * ret - cost * std::abs(position - c.position);
-      c.position = position;
-      c.last_reward = r;
+      const double position = Position(actions[i]);
+      if (eval_ && position != c.position) ++c.changes;
+      const StepBooking b = BookWalkStep(c.index, c.position, position, eval_ ? &c.bar_returns : nullptr);
+      c.position = b.held;
+      c.last_reward = b.reward;
+      c.reward_sum += b.reward;
       ++c.steps;
-      rewards[i] = static_cast<float>(r * spec_.reward_scale);
+      rewards[i] = static_cast<float>(b.reward * spec_.reward_scale);
       terminated[i] = 0;
-      int next = t + 1;  // the bar the agent observes after this step
-      bool ended;
-      if (eval_) {
-        c.rewards.push_back(r);
-        c.hold_rewards.push_back(spec_.max_position * ret - (c.steps == 1 ? cost * spec_.max_position : 0.0));
-        ended = ++c.index >= decision_bars_.size();
-        if (!ended) next = decision_bars_[c.index];  // t + 1, or the first decision bar after a gap
-      } else {
-        ended = !decision_[static_cast<size_t>(next)] || c.steps >= spec_.episode_length;
-      }
+      const bool last = c.index + 1 >= decision_bars_.size();
+      const int next = last ? c.bar + 1 : decision_bars_[c.index + 1];  // the bar observed after this step
+      const bool ended = last || (eval_ ? b.ruined : c.steps >= spec_.episode_length);
       truncated[i] = ended ? 1 : 0;
       float* fo = final_obs + i * d;
       WriteObs(c, next, fo);
       if (ended) {
-        if (eval_) Finish(c);
+        if (eval_) Finish(c, b.ruined);
         Restart(c);
         WriteObs(c, c.bar, next_obs + i * d);
       } else {
+        ++c.index;
         c.bar = next;
         std::copy(fo, fo + d, next_obs + i * d);
       }
@@ -160,10 +155,64 @@ class TradingEnv final : public VecEnv {
     std::mt19937_64 rng;
     int bar = 0;
     size_t index = 0;  // eval: position in decision_bars_
-    int steps = 0;
-    double position = 0, last_reward = 0;
-    std::vector<double> rewards, hold_rewards;  // eval: this episode's per-step rewards
+    int steps = 0, changes = 0;     // changes: eval steps that changed the position
+    double position = 0, last_reward = 0, reward_sum = 0;  // position held; unscaled rewards
+    std::vector<double> bar_returns;  // eval: this episode's per-bar returns on equity
   };
+
+  /// Target position of action a, a multiple of equity; the middle action is exactly 0 and
+  /// the last exactly +max_position.
+  double Position(int a) const {
+    const int half = spec_.n_actions - 1;
+    return spec_.max_position * (2.0 * a - half) / half;
+  }
+
+  /// Books the step from decision_bars_[index] to the next decision bar (or, from the last one,
+  /// to the bar after it, closing the position in evaluation), holding `position` after `held`.
+  StepBooking BookWalkStep(size_t index, double held, double position, std::vector<double>* bar_returns) const {
+    const int t = decision_bars_[index];
+    const bool last = index + 1 >= decision_bars_.size();
+    const int until = last ? t + 1 : decision_bars_[index + 1];
+    int close_at = -1;
+    if (last && eval_) close_at = until;
+    // A decision bar's next bar is in its segment, so t + 1 is the last bar before a gap.
+    if (!last && spec_.gap_policy == GapPolicy::kFlat && Segment(until) != Segment(t)) close_at = t + 1;
+    return BookStep(market_->close, t, until, held, position, spec_.cost_bps * 1e-4, close_at, bar_returns);
+  }
+
+  /// Metrics of a baseline rule (decision bar -> position) walked like the agent, under `prefix`.
+  template <typename Rule>
+  void WalkBaseline(const std::string& prefix, Rule rule) {
+    std::vector<double> bars;
+    double held = 0, simple = 0;
+    for (size_t i = 0; i < decision_bars_.size(); ++i) {
+      const StepBooking b = BookWalkStep(i, held, rule(decision_bars_[i]), &bars);
+      held = b.held;
+      simple += b.reward;
+      if (b.ruined) break;
+    }
+    const ReturnSummary s = SummarizeReturns(bars, features_.bars_per_year);
+    baselines_[prefix + "return"] = s.total_return;
+    baselines_[prefix + "return_simple"] = simple;
+    baselines_[prefix + "sharpe"] = s.sharpe;
+    baselines_[prefix + "sharpe_se"] = s.sharpe_se;
+    baselines_[prefix + "max_drawdown"] = s.max_drawdown;
+    baselines_[prefix + "ruined"] = s.ruined ? 1 : 0;
+  }
+
+  void ComputeBaselines() {
+    const auto& close = market_->close;
+    const double full = spec_.max_position;
+    WalkBaseline("flat_", [](int) { return 0.0; });
+    WalkBaseline("buy_and_hold_", [full](int) { return full; });
+    WalkBaseline("ma_crossover_", [&close, full](int t) {
+      if (t + 1 < kMaLong) return 0.0;
+      double fast = 0, slow = 0;
+      for (int k = 0; k < kMaLong; ++k) (k < kMaShort ? fast : slow) += close[static_cast<size_t>(t - k)];
+      slow += fast;
+      return fast / kMaShort > slow / kMaLong ? full : 0.0;
+    });
+  }
 
   int Segment(int t) const { return features_.segment_start[static_cast<size_t>(t)]; }
 
@@ -176,10 +225,11 @@ class TradingEnv final : public VecEnv {
     }
     c.bar = decision_bars_[c.index];
     c.steps = 0;
+    c.changes = 0;
     c.position = 0;
     c.last_reward = 0;
-    c.rewards.clear();
-    c.hold_rewards.clear();
+    c.reward_sum = 0;
+    c.bar_returns.clear();
   }
 
   void WriteObs(const Copy& c, int t, float* out) const {
@@ -192,14 +242,18 @@ class TradingEnv final : public VecEnv {
     out[kMarketFeatures * spec_.lags + 1] = static_cast<float>(pnl);
   }
 
-  void Finish(const Copy& c) {
-    const ReturnSummary agent = SummarizeReturns(c.rewards, features_.bars_per_year);
-    const ReturnSummary hold = SummarizeReturns(c.hold_rewards, features_.bars_per_year);
+  void Finish(const Copy& c, bool ruined) {
+    const ReturnSummary agent = SummarizeReturns(c.bar_returns, features_.bars_per_year);
     metric_sums_["return"] += agent.total_return;
+    metric_sums_["return_simple"] += c.reward_sum;
     metric_sums_["sharpe"] += agent.sharpe;
+    metric_sums_["sharpe_se"] += agent.sharpe_se;
     metric_sums_["max_drawdown"] += agent.max_drawdown;
-    metric_sums_["buy_and_hold_return"] += hold.total_return;
-    metric_sums_["buy_and_hold_sharpe"] += hold.sharpe;
+    metric_sums_["ruined"] += ruined ? 1 : 0;
+    metric_sums_["trade_fraction"] += static_cast<double>(c.changes) / c.steps;
+    metric_sums_["bars"] += agent.bars;
+    metric_sums_["bars_per_year"] += features_.bars_per_year;
+    for (const auto& [k, v] : baselines_) metric_sums_[k] += v;
     ++finished_;
   }
 
@@ -207,10 +261,10 @@ class TradingEnv final : public VecEnv {
   bool eval_;
   std::shared_ptr<const MarketData> market_;
   MarketFeatures features_;
-  std::vector<uint8_t> decision_;  // per bar: a decision bar of this env's span
   std::vector<int> decision_bars_;  // the decision bars in time order
   std::vector<Copy> copies_;
   bool started_ = false;
+  std::map<std::string, double> baselines_;  // eval: the baselines' metrics (the same every episode)
   std::map<std::string, double> metric_sums_;
   int finished_ = 0;
 };
