@@ -3,7 +3,7 @@
 // with child_process.fork). It wires the real training session into the TrainerHost and serves
 // it over whichever channel the process has. It must not import electron.
 import { TrainerHost, type SessionApi } from './host.ts';
-import { serveOverFork, serveOverParentPort, type ParentPortLike } from './host-ports.ts';
+import { serveOverFork, serveOverParentPort, watchParentPid, type ParentPortLike } from './host-ports.ts';
 import { clientDataDirs, defaultRunsDir } from './paths.ts';
 import { listRuns, readRunConfig, readRunMetrics } from './run-dir.ts';
 import { startRun } from './session.ts';
@@ -14,12 +14,26 @@ const notify = (m: unknown) => (parentPort ? parentPort.postMessage(m) : process
 const host = new TrainerHost(session, { runsDir: defaultRunsDir(), dataDirs: clientDataDirs(), notifyParent: notify });
 const exit = () => process.exit(0);
 
+let shutdown: () => void;
 if (parentPort) {
-  serveOverParentPort(host, parentPort, exit);
+  shutdown = serveOverParentPort(host, parentPort, exit);
 } else if (process.send) {
-  serveOverFork(host, process, exit);
+  shutdown = serveOverFork(host, process, exit);
 } else {
   console.error('the trainer host must be started by Electron main (utilityProcess.fork) or the serve bridge (child_process.fork); for a terminal run use `npm run train`');
   process.exit(2);
 }
+// Ctrl-C in a terminal signals the whole process group, this host included: save the live run
+// (stop-step checkpoint) and exit instead of dying with the group. The parent's own shutdown
+// message, when it comes, joins the same sequence.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+  process.on(signal, () => {
+    console.log(`trainer host: ${signal}: stopping the live run (checkpoint kept), then exiting`);
+    shutdown();
+  });
+// A parent that dies without closing the channel (a crashed Electron main) re-parents this process.
+watchParentPid(() => process.ppid, () => {
+  console.log('trainer host: the parent process is gone: stopping the live run (checkpoint kept), then exiting');
+  shutdown();
+});
 console.log(`trainer host pid ${process.pid} up, runs in ${defaultRunsDir()}, data from ${clientDataDirs().join(', ')}`);

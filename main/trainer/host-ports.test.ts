@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { HostToParentSchema, HostMessageSchema } from '../../common/protocol.ts';
 import { TrainerHost, type SessionApi } from './host.ts';
-import { serveOverFork, serveOverParentPort, type MessagePortLike } from './host-ports.ts';
+import { serveOverFork, serveOverParentPort, watchParentPid, type MessagePortLike } from './host-ports.ts';
 
 const session: SessionApi = {
   startRun: () => Promise.reject(new Error('not used')),
@@ -69,4 +69,44 @@ test('under Node fork commands and answers travel in envelopes, and losing the p
   channel.emit('disconnect');
   await tick();
   assert.equal(exited, 1);
+});
+
+test('once the parent is gone the host sends nothing more (Node would raise a fatal ERR_IPC_CHANNEL_CLOSED) and still shuts down', async () => {
+  const channel = Object.assign(new EventEmitter(), {
+    connected: true,
+    sent: [] as unknown[],
+    send(m: unknown, cb?: (e: Error | null) => void) {
+      if (!this.connected) {
+        // What Node does: the callback gets the error; without one the process would crash.
+        assert.ok(cb, 'a send after the parent left must pass a callback');
+        setImmediate(() => cb(new Error('Channel closed')));
+        return false;
+      }
+      this.sent.push(structuredClone(m));
+      return true;
+    },
+  });
+  let exited = 0;
+  serveOverFork(new TrainerHost(session, { runsDir: '/runs' }), channel, () => exited++);
+  channel.connected = false;
+  channel.emit('message', { type: 'command', command: { type: 'listRuns' } });
+  channel.emit('disconnect');
+  channel.emit('disconnect');
+  await tick();
+  await tick();
+  assert.deepEqual(channel.sent, [], 'nothing reaches a closed channel');
+  assert.equal(exited, 1, 'one shutdown, however many reasons');
+});
+
+test('a re-parented host (its parent died without a word) is told once', async () => {
+  let ppid = 100;
+  let gone = 0;
+  watchParentPid(() => ppid, () => gone++, 5);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(gone, 0, 'same parent: nothing happens');
+  ppid = 1;
+  for (let i = 0; i < 200 && gone === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(gone, 1);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(gone, 1, 'told only once');
 });

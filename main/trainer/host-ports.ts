@@ -29,11 +29,47 @@ export interface ParentPortLike {
 export interface ForkChannelLike {
   on(event: 'message', listener: (message: unknown) => void): unknown;
   on(event: 'disconnect', listener: () => void): unknown;
-  send?(message: unknown): boolean;
+  /** Node reports a send on a closed channel to the callback (without one: an 'error' event, fatal). */
+  send?(message: unknown, callback?: (error: Error | null) => void): boolean;
+  /** False once the parent is gone (absent: assumed connected). */
+  readonly connected?: boolean;
 }
 
 /** What to do once the host has stopped for a shutdown (the entry exits the process). */
 export type AfterShutdown = () => void;
+
+/**
+ * The host's one shutdown sequence: stop the live run (stop-step checkpoint, stop event, metrics
+ * flushed), tell the parent `shutdownDone`, then `exit`. Returns the trigger; whoever calls it
+ * first (a `shutdown` message, a lost parent, a signal) starts it, later calls do nothing.
+ */
+export function shutdownOnce(host: TrainerHost, tell: (m: HostToParent) => void, exit: AfterShutdown): () => void {
+  let started = false;
+  return () => {
+    if (started) return;
+    started = true;
+    void host.shutdown().finally(() => {
+      tell({ type: 'shutdownDone' });
+      exit();
+    });
+  };
+}
+
+/**
+ * Calls `onGone` once when the parent process is gone although no channel said so (Electron's
+ * utility process can outlive a crashed main): the parent pid read by `parentPid` changes when
+ * the process is re-parented. Checks every `periodMs`; returns the function that stops watching.
+ */
+export function watchParentPid(parentPid: () => number, onGone: () => void, periodMs = 1000): () => void {
+  const first = parentPid();
+  const timer = setInterval(() => {
+    if (parentPid() === first) return;
+    clearInterval(timer);
+    onGone();
+  }, periodMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
 
 /** Wraps a MessagePortMain as a HostPort; outgoing messages are checked against the protocol. */
 export function messagePortAsHostPort(port: MessagePortLike): HostPort {
@@ -50,8 +86,10 @@ export function messagePortAsHostPort(port: MessagePortLike): HostPort {
 /**
  * Serves `host` over Electron's parentPort: each `connect` message brings a renderer port, which
  * is attached until it closes; `shutdown` stops the run, answers `shutdownDone`, then calls `exit`.
+ * Returns the shutdown trigger (see shutdownOnce) for the entry's other reasons to stop.
  */
-export function serveOverParentPort(host: TrainerHost, parent: ParentPortLike, exit: AfterShutdown): void {
+export function serveOverParentPort(host: TrainerHost, parent: ParentPortLike, exit: AfterShutdown): () => void {
+  const shutdown = shutdownOnce(host, (m) => parent.postMessage(m), exit);
   parent.on('message', (e) => {
     const parsed = ParentToHostSchema.safeParse(e.data);
     if (!parsed.success) {
@@ -69,24 +107,26 @@ export function serveOverParentPort(host: TrainerHost, parent: ParentPortLike, e
       port.on('close', detach);
       port.start();
     } else if (msg.type === 'shutdown') {
-      void host.shutdown().finally(() => {
-        parent.postMessage({ type: 'shutdownDone' } satisfies HostToParent);
-        exit();
-      });
+      shutdown();
     }
   });
+  return shutdown;
 }
 
 /**
  * Serves `host` over a Node fork IPC channel: `command` envelopes go to the host, its messages
  * go back as `message` envelopes; `shutdown` (or the parent going away) stops the run, then `exit`.
+ * Once the parent is gone, messages are dropped (never an ERR_IPC_CHANNEL_CLOSED 'error' event,
+ * which would kill the host before the run is saved). Returns the shutdown trigger.
  */
-export function serveOverFork(host: TrainerHost, channel: ForkChannelLike, exit: AfterShutdown): void {
+export function serveOverFork(host: TrainerHost, channel: ForkChannelLike, exit: AfterShutdown): () => void {
+  const dropped = () => undefined; // the parent is gone (channel closed): nobody is left to tell
   const send = (m: HostToParent) => {
+    if (channel.connected === false) return;
     try {
-      channel.send?.(m);
+      channel.send?.(m, dropped);
     } catch {
-      // The parent is gone (channel closed): nobody is left to tell.
+      dropped();
     }
   };
   let deliver: ((data: unknown) => void) | undefined;
@@ -97,15 +137,7 @@ export function serveOverFork(host: TrainerHost, channel: ForkChannelLike, exit:
       return () => (deliver = undefined);
     },
   });
-  let stopping = false;
-  const shutdown = () => {
-    if (stopping) return;
-    stopping = true;
-    void host.shutdown().finally(() => {
-      send({ type: 'shutdownDone' });
-      exit();
-    });
-  };
+  const shutdown = shutdownOnce(host, send, exit);
   channel.on('message', (data) => {
     const parsed = ParentToHostSchema.safeParse(data);
     if (!parsed.success) {
@@ -116,4 +148,5 @@ export function serveOverFork(host: TrainerHost, channel: ForkChannelLike, exit:
     else if (parsed.data.type === 'shutdown') shutdown();
   });
   channel.on('disconnect', shutdown);
+  return shutdown;
 }

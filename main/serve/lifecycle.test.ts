@@ -1,0 +1,142 @@
+// Front-end deaths against a real `npm run serve` (its trainer host forked under Node, a real CPU
+// run): Ctrl-C in a terminal (SIGINT to the whole process group) and a killed serve process must
+// both leave the live run stopped with a checkpoint, a stop event and its metrics flushed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { BridgeServerMessageSchema, type HostMessage } from '../../common/protocol.ts';
+
+const CLI = resolve(dirname(fileURLToPath(import.meta.url)), 'cli.ts');
+const LIMIT_MS = 90_000;
+
+/** A CartPole run that is still going when the test ends it. */
+const LONG_CARTPOLE = {
+  name: 'lifecycle',
+  backend: 'cpu',
+  seed: 5,
+  env: { kind: 'cartpole', num_envs: 4 },
+  network: { hidden: [32, 32] },
+  replay: { capacity: 4096 },
+  optim: { batch_size: 32 },
+  schedule: { epochs: 100_000, steps_per_epoch: 5000, learning_starts: 64, eval_episodes: 1 },
+};
+
+/** Polls `check` every 20 ms until it returns a value; fails after LIMIT_MS with `what`. */
+async function until<T>(check: () => T | undefined | false, what: string): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() - t0 > LIMIT_MS) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Served {
+  serve: ChildProcess;
+  dir: string;
+  runsDir: string;
+  messages: HostMessage[];
+  output: () => string;
+  exited: Promise<number | null>;
+  ws: WebSocket;
+}
+
+/** Starts serve in its own process group (as a terminal does) and a run through its WebSocket; resolves once steps are streaming. */
+async function serveWithLiveRun(): Promise<Served & { hostPid: number; runDir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'dqn-lifecycle-'));
+  const runsDir = join(dir, 'runs');
+  const serve = spawn(process.execPath, ['--import', 'tsx', CLI, '--port', '0', '--no-build', '--data-dir', join(dir, 'data'), '--runs-dir', runsDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  serve.stdout!.on('data', (d) => (out += d));
+  serve.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => serve.once('exit', (code) => r(code)));
+  const url = await until(() => /DQN Console: (http:\S+)/.exec(out)?.[1], `serve's URL; output: ${out}`);
+  const { port, search } = new URL(url);
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws${search}`);
+  const messages: HostMessage[] = [];
+  ws.on('message', (raw) => {
+    const m = BridgeServerMessageSchema.parse(JSON.parse(raw.toString()));
+    if (m.channel === 'trainer') messages.push(m.message);
+  });
+  ws.on('error', () => undefined); // the server goes away in these tests
+  await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
+  const ready = await until(() => messages.find((m) => m.type === 'hostReady'), 'hostReady');
+  ws.send(JSON.stringify({ channel: 'trainer', command: { type: 'start', config: LONG_CARTPOLE } }));
+  const running = await until(() => messages.find((m) => m.type === 'state' && m.state === 'running' && m.runDir), `the run to start; messages: ${messages.map((m) => m.type).join(', ')}`);
+  assert.ok(running.type === 'state' && running.runDir && ready.type === 'hostReady');
+  const runDir = running.runDir;
+  // Steps are trained once the periodic flush has written a scalar record past step 0.
+  await until(() => flushedSteps(runDir).some((step) => step > 0), 'trained steps in metrics.jsonl');
+  return { serve, dir, runsDir, messages, output: () => out, exited, ws, hostPid: ready.pid, runDir };
+}
+
+/** Steps of the scalar records in a run's metrics.jsonl so far. */
+function flushedSteps(runDir: string): number[] {
+  const path = join(runDir, 'metrics.jsonl');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"scalars"'))
+    .map((l) => (JSON.parse(l) as { step: number }).step);
+}
+
+/** The run folder holds a stop-step checkpoint, a stop event, and metrics up to that step. */
+function assertStoppedCleanly(runDir: string, context: string): void {
+  const ckpts = readdirSync(join(runDir, 'checkpoints'));
+  const stop = ckpts.find((n) => /^stop-step-\d+$/.test(n));
+  assert.ok(stop, `a stop-step checkpoint in ${ckpts.join(', ')}; ${context}`);
+  const step = Number(stop.slice('stop-step-'.length));
+  assert.ok(step > 0, `the checkpoint holds trained steps (${stop})`);
+  const events = readFileSync(join(runDir, 'events.log'), 'utf8');
+  assert.match(events, new RegExp(`"kind":"stop","message":"stopped at step ${step}"`), events);
+  assert.equal(flushedSteps(runDir).at(-1), step, 'metrics.jsonl is flushed up to the stop step');
+}
+
+test('Ctrl-C on serve in a terminal stops the live run with a checkpoint before exiting', { timeout: 2 * LIMIT_MS }, async () => {
+  const s = await serveWithLiveRun();
+  try {
+    process.kill(-s.serve.pid!, 'SIGINT'); // what the terminal does: the whole foreground process group
+    const code = await Promise.race([s.exited, until(() => false, 'serve to exit')]);
+    assert.equal(code, 0, s.output());
+    await until(() => !alive(s.hostPid), 'the trainer host to exit');
+    assertStoppedCleanly(s.runDir, s.output());
+  } finally {
+    s.ws.terminate();
+    if (s.serve.exitCode === null) process.kill(-s.serve.pid!, 'SIGKILL');
+    if (alive(s.hostPid)) process.kill(s.hostPid, 'SIGKILL');
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('a killed serve process leaves the trainer host to stop the live run with a checkpoint, then exit', { timeout: 2 * LIMIT_MS }, async () => {
+  const s = await serveWithLiveRun();
+  try {
+    process.kill(s.serve.pid!, 'SIGKILL'); // the front end dies; the host is not signalled
+    await s.exited;
+    assert.ok(alive(s.hostPid) || existsSync(s.runDir), 'the host outlives serve');
+    await until(() => !alive(s.hostPid), 'the orphaned trainer host to exit');
+    assertStoppedCleanly(s.runDir, `events: ${readFileSync(join(s.runDir, 'events.log'), 'utf8')}`);
+  } finally {
+    s.ws.terminate();
+    if (alive(s.hostPid)) process.kill(s.hostPid, 'SIGKILL');
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
