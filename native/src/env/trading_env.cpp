@@ -207,9 +207,11 @@ class TradingEnv final : public VecEnv {
     WalkBaseline("buy_and_hold_", [full](int) { return full; });
     WalkBaseline("ma_crossover_", [&close, full](int t) {
       if (t + 1 < kMaLong) return 0.0;
+      // Each mean sums its closes oldest first, so that a tie (flat prices) is decided the same
+      // way by any implementation that follows this order.
       double fast = 0, slow = 0;
-      for (int k = 0; k < kMaLong; ++k) (k < kMaShort ? fast : slow) += close[static_cast<size_t>(t - k)];
-      slow += fast;
+      for (int j = t - kMaShort + 1; j <= t; ++j) fast += close[static_cast<size_t>(j)];
+      for (int j = t - kMaLong + 1; j <= t; ++j) slow += close[static_cast<size_t>(j)];
       return fast / kMaShort > slow / kMaLong ? full : 0.0;
     });
   }

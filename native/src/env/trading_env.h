@@ -42,7 +42,7 @@
 //   on the same walk, gap policy and cost model, prefixed flat_, buy_and_hold_ (+max_position
 //   throughout, so always-long reproduces it exactly) and ma_crossover_ (+max_position while
 //   the mean of the last 20 closes is above that of the last 60, else flat; flat until 60
-//   closes exist; the means read across gaps), plus bars (returns in the curve) and
+//   closes exist; the means read across gaps, each summed oldest first), plus bars (returns in the curve) and
 //   bars_per_year (of the training span: the annualization of every Sharpe ratio).
 // step() throws std::logic_error before the first reset() and std::out_of_range for an action
 // outside [0, n_actions).

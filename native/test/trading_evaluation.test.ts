@@ -1,0 +1,174 @@
+// The trading evaluation a quant would trust (issue 17): every figure of the native evaluation
+// walk checked against a float64 cash-and-units portfolio computed in TypeScript straight from
+// the CSV text (trading_reference.ts), on each bundled dataset and on series with known moves.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseRunConfig } from '../../common/config.ts';
+import { createEnv, type NativeEnv } from '../env.ts';
+import type { MarketArrays } from '../trainer.ts';
+import { maCrossover, Reference, referenceWalk, rng, summarizeEquity, type RefParams, type WalkResult } from './trading_reference.ts';
+
+/** The bars of a bundled CSV file, parsed here without the product's loader. */
+function readCsv(path: string): MarketArrays {
+  const rows = readFileSync(path, 'utf8').trim().split('\n').slice(1).map((line) => line.split(','));
+  const col = (i: number) => Float64Array.from(rows, (r) => (i === 0 ? Date.parse(r[0]!.length === 10 ? `${r[0]}T00:00:00Z` : r[0]!) / 1000 : Number(r[i])));
+  return { timestamps: col(0), open: col(1), high: col(2), low: col(3), close: col(4), volume: col(5) };
+}
+
+const near = (actual: number | undefined, expected: number, tol: number, what: string): void =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) <= tol * (1 + Math.abs(expected)), `${what}: got ${actual}, expected ${expected}`);
+
+/** Steps the evaluation env through one episode with `action(k)`; returns the unscaled step rewards and the metrics. */
+function walkEnv(env: NativeEnv, action: (k: number) => number, rewardScale: number): { rewards: number[]; metrics: Record<string, number> } {
+  env.reset();
+  const rewards: number[] = [];
+  for (let k = 0; ; k++) {
+    const out = env.step(Int32Array.of(action(k)));
+    rewards.push(out.rewards[0]! / rewardScale);
+    if (out.truncated[0]) break;
+  }
+  return { rewards, metrics: env.episodeMetrics() };
+}
+
+/** Checks the metrics under `prefix` against a reference walk. */
+function expectWalk(m: Record<string, number>, prefix: string, w: WalkResult, barsPerYear: number, what: string): void {
+  const s = summarizeEquity(w.equity, barsPerYear);
+  near(m[`${prefix}return`], s.total, 1e-9, `${what} ${prefix}return`);
+  near(m[`${prefix}return_simple`], w.stepReturns.reduce((a, b) => a + b, 0), 1e-9, `${what} ${prefix}return_simple`);
+  near(m[`${prefix}sharpe`], s.sharpe, 1e-7, `${what} ${prefix}sharpe`);
+  near(m[`${prefix}sharpe_se`], s.sharpeSe, 1e-7, `${what} ${prefix}sharpe_se`);
+  near(m[`${prefix}max_drawdown`], s.maxDrawdown, 1e-9, `${what} ${prefix}max_drawdown`);
+  assert.equal(m[`${prefix}ruined`], w.ruined ? 1 : 0, `${what} ${prefix}ruined`);
+}
+
+for (const presetName of ['trading-6e', 'trading-spy']) {
+  test(`${presetName}: always-flat, always-long, always-short and a fixed random policy reproduce a float64 portfolio from the CSV, beside its baselines, under both gap policies`, () => {
+    const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', `${presetName}.json`), 'utf8')));
+    if (config.env.kind !== 'trading') throw new Error('a trading preset');
+    const e = config.env;
+    const bars = readCsv(resolve(e.data));
+    const p: RefParams = { lags: e.lags, nActions: e.n_actions, maxPosition: e.max_position, costBps: e.cost_bps, validationFraction: e.validation_fraction, maxGapBars: e.max_gap_bars };
+    const ref = new Reference(bars, p);
+    const walkLength = ref.decisionBars(true).length;
+    const u = rng(17);
+    const random = Array.from({ length: walkLength }, () => Math.floor(u() * e.n_actions));
+    const policies: [string, (k: number) => number][] = [
+      ['flat', () => (e.n_actions - 1) / 2], ['long', () => e.n_actions - 1], ['short', () => 0], ['random', (k) => random[k]!],
+    ];
+    for (const gapPolicy of ['hold', 'flat'] as const) {
+      const env = createEnv({ ...e, num_envs: 1, gap_policy: gapPolicy }, bars, true);
+      const hold = referenceWalk(ref, () => e.max_position, gapPolicy);
+      const crossover = referenceWalk(ref, maCrossover(bars.close, e.max_position), gapPolicy);
+      for (const [name, action] of policies) {
+        const what = `${presetName} ${gapPolicy} ${name}`;
+        const { rewards, metrics: m } = walkEnv(env, action, e.reward_scale);
+        const w = referenceWalk(ref, (_, k) => ref.position(action(k)), gapPolicy);
+        assert.equal(rewards.length, walkLength, `${what}: one step per validation decision bar`);
+        rewards.forEach((r, k) => near(r, w.stepReturns[k]!, 1e-6, `${what} reward of step ${k}`));
+        expectWalk(m, '', w, ref.barsPerYear, what);
+        near(m.trade_fraction, w.changes / walkLength, 1e-12, `${what} trade_fraction`);
+        assert.equal(m.bars, w.equity.length - 1, `${what}: one return per bar`);
+        near(m.bars_per_year, ref.barsPerYear, 1e-12, `${what} bars_per_year`);
+        // Compounded and simple returns differ as their formulas say.
+        near(m.return, w.stepReturns.reduce((eq, r) => eq * (1 + r), 1) - 1, 1e-9, `${what}: return = prod(1 + step) - 1`);
+        expectWalk(m, 'buy_and_hold_', hold, ref.barsPerYear, what);
+        expectWalk(m, 'ma_crossover_', crossover, ref.barsPerYear, what);
+        expectWalk(m, 'flat_', referenceWalk(ref, () => 0, gapPolicy), ref.barsPerYear, what);
+        if (name === 'long') for (const k of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown']) assert.equal(m[k], m[`buy_and_hold_${k}`], `${what}: always-long is buy-and-hold exactly (${k})`);
+        if (name === 'flat') assert.deepEqual([m.return, m.return_simple, m.sharpe, m.max_drawdown, m.trade_fraction], [0, 0, 0, 0, 0]);
+      }
+    }
+  });
+}
+
+test('on daily SPY the compounded buy-and-hold return and drawdown are what an investor got, not the fixed-notional sum', () => {
+  const bars = readCsv(resolve('resources/data/spy_1d_1999-2020.csv'));
+  const env = createEnv({ kind: 'trading', num_envs: 1, n_actions: 9, cost_bps: 1, reward_scale: 1 }, bars, true);
+  const { metrics: m } = walkEnv(env, () => 8, 1);
+  near(m.return, 0.66989, 1e-4, 'SPY validation buy-and-hold: +67.0%');
+  near(m.return_simple, 0.59075, 1e-4, 'the summed fixed-notional figure: +59.1%');
+  near(m.max_drawdown, 0.34105, 1e-4, 'compounded drawdown: 34.1%');
+});
+
+/** 1-minute bars from 09:30 UTC with the given closes (open = previous close), a 90-minute hole after bar `gapAfter`. */
+function barsFromCloses(closes: number[], gapAfter: number): MarketArrays {
+  const n = closes.length;
+  const m = { timestamps: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: Float64Array.from(closes), volume: new Float64Array(n).fill(100) };
+  let ts = Date.UTC(2024, 0, 2, 9, 30) / 1000;
+  for (let t = 0; t < n; t++) {
+    m.timestamps[t] = ts;
+    m.open[t] = t > 0 ? closes[t - 1]! : closes[0]!;
+    m.high[t] = Math.max(m.open[t]!, closes[t]!);
+    m.low[t] = Math.min(m.open[t]!, closes[t]!);
+    ts += t === gapAfter ? 90 * 60 : 60;
+  }
+  return m;
+}
+
+test('a known gap move is booked exactly: held across the gap (hold) or closed with its cost before it and reopened after (flat)', () => {
+  // 140 bars, close 100 up to bar 99 and 110 from bar 100 (the first bar after the gap);
+  // validation bars 70..139; decision bars 70..98 and, after the 20-bar warm-up, 120..138.
+  const bars = barsFromCloses(Array.from({ length: 140 }, (_, t) => (t < 100 ? 100 : 110)), 99);
+  const spec = { kind: 'trading' as const, num_envs: 1, lags: 1, n_actions: 3, cost_bps: 10, validation_fraction: 0.5, reward_scale: 1 };
+  const obsPosition = 7; // index of position / max_position with lags = 1
+  for (const gap of ['hold', 'flat'] as const) {
+    const env = createEnv({ ...spec, gap_policy: gap }, bars, true);
+    env.reset();
+    const rewards: number[] = [], positions: number[] = [];
+    for (;;) {
+      const out = env.step(Int32Array.of(2)); // always long 1 x equity
+      rewards.push(out.rewards[0]!);
+      positions.push(out.finalObs[obsPosition]!);
+      if (out.truncated[0]) break;
+    }
+    assert.equal(rewards.length, 29 + 19);
+    const gapStep = 28; // the step from bar 98 to bar 120
+    const expected = rewards.map((_, k) => (k === 0 || k === rewards.length - 1 ? -0.001 : 0));
+    if (gap === 'hold') expected[gapStep] = 0.1;
+    else { expected[gapStep] = -0.001; expected[gapStep + 1] = -0.001; }
+    rewards.forEach((r, k) => near(r, expected[k]!, 1e-7, `${gap}: reward of step ${k}`));
+    assert.equal(positions[gapStep], gap === 'hold' ? 1 : 0, `${gap}: the position seen after the gap`);
+    const m = env.episodeMetrics();
+    assert.equal(m.bars, 139 - 70);
+    near(m.return, gap === 'hold' ? 0.999 * 1.1 * 0.999 - 1 : 0.999 ** 4 - 1, 1e-12, `${gap}: compounded return`);
+    near(m.return_simple, gap === 'hold' ? 0.1 - 0.002 : -0.004, 1e-12, `${gap}: simple return`);
+    near(m.max_drawdown, gap === 'hold' ? 0.001 : 1 - 0.999 ** 4, 1e-12, `${gap}: drawdown`);
+    near(m.buy_and_hold_return, m.return!, 0, `${gap}: buy-and-hold is the same walk`);
+  }
+
+  // Training episodes cross the gap too: 200 bars, training decision bars 20..98 and 120..158.
+  const long = barsFromCloses(Array.from({ length: 200 }, (_, t) => (t < 100 ? 100 : 110)), 99);
+  for (const gap of ['hold', 'flat'] as const) {
+    const env = createEnv({ ...spec, validation_fraction: 0.2, episode_length: 1000, gap_policy: gap, seed: 3 }, long, false);
+    env.reset();
+    let crossed = 0, held = 0;
+    for (let s = 0; s < 2000 && crossed < 3; s++) {
+      const out = env.step(Int32Array.of(2));
+      const r = out.rewards[0]!;
+      if (gap === 'hold' && Math.abs(r - 0.1) < 1e-7) crossed++;
+      // flat: a long position held into the gap is closed there (10 bp) and seen as flat after it
+      if (gap === 'flat' && held === 1 && Math.abs(r + 0.001) < 1e-7 && !out.truncated[0] && out.finalObs[obsPosition] === 0) crossed++;
+      held = out.truncated[0] ? 0 : out.finalObs[obsPosition]!;
+    }
+    assert.equal(crossed, 3, `${gap}: training steps across the gap book it`);
+  }
+});
+
+test('equity at or below zero ends the evaluation as ruin and says so', () => {
+  // 10 x equity long into a 15% fall at bar 110: equity 1 - 0.001 - 1.5 < 0.
+  const bars = barsFromCloses(Array.from({ length: 140 }, (_, t) => (t < 110 ? 100 : 85)), 139);
+  const env = createEnv({ kind: 'trading', num_envs: 1, lags: 1, n_actions: 3, max_position: 10, cost_bps: 1, validation_fraction: 0.5, reward_scale: 1 }, bars, true);
+  env.reset();
+  let steps = 0;
+  for (;;) {
+    steps++;
+    if (env.step(Int32Array.of(2)).truncated[0]) break;
+  }
+  assert.equal(steps, 110 - 70, 'the walk stops at the step into the fall');
+  const m = env.episodeMetrics();
+  assert.deepEqual([m.ruined, m.return, m.max_drawdown, m.bars], [1, -1, 1, 110 - 70]);
+  assert.deepEqual([m.buy_and_hold_ruined, m.buy_and_hold_return], [1, -1], 'buy-and-hold at 10 x equity is ruined on the same walk');
+  assert.deepEqual([m.flat_ruined, m.flat_return], [0, 0]);
+});
