@@ -15,6 +15,8 @@ export interface DqnBridgeApi {
     openRun(runDir: string): void;
     /** Messages from the trainer host and its supervisor; returns the unsubscribe function. */
     onMessage(listener: (message: HostMessage) => void): () => void;
+    /** Starts the trainer host again after the supervisor gave up restarting it. */
+    restartHost(): void;
   };
   presets: {
     list(): Promise<Preset[]>;

@@ -5,7 +5,7 @@
 //   renderer --HostCommand--> trainer host        (MessagePort in Electron, WebSocket in browser mode)
 //   renderer <--HostMessage-- trainer host        (live records summarised into one frame every FRAME_PERIOD_MS)
 //   renderer <--HostMessage-- supervisor          (hostReady / hostExit: the host's own lifecycle)
-//   supervisor <--ParentMessage--> trainer host   (connect a port, shutdown, the current run folder)
+//   supervisor <--ParentMessage--> trainer host   (connect a port, shutdown, heartbeats, the current run folder)
 //   browser <--Bridge*Message--> serve server     (the above wrapped in channels, plus presets)
 import { z } from 'zod';
 import { RunConfigSchema } from './config.ts';
@@ -194,6 +194,8 @@ export const ParentToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('shutdown') }),
   /** Node fork mode: a renderer command relayed by the serve bridge. */
   z.object({ type: z.literal('command'), command: z.unknown() }),
+  /** Liveness probe: the host echoes it at once; a host that stops echoing is restarted. */
+  z.object({ type: z.literal('heartbeat'), id: z.number().int().nonnegative() }),
 ]);
 export type ParentToHost = z.infer<typeof ParentToHostSchema>;
 
@@ -204,6 +206,8 @@ export const HostToParentSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('shutdownDone') }),
   /** Node fork mode: a message for every renderer. */
   z.object({ type: z.literal('message'), message: z.unknown() }),
+  /** The echo of the supervisor's heartbeat with the same id. */
+  z.object({ type: z.literal('heartbeat'), id: z.number().int().nonnegative() }),
 ]);
 export type HostToParent = z.infer<typeof HostToParentSchema>;
 
@@ -228,6 +232,8 @@ export type PresetRequestInput = z.input<typeof PresetRequestSchema>;
 export const BridgeClientMessageSchema = z.discriminatedUnion('channel', [
   z.object({ channel: z.literal('trainer'), command: HostCommandSchema }),
   z.object({ channel: z.literal('presets'), id: z.number().int(), request: PresetRequestSchema }),
+  /** Start the trainer host again after the supervisor gave up restarting it (the Restart button). */
+  z.object({ channel: z.literal('supervisor'), request: z.object({ op: z.literal('restart') }) }),
 ]);
 export type BridgeClientMessage = z.infer<typeof BridgeClientMessageSchema>;
 

@@ -19,10 +19,13 @@ class FakeProcess implements HostProcess {
   private exitListener: ((r: string) => void) | undefined;
   /** When true, a shutdown request makes the process exit on its own. */
   exitsOnShutdown = true;
+  /** When true, heartbeats are echoed as the real host does (host-ports.ts). */
+  answersHeartbeats = true;
 
   postMessage(m: ParentToHost): void {
     this.received.push(m);
     if (m.type === 'shutdown' && this.exitsOnShutdown) setImmediate(() => this.exit('exited normally (code 0)'));
+    if (m.type === 'heartbeat' && this.answersHeartbeats) setImmediate(() => this.emit({ type: 'heartbeat', id: m.id }));
   }
   onMessage(l: (d: unknown) => void): void {
     this.messageListener = l;
@@ -46,7 +49,12 @@ class FakeProcess implements HostProcess {
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function setup(opts: { maxRestarts?: number } = {}) {
+/** Polls `check` every 2 ms until it holds (at most 10 s). */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let t0 = Date.now(); !check(); await wait(2)) if (Date.now() - t0 > 10_000) throw new Error(`timed out waiting for ${what}`);
+}
+
+function setup(opts: { maxRestarts?: number; heartbeatMs?: number; heartbeatTimeoutMs?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'dqn-sup-'));
   const spawned: FakeProcess[] = [];
   const notes: HostMessage[] = [];
@@ -60,6 +68,8 @@ function setup(opts: { maxRestarts?: number } = {}) {
     logDir: join(dir, 'logs'),
     restartDelayMs: 1,
     maxRestarts: opts.maxRestarts,
+    heartbeatMs: opts.heartbeatMs,
+    heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
   });
   return { dir, sup, spawned, notes, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -128,6 +138,58 @@ test('shutdown asks the host to stop and kills it when it does not exit in time'
     assert.equal(spawned.length, 1, 'no restart after a shutdown');
     const exit = notes.at(-1);
     assert.ok(exit?.type === 'hostExit' && !exit.restarting);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a host that stops answering heartbeats is killed and restarted, and the dashboard is told why', async () => {
+  const { sup, spawned, notes, cleanup } = setup({ heartbeatMs: 5, heartbeatTimeoutMs: 60 });
+  try {
+    sup.start();
+    const first = spawned[0]!;
+    const beats = () => first.received.filter((m) => m.type === 'heartbeat').length;
+    await until(() => beats() >= 30, 'thirty heartbeats'); // 150 ms of answered beats: well past the timeout
+    assert.equal(first.killed, false, 'a host that answers is left alone');
+    first.answersHeartbeats = false; // stuck: its event loop no longer runs
+    await until(() => spawned.length === 2 && notes.some((n) => n.type === 'hostReady' && n.pid === spawned[1]!.pid), 'a new host');
+    assert.equal(first.killed, true);
+    const exit = notes.find((n) => n.type === 'hostExit');
+    assert.ok(exit?.type === 'hostExit');
+    assert.match(exit.reason, /^stopped answering \(no heartbeat for \d+\.\d s\); killed$/);
+    assert.equal(exit.restarting, true);
+    const ids = first.received.flatMap((m) => (m.type === 'heartbeat' ? [m.id] : []));
+    assert.deepEqual(ids, ids.map((_, i) => i), 'heartbeat ids count up from 0');
+    await sup.shutdown();
+  } finally {
+    cleanup();
+  }
+});
+
+test('after giving up the supervisor says so plainly, and a restart request starts a host with a fresh count', async () => {
+  const { sup, spawned, notes, cleanup } = setup({ maxRestarts: 1 });
+  try {
+    sup.start();
+    assert.equal(sup.state, 'running');
+    spawned[0]!.exit('exited with code 1');
+    assert.equal(sup.state, 'restarting');
+    await until(() => spawned.length === 2, 'the automatic restart');
+    spawned[1]!.exit('exited with code 1');
+    assert.equal(sup.state, 'gaveUp');
+    const last = notes.at(-1);
+    assert.ok(last?.type === 'hostExit' && !last.restarting);
+    assert.equal(last.reason, 'exited with code 1; it ended 2 times within 60 s, so it is not restarted automatically: use Restart trainer host');
+    sup.restart();
+    assert.equal(spawned.length, 3);
+    assert.equal(sup.state, 'running');
+    await until(() => notes.at(-1)?.type === 'hostReady', 'hostReady');
+    assert.deepEqual(notes.at(-1), { type: 'hostReady', pid: spawned[2]!.pid, restarts: 2 });
+    sup.restart();
+    assert.equal(spawned.length, 3, 'no second host while one runs');
+    spawned[2]!.exit('exited with code 1');
+    assert.equal(sup.state, 'restarting', 'the count started over: one automatic restart again');
+    await sup.shutdown();
+    assert.equal(sup.state, 'stopped');
   } finally {
     cleanup();
   }

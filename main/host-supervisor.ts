@@ -1,7 +1,8 @@
 // Keeps one trainer host process alive: spawns it, sends its stdout/stderr to the live run's log
-// (host.log in the run folder, or the app's log folder between runs), restarts it when it dies
-// and tells the dashboard why (hostExit / hostReady), and stops it cleanly on shutdown (a
-// timeout then kills it). The process itself comes from an injected spawn function, so Electron
+// (host.log in the run folder, or the app's log folder between runs), restarts it with a growing
+// delay when it dies or stops answering heartbeats and tells the dashboard why (hostExit /
+// hostReady), gives up after too many exits until the user asks for a restart, and stops it
+// cleanly on shutdown (a timeout then kills it). The process itself comes from an injected spawn function, so Electron
 // main (utilityProcess.fork) and the browser-mode server (child_process.fork) share this code;
 // it imports no electron.
 import { appendFileSync, mkdirSync } from 'node:fs';
@@ -41,7 +42,17 @@ export interface SupervisorOptions {
   restartWindowMs?: number;
   /** Delay before the first restart, doubled for each recent one (default 250 ms, at most 5 s). */
   restartDelayMs?: number;
+  /** How often the host is sent a heartbeat (default 2 s). */
+  heartbeatMs?: number;
+  /**
+   * A host that echoed no heartbeat for this long is stuck: it is killed (and restarted) with
+   * that reason (default 15 s; the host's event loop stays free while it trains, builds and loads).
+   */
+  heartbeatTimeoutMs?: number;
 }
+
+/** Where the supervisor stands: hosting, waiting to restart, given up (see restart()), or shut down. */
+export type SupervisorState = 'running' | 'restarting' | 'gaveUp' | 'stopped';
 
 /** Formats a Node child-process exit for the user: "killed by SIGKILL" or "exited with code 3". */
 export function describeExit(code: number | null, signal: NodeJS.Signals | string | null): string {
@@ -62,12 +73,34 @@ export class HostSupervisor {
   private runDir: string | undefined;
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private exitWaiters: (() => void)[] = [];
+  private heartbeat: { timer: ReturnType<typeof setInterval>; next: number; lastEcho: number } | undefined;
+  /** Why the supervisor killed the current child, when it did (a stuck host). */
+  private killedBecause: string | undefined;
 
   constructor(private readonly options: SupervisorOptions) {}
 
   /** The live host process, if any. */
   get current(): HostProcess | undefined {
     return this.child;
+  }
+
+  /** What the supervisor is doing now (the dashboard offers a restart when it gave up). */
+  get state(): SupervisorState {
+    if (this.stopping) return 'stopped';
+    if (this.child) return 'running';
+    return this.restartTimer ? 'restarting' : 'gaveUp';
+  }
+
+  /**
+   * Starts a host again after the supervisor gave up (the dashboard's Restart button): the
+   * restart count starts over. Does nothing while a host runs or a restart is already due.
+   */
+  restart(): void {
+    if (this.child || this.restartTimer || this.stopping) return;
+    this.recentExits = [];
+    this.restarts++;
+    this.writeLog('[supervisor] restarting the trainer host on request\n');
+    this.start();
   }
 
   /** Spawns the host (once). */
@@ -85,7 +118,34 @@ export class HostSupervisor {
       if (this.child !== child) return;
       this.options.onSpawn?.(child);
       this.options.notify({ type: 'hostReady', pid: child.pid, restarts });
+      this.startHeartbeat(child);
     });
+  }
+
+  /** Sends a heartbeat every heartbeatMs; a host silent for heartbeatTimeoutMs is killed as stuck. */
+  private startHeartbeat(child: HostProcess): void {
+    this.stopHeartbeat();
+    const period = this.options.heartbeatMs ?? 2000;
+    const limit = this.options.heartbeatTimeoutMs ?? 15_000;
+    const hb = { next: 0, lastEcho: Date.now(), timer: setInterval(() => {
+      if (this.child !== child) return this.stopHeartbeat();
+      const silentMs = Date.now() - hb.lastEcho;
+      if (silentMs > limit) {
+        this.stopHeartbeat();
+        this.killedBecause = `stopped answering (no heartbeat for ${(silentMs / 1000).toFixed(1)} s); killed`;
+        this.writeLog(`[supervisor] trainer host pid ${child.pid} ${this.killedBecause}\n`);
+        child.kill();
+        return;
+      }
+      child.postMessage({ type: 'heartbeat', id: hb.next++ });
+    }, period) };
+    hb.timer.unref?.();
+    this.heartbeat = hb;
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat.timer);
+    this.heartbeat = undefined;
   }
 
   /**
@@ -94,6 +154,7 @@ export class HostSupervisor {
    */
   async shutdown(timeoutMs = 15_000): Promise<void> {
     this.stopping = true;
+    this.stopHeartbeat(); // a run's stop-step checkpoint may take a while: the timeout below bounds it
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const child = this.child;
     if (!child) return;
@@ -116,17 +177,23 @@ export class HostSupervisor {
     const msg = parsed.data;
     if (msg.type === 'runDir') this.runDir = msg.runDir;
     else if (msg.type === 'message') this.options.onHostMessage?.(msg.message);
+    else if (msg.type === 'heartbeat' && this.heartbeat) this.heartbeat.lastEcho = Date.now();
   }
 
-  private exited(child: HostProcess, reason: string): void {
+  private exited(child: HostProcess, exitReason: string): void {
     if (this.child !== child) return;
     this.child = undefined;
+    this.stopHeartbeat();
+    const reason = this.killedBecause ?? exitReason;
+    this.killedBecause = undefined;
     const now = Date.now();
     const window = this.options.restartWindowMs ?? 60_000;
     this.recentExits = [...this.recentExits.filter((t) => now - t < window), now];
-    const restarting = !this.stopping && this.recentExits.length <= (this.options.maxRestarts ?? 5);
+    const max = this.options.maxRestarts ?? 5;
+    const restarting = !this.stopping && this.recentExits.length <= max;
+    const gaveUp = this.stopping ? '' : `; it ended ${this.recentExits.length} time${this.recentExits.length === 1 ? '' : 's'} within ${Math.round(window / 1000)} s, so it is not restarted automatically: use Restart trainer host`;
     const text = `trainer host (pid ${child.pid}) ${reason}`;
-    this.writeLog(`[supervisor] ${text}${restarting ? '; restarting it' : this.stopping ? '' : '; too many restarts, not restarting'}\n`);
+    this.writeLog(`[supervisor] ${text}${restarting ? '; restarting it' : gaveUp}\n`);
     if (!this.stopping && this.runDir) {
       try {
         appendEvent(this.runDir, { time: new Date().toISOString(), kind: 'error', message: `${text}${restarting ? '; restarted' : ''}` });
@@ -135,7 +202,7 @@ export class HostSupervisor {
       }
     }
     this.runDir = undefined;
-    this.options.notify({ type: 'hostExit', pid: child.pid, reason, restarting });
+    this.options.notify({ type: 'hostExit', pid: child.pid, reason: restarting ? reason : `${reason}${gaveUp}`, restarting });
     for (const w of this.exitWaiters.splice(0)) w();
     if (!restarting) return;
     const delay = Math.min(5000, (this.options.restartDelayMs ?? 250) * 2 ** (this.recentExits.length - 1));

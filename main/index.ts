@@ -123,6 +123,11 @@ app.whenReady().then(() => {
     checkSender(e);
     return presets.handle(parseMessage(PresetRequestSchema, request, 'presets'));
   });
+  // The dashboard's Restart button, after the supervisor gave up restarting the host.
+  ipcMain.handle('trainer:restart', (e) => {
+    checkSender(e);
+    supervisor.restart();
+  });
   Menu.setApplicationMenu(Menu.buildFromTemplate([{ role: 'fileMenu' }, { role: 'editMenu' }, { role: 'viewMenu' }, { role: 'windowMenu' }]));
   supervisor.start();
   createWindow();

@@ -53,6 +53,7 @@ const api: DqnBridgeApi = {
     hello: () => post({ type: 'hello' }),
     listRuns: () => post({ type: 'listRuns' }),
     openRun: (runDir: string) => post({ type: 'openRun', runDir }),
+    restartHost: () => void ipcRenderer.invoke('trainer:restart'),
     onMessage: (listener) => {
       listeners.add(listener);
       for (const m of early.splice(0)) listener(m);

@@ -13,7 +13,7 @@ import { PresetStore } from '../presets-store.ts';
 import { TrainerHost, type SessionApi } from '../trainer/host.ts';
 import { serveOverFork } from '../trainer/host-ports.ts';
 import type { RunCallbacks } from '../trainer/session-api.ts';
-import { allowedHosts, MAX_CLIENT_MESSAGE_BYTES, parseTarget, startBridgeServer, tokenMatches, type BridgeServer } from './server.ts';
+import { allowedHosts, MAX_CLIENT_MESSAGE_BYTES, parseTarget, startBridgeServer, tokenMatches, type BridgeServer, type BridgeServerOptions } from './server.ts';
 
 /** A session whose run reports one scalar point and runs until stopped. */
 function fakeSession(seen: { cb?: RunCallbacks }): SessionApi {
@@ -80,7 +80,7 @@ function waitFor<T>(messages: HostMessage[], pred: (m: HostMessage) => m is Host
   });
 }
 
-async function setup() {
+async function setup(supervision?: BridgeServerOptions['supervision']) {
   const dir = mkdtempSync(join(tmpdir(), 'dqn-serve-'));
   const staticDir = join(dir, 'renderer');
   mkdirSync(join(staticDir, 'assets'), { recursive: true });
@@ -103,6 +103,7 @@ async function setup() {
       return h;
     },
     logDir: join(dir, 'logs'),
+    supervision,
   });
   return { dir, server, seen, hosts, cleanup: async () => (await server.close(), rmSync(dir, { recursive: true, force: true })) };
 }
@@ -363,6 +364,30 @@ test('an oversized, an invalid UTF-8 or a malformed WebSocket frame closes that 
     assert.match(bystander.answers.find((a) => a.includes('"id":8')) ?? 'no answer', /"ok":true/);
     bystander.ws.close();
   } finally {
+    await cleanup();
+  }
+});
+
+test('when the supervisor gives up, commands say to press Restart, and the Restart request brings a new host', async () => {
+  const { server, hosts, cleanup } = await setup({ maxRestarts: 0, restartDelayMs: 1 });
+  const messages: HostMessage[] = [];
+  const transport = createWebSocketTransport(socketUrlFor(server.url), (u) => new WebSocket(u) as unknown as WebSocketLike, 20);
+  try {
+    transport.subscribe((m) => messages.push(m));
+    await waitFor(messages, (m): m is HostMessage => m.type === 'state', 'hello answer');
+    hosts[0]!.die('exited with code 3');
+    const exit = await waitFor(messages, (m): m is Extract<HostMessage, { type: 'hostExit' }> => m.type === 'hostExit', 'hostExit');
+    assert.equal(exit.restarting, false);
+    assert.match(exit.reason, /^exited with code 3; it ended 1 time within 60 s, so it is not restarted automatically: use Restart trainer host$/);
+    transport.send({ type: 'listRuns' });
+    const refused = await waitFor(messages, (m): m is Extract<HostMessage, { type: 'error' }> => m.type === 'error', 'the refusal');
+    assert.equal(refused.message, 'the trainer host is not running: it ended too often and is not restarted automatically; press Restart trainer host');
+    transport.restartHost();
+    const ready = await waitFor(messages, (m): m is Extract<HostMessage, { type: 'hostReady' }> => m.type === 'hostReady' && m.pid === 1001, 'the restarted host');
+    assert.equal(ready.restarts, 1);
+    assert.equal(hosts.length, 2);
+  } finally {
+    transport.close();
     await cleanup();
   }
 });

@@ -12,7 +12,7 @@ import { extname, resolve, sep } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BridgeClientMessageSchema, HostMessageSchema, type BridgeServerMessage, type HostMessage } from '../../common/protocol.ts';
-import { HostSupervisor, type HostProcess } from '../host-supervisor.ts';
+import { HostSupervisor, type HostProcess, type SupervisorOptions, type SupervisorState } from '../host-supervisor.ts';
 import type { PresetStore } from '../presets-store.ts';
 
 /** Header CSP of the served page (the page also carries it as a meta tag). */
@@ -58,6 +58,8 @@ export interface BridgeServerOptions {
   logDir: string;
   /** Largest message a client may send, in bytes (default MAX_CLIENT_MESSAGE_BYTES). */
   maxPayload?: number;
+  /** Restart and heartbeat limits of the host's supervisor (tests shorten them). */
+  supervision?: Pick<SupervisorOptions, 'maxRestarts' | 'restartWindowMs' | 'restartDelayMs' | 'heartbeatMs' | 'heartbeatTimeoutMs'>;
 }
 
 export interface BridgeServer {
@@ -122,6 +124,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   };
 
   const supervisor = new HostSupervisor({
+    ...o.supervision,
     spawn: o.spawnHost,
     logDir: o.logDir,
     notify: (m) => {
@@ -196,8 +199,12 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     const msg = parsed.data;
     if (msg.channel === 'trainer') {
       const host = supervisor.current;
-      if (!host) sendTo(ws, { channel: 'trainer', message: { type: 'error', command: msg.command.type, message: 'the trainer host is not running (it is being restarted); try again in a moment' } });
-      else host.postMessage({ type: 'command', command: msg.command });
+      if (host) host.postMessage({ type: 'command', command: msg.command });
+      else sendTo(ws, { channel: 'trainer', message: { type: 'error', command: msg.command.type, message: hostDownMessage(supervisor.state) } });
+      return;
+    }
+    if (msg.channel === 'supervisor') {
+      supervisor.restart();
       return;
     }
     try {
@@ -226,6 +233,13 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
       await new Promise<void>((r) => http.close(() => r()));
     },
   };
+}
+
+/** Why a command cannot reach the trainer host now, and what the user can do. */
+export function hostDownMessage(state: SupervisorState): string {
+  if (state === 'gaveUp') return 'the trainer host is not running: it ended too often and is not restarted automatically; press Restart trainer host';
+  if (state === 'stopped') return 'the trainer host is not running: the server is shutting down';
+  return 'the trainer host is not running: a new one is starting, send the command again once it is up';
 }
 
 /** Answers one HTTP request; never throws (a failure becomes an error answer). */

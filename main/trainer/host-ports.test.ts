@@ -110,3 +110,15 @@ test('a re-parented host (its parent died without a word) is told once', async (
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(gone, 1, 'told only once');
 });
+
+test('the host echoes the supervisor heartbeat on both channels', async () => {
+  const parent = Object.assign(new EventEmitter(), { posted: [] as unknown[], postMessage(m: unknown) { this.posted.push(m); } });
+  serveOverParentPort(new TrainerHost(session, { runsDir: '/runs' }), parent, () => undefined);
+  parent.emit('message', { data: { type: 'heartbeat', id: 7 }, ports: [] });
+  const channel = Object.assign(new EventEmitter(), { sent: [] as unknown[], send(m: unknown) { this.sent.push(structuredClone(m)); return true; } });
+  serveOverFork(new TrainerHost(session, { runsDir: '/runs' }), channel, () => undefined);
+  channel.emit('message', { type: 'heartbeat', id: 8 });
+  await tick();
+  assert.deepEqual(parent.posted, [{ type: 'heartbeat', id: 7 }]);
+  assert.deepEqual(channel.sent, [{ type: 'heartbeat', id: 8 }]);
+});

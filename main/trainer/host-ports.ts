@@ -108,6 +108,8 @@ export function serveOverParentPort(host: TrainerHost, parent: ParentPortLike, e
       port.start();
     } else if (msg.type === 'shutdown') {
       shutdown();
+    } else if (msg.type === 'heartbeat') {
+      parent.postMessage({ type: 'heartbeat', id: msg.id } satisfies HostToParent);
     }
   });
   return shutdown;
@@ -146,6 +148,7 @@ export function serveOverFork(host: TrainerHost, channel: ForkChannelLike, exit:
     }
     if (parsed.data.type === 'command') deliver?.(parsed.data.command);
     else if (parsed.data.type === 'shutdown') shutdown();
+    else if (parsed.data.type === 'heartbeat') send({ type: 'heartbeat', id: parsed.data.id });
   });
   channel.on('disconnect', shutdown);
   return shutdown;

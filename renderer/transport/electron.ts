@@ -31,5 +31,6 @@ export function createElectronTransport(api: DqnBridgeApi): Transport {
     },
     listPresets: () => api.presets.list(),
     savePreset: (name, config) => api.presets.save(name, config),
+    restartHost: () => api.trainer.restartHost(),
   };
 }

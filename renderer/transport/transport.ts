@@ -18,4 +18,9 @@ export interface Transport {
   listPresets(): Promise<Preset[]>;
   /** Saves a user preset; resolves to the new list. */
   savePreset(name: string, config: RunConfigInput): Promise<Preset[]>;
+  /**
+   * Asks the supervisor to start the trainer host again after it gave up restarting it (a
+   * `hostExit` with `restarting: false`); a `hostReady` follows. @throws Error when not connected.
+   */
+  restartHost(): void;
 }

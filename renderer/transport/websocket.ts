@@ -121,6 +121,7 @@ export function createWebSocketTransport(url: string, open: WebSocketFactory = (
     },
     listPresets: () => presetRequest({ op: 'list' }),
     savePreset: (name: string, config: RunConfigInput) => presetRequest({ op: 'save', name, config }),
+    restartHost: () => post({ channel: 'supervisor', request: { op: 'restart' } }),
     close: () => {
       closed = true;
       socket?.close();
