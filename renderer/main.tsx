@@ -3,6 +3,7 @@
 import { createRoot } from 'react-dom/client';
 import type { DqnBridgeApi } from '../common/bridge-api.ts';
 import { App } from './components/App.tsx';
+import { createProbe } from './probe.ts';
 import { createDashboard } from './store.ts';
 import { createElectronTransport } from './transport/electron.ts';
 import { createWebSocketTransport, socketUrlFor } from './transport/websocket.ts';
@@ -11,4 +12,5 @@ import './styles.css';
 const bridge = (window as unknown as { dqn?: DqnBridgeApi }).dqn;
 const transport = bridge ? createElectronTransport(bridge) : createWebSocketTransport(socketUrlFor(window.location.href));
 const dashboard = createDashboard();
+(window as unknown as { dqnProbe: unknown }).dqnProbe = createProbe(transport, dashboard);
 createRoot(document.getElementById('root')!).render(<App dashboard={dashboard} transport={transport} />);

@@ -32,9 +32,13 @@ export function summaryPoints(s: SeriesSummary): [number, number][] {
   return pts.sort((a, b) => a[0] - b[0]);
 }
 
+let nextBookId = 1;
+
 /** All series of one run, by name. */
 export class SeriesBook {
   readonly series = new Map<string, Series>();
+  /** Tells books apart (a chart redraws when the book it shows is another one). */
+  readonly id = nextBookId++;
   constructor(
     private smoothing = DEFAULT_SMOOTHING,
     private readonly maxPoints = DEFAULT_MAX_POINTS,

@@ -1,16 +1,20 @@
 // One chart region: raw series faint with the smoothed curve on top, an optional min/max band,
 // NaN/Inf markers, log-scale y, drag-to-zoom (re-bucketed from the full series) with
 // follow-latest when not zoomed, CSV export of the raw series, and a legend (in the DOM, so it is
-// read out) that names every curve.
-import { useEffect, useMemo, useRef, useState } from 'react';
+// read out) that names every curve. New data reaches the chart through the RedrawScheduler
+// (lib/redraw.ts): at most once per animation frame, only while visible and only when a series it
+// draws changed; each curve is downsampled to about the chart's pixel width, and dots are drawn
+// only where few points are visible.
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useStore } from 'zustand';
 import { seriesCsv } from '../lib/csv.ts';
-import { downsampleBand, lowerBound, upperBound, type Marker } from '../lib/downsample.ts';
+import { downsampleBand, type Marker } from '../lib/downsample.ts';
 import { tooltipValue } from '../lib/format.ts';
 import { legendEntries, niceTicks, type LegendEntry } from '../lib/legend.ts';
+import type { RedrawScheduler } from '../lib/redraw.ts';
 import type { Series } from '../lib/series.ts';
-import type { Dashboard } from '../store.ts';
+import type { Dashboard, SeriesBook } from '../store.ts';
 
 export interface ChartLine {
   name: string;
@@ -24,6 +28,8 @@ export interface ChartLine {
 
 interface Props {
   dashboard: Dashboard;
+  /** Decides when new data is drawn (shared by every chart of the page). */
+  scheduler: RedrawScheduler;
   title: string;
   lines: ChartLine[];
   /** Names of a min/max pair drawn as a band behind the lines; `label` names it in the legend. */
@@ -40,6 +46,10 @@ interface Props {
 
 type Pt = { x: number; y: number };
 const MAX_MARKERS = 40;
+/** Buckets per pixel of width: each keeps up to 3 points (min, max, last), so about one point per pixel. */
+const BUCKETS_PER_PX = 1 / 3;
+/** Dots are drawn on a line only when its visible points are at least this many pixels apart. */
+const MIN_PX_PER_DOT = 8;
 /** Pixels per x-axis tick label. */
 const PX_PER_TICK = 90;
 
@@ -89,9 +99,55 @@ function useWidth(): [React.RefObject<HTMLDivElement | null>, number] {
   return [ref, w];
 }
 
+/** The lines a chart draws from `book`: its fixed ones, then the dynamic ones. */
+function linesOf(book: SeriesBook, lines: ChartLine[], dynamicLines: Props['dynamicLines']): ChartLine[] {
+  return dynamicLines ? [...lines, ...dynamicLines((p) => book.names(p))] : lines;
+}
+
+/** What the chart's picture depends on: the book shown and the versions of the series it draws. */
+function dataSignature(book: SeriesBook, lines: ChartLine[], band: Props['band']): string {
+  let sig = `${book.id}`;
+  for (const l of lines) sig += `:${book.get(l.name)?.version ?? -1}`;
+  if (band) sig += `:${book.get(band.lo)?.version ?? -1}:${book.get(band.hi)?.version ?? -1}`;
+  return sig;
+}
+
+/** Whether the element is in the viewport (IntersectionObserver); calls `onShow` when it comes in. */
+function useVisible(ref: React.RefObject<HTMLElement | null>, onShow: () => void): React.RefObject<boolean> {
+  const visible = useRef(true);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof IntersectionObserver === 'undefined') return;
+    const io = new IntersectionObserver((entries) => {
+      const now = entries.some((e) => e.isIntersecting);
+      if (now && !visible.current) onShow();
+      visible.current = now;
+    });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [ref, onShow]);
+  return visible;
+}
+
 /** One chart region (heading = title): raw series faint, smoothed on top, NaN/Inf markers, optional band, legend, log y, follow-latest, drag zoom and CSV export. */
-export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
-  const version = useStore(dashboard.store, (s) => s.version);
+export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, title, lines, band, xLabel, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
+  const [drawTick, setDrawTick] = useState(0);
+  const drawnSig = useRef('');
+  const sectionRef = useRef<HTMLElement | null>(null);
+  const invalidate = useMemo(() => () => scheduler.invalidate(), [scheduler]);
+  const visible = useVisible(sectionRef, invalidate);
+  useEffect(
+    () =>
+      scheduler.register({
+        visible: () => visible.current,
+        changed: () => {
+          const book = dashboard.shown();
+          return dataSignature(book, linesOf(book, lines, dynamicLines), band) !== drawnSig.current;
+        },
+        redraw: () => setDrawTick((t) => t + 1),
+      }),
+    [scheduler, dashboard, lines, dynamicLines, band, visible],
+  );
   const smoothing = useStore(dashboard.store, (s) => s.smoothing);
   const [logY, setLogY] = useState(logDefault);
   const [zoom, setZoom] = useState<[number, number] | undefined>();
@@ -101,8 +157,9 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = 
 
   const drawn = useMemo(() => {
     const book = dashboard.shown();
-    const all = [...lines, ...(dynamicLines ? dynamicLines((p) => book.names(p)) : [])];
-    const buckets = Math.max(50, width);
+    const all = linesOf(book, lines, dynamicLines);
+    drawnSig.current = dataSignature(book, all, band);
+    const buckets = Math.max(50, Math.floor(width * BUCKETS_PER_PX));
     let points = 0;
     let hidden = 0;
     const markers: (Marker & { label: string })[] = [];
@@ -115,18 +172,17 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = 
       const smooth = toPoints(v.smooth.x, v.smooth.y, v.smooth.length, logY);
       hidden += raw.hidden;
       for (const m of v.raw.markers) if (markers.length < MAX_MARKERS) markers.push({ ...m, label: line.label });
-      return [{ line, raw: raw.pts, smooth: smooth.pts }];
+      const dots = !!line.dots && raw.pts.length * MIN_PX_PER_DOT <= width;
+      return [{ line, raw: raw.pts, smooth: smooth.pts, dots }];
     });
-    let bandPts: { x: number; range: [number, number] }[] = [];
+    const bandPts: { x: number; range: [number, number] }[] = [];
     if (band) {
       const lo = book.get(band.lo);
       const hi = book.get(band.hi);
-      if (lo && hi && lo.length === hi.length) {
-        const i0 = zoom ? lowerBound(lo.x, lo.length, zoom[0]) : 0;
-        const i1 = zoom ? upperBound(lo.x, lo.length, zoom[1]) : lo.length;
-        const b = downsampleBand(lo.x, lo.y, hi.y, i0, i1, buckets);
+      if (lo && hi) {
+        const b = downsampleBand(lo, hi, zoom?.[0] ?? -Infinity, zoom?.[1] ?? Infinity, buckets);
         for (let i = 0; i < b.length; i++) if (!logY || b.lo[i]! > 0) bandPts.push({ x: b.x[i]!, range: [b.lo[i]!, b.hi[i]!] });
-      } else bandPts = [];
+      }
     }
     let x0 = Infinity;
     let x1 = -Infinity;
@@ -137,8 +193,8 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = 
       }
     const xRange: [number, number] = zoom ?? [x0, x1];
     return { series: out, markers, points, hidden, bandPts, xRange };
-    // `version` changes whenever the series book does.
-  }, [dashboard, lines, dynamicLines, band, width, zoom, logY, version]);
+    // `drawTick` moves when the scheduler finds the drawn series changed (or the view switched).
+  }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick]);
 
   const legend = useMemo(
     () => legendEntries(drawn.series.map((d) => d.line), smoothing, band && drawn.bandPts.length > 0 ? band : undefined),
@@ -175,7 +231,7 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = 
   };
 
   return (
-    <section className="chart" aria-labelledby={`${id}-title`} data-testid={id}>
+    <section ref={sectionRef} className="chart" aria-labelledby={`${id}-title`} data-testid={id}>
       <div className="chart-head">
         <h2 id={`${id}-title`}>{title}</h2>
         <span className="chart-count" data-testid={`${id}-count`}>
@@ -229,9 +285,9 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = 
             />
             <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={(x) => `${xLabel} ${x}`} />
             {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={band.color} fillOpacity={0.2} isAnimationActive={false} name={band.label} />}
-            {drawn.series.map(({ line, raw, smooth }) =>
+            {drawn.series.map(({ line, raw, smooth, dots }) =>
               line.smooth === false
-                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={line.color} dot={line.dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
+                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={line.color} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
                 : [
                     <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={line.color} strokeOpacity={0.25} dot={false} isAnimationActive={false} strokeWidth={1} />,
                     <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={line.color} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
@@ -246,4 +302,4 @@ export function SeriesChart({ dashboard, title, lines, band, xLabel, xInteger = 
       </div>
     </section>
   );
-}
+});

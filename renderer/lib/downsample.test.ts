@@ -78,12 +78,16 @@ test('NaN and Inf become markers and stay out of the y-values; a short series is
   assert.equal(downsample(xs, ys, 3, 3, 10).length, 0);
 });
 
-test('a Q band keeps the lowest min and the highest max of each bucket', () => {
-  const xs = Float64Array.from({ length: 8 }, (_, i) => i);
-  const lo = Float64Array.from([0, -5, 1, 1, 2, NaN, 2, 2]);
-  const hi = Float64Array.from([3, 3, 9, 3, 4, 4, 4, 7]);
-  const band = downsampleBand(xs, lo, hi, 0, 8, 2); // B = 4
+test('a Q band keeps the lowest min and the highest max per x bucket, from series with different x values', () => {
+  const xy = (pts: [number, number][]) => ({ x: Float64Array.from(pts.map((p) => p[0])), y: Float64Array.from(pts.map((p) => p[1])), length: pts.length });
+  // Frame summaries: q/min's points sit at its minima, q/max's at its maxima; both end at the frame's last read.
+  const lo = xy([[0, 0], [1, -5], [3, 1], [5, NaN], [6, 2], [7, 2]]);
+  const hi = xy([[2, 9], [3, 3], [4, 4], [7, 7]]);
+  const band = downsampleBand(lo, hi, -Infinity, Infinity, 2); // width 4: buckets [0, 4) and [4, 8)
   assert.equal(band.length, 2);
   assert.deepEqual([band.x[0], band.lo[0], band.hi[0]], [3, -5, 9]);
   assert.deepEqual([band.x[1], band.lo[1], band.hi[1]], [7, 2, 7]);
+  const zoomed = downsampleBand(lo, hi, 4, 7, 100);
+  assert.deepEqual(Array.from(zoomed.x.subarray(0, zoomed.length)), [7], 'in the zoomed range only x = 7 has both a min and a max');
+  assert.equal(downsampleBand(xy([]), hi, -Infinity, Infinity, 10).length, 0);
 });

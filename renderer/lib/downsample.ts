@@ -122,31 +122,50 @@ export interface Band {
   length: number;
 }
 
+/** Points of one series: x ascending, the first `length` entries valid. */
+export interface XY {
+  readonly x: ArrayLike<number>;
+  readonly y: ArrayLike<number>;
+  readonly length: number;
+}
+
 /**
- * Downsamples a band given by two series recorded at the same x (e.g. Q min and Q max) over the
- * indices [i0, i1); non-finite values are left out. Same buckets as `downsample`.
+ * A min/max band from two series that need not share their x values (a Q minimum and a Q
+ * maximum, each streamed as its own frame summaries): x in [x0, x1] is cut into buckets of equal
+ * width, a power of two times the unit and aligned to multiples of it (so buckets stay put while
+ * a run grows), at most about `buckets` of them; each bucket with finite values in both series
+ * gives the lowest `lo` value, the highest `hi` value and the last x of either. Non-finite values
+ * are left out. O(points in range).
  */
-export function downsampleBand(xs: ArrayLike<number>, los: ArrayLike<number>, his: ArrayLike<number>, i0: number, i1: number, buckets: number): Band {
-  const count = Math.max(0, i1 - i0);
-  const B = bucketSizeFor(count, buckets);
-  const nb = Math.ceil(count / B) + 1;
-  const out = { x: new Float64Array(nb), lo: new Float64Array(nb), hi: new Float64Array(nb), length: 0 };
-  for (let b = Math.floor(i0 / B) * B; b < i1; b += B) {
-    let lo = Infinity;
-    let hi = -Infinity;
-    let last = -1;
-    for (let i = Math.max(b, i0); i < Math.min(b + B, i1); i++) {
-      const l = los[i]!;
-      const h = his[i]!;
-      if (!Number.isFinite(l) || !Number.isFinite(h)) continue;
-      if (l < lo) lo = l;
-      if (h > hi) hi = h;
-      last = i;
+export function downsampleBand(lo: XY, hi: XY, x0: number, x1: number, buckets: number): Band {
+  const a0 = Math.max(x0, Math.min(lo.length ? lo.x[0]! : Infinity, hi.length ? hi.x[0]! : Infinity));
+  const a1 = Math.min(x1, Math.max(lo.length ? lo.x[lo.length - 1]! : -Infinity, hi.length ? hi.x[hi.length - 1]! : -Infinity));
+  const empty = { x: new Float64Array(0), lo: new Float64Array(0), hi: new Float64Array(0), length: 0 };
+  if (!(a1 >= a0)) return empty;
+  const target = Math.max(1, Math.floor(buckets));
+  const width = 2 ** Math.ceil(Math.log2(Math.max((a1 - a0) / target, 2 ** -30)));
+  const first = Math.floor(a0 / width);
+  const nb = Math.floor(a1 / width) - first + 1;
+  const bx = new Float64Array(nb).fill(-Infinity);
+  const bl = new Float64Array(nb).fill(Infinity);
+  const bh = new Float64Array(nb).fill(-Infinity);
+  const scan = (s: XY, into: Float64Array, better: (v: number, cur: number) => boolean) => {
+    for (let i = lowerBound(s.x, s.length, a0); i < s.length && s.x[i]! <= a1; i++) {
+      const v = s.y[i]!;
+      if (v - v !== 0) continue;
+      const b = Math.floor(s.x[i]! / width) - first;
+      if (better(v, into[b]!)) into[b] = v;
+      if (s.x[i]! > bx[b]!) bx[b] = s.x[i]!;
     }
-    if (last < 0) continue;
-    out.x[out.length] = xs[last]!;
-    out.lo[out.length] = lo;
-    out.hi[out.length] = hi;
+  };
+  scan(lo, bl, (v, cur) => v < cur);
+  scan(hi, bh, (v, cur) => v > cur);
+  const out = { x: new Float64Array(nb), lo: new Float64Array(nb), hi: new Float64Array(nb), length: 0 };
+  for (let b = 0; b < nb; b++) {
+    if (bl[b] === Infinity || bh[b] === -Infinity) continue;
+    out.x[out.length] = bx[b]!;
+    out.lo[out.length] = bl[b]!;
+    out.hi[out.length] = bh[b]!;
     out.length++;
   }
   return out;

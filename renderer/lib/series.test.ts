@@ -52,6 +52,12 @@ test('summaries feed their mean to the smoothing once; re-smoothing gives the sa
   assert.deepEqual(sm.slice(0, 3), [5, 5, 5]);
   assert.ok(Number.isNaN(sm[3]!), 'a non-finite raw point stays a marker');
   assert.ok(Math.abs(sm[4]! - e2) < 1e-12 && Math.abs(sm[5]! - e3) < 1e-12, `${sm}`);
+  // A later summary: its earlier points lie on the line (in x) from the previous smoothed value to the new one.
+  s.pushSummary([[6, 0], [8, 10]], 5);
+  const e4 = (0.5 * (0.5 * (0.5 * 2.5 + 0.5 * 2) + 0.5 * 6) + 0.5 * 5) / 0.9375;
+  assert.ok(Math.abs(s.smoothed[7]! - e4) < 1e-12);
+  assert.ok(Math.abs(s.smoothed[6]! - (e3 + ((6 - 5) / (8 - 5)) * (e4 - e3))) < 1e-12, 'interpolated, not a step');
+  sm.push(s.smoothed[6]!, s.smoothed[7]!);
   const v = s.version;
   s.setSmoothing(0.5);
   assert.ok(s.version > v, 'a re-smooth is a change');

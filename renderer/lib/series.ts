@@ -29,7 +29,7 @@ export class Series {
   private xs: Float64Array;
   private ys: Float64Array;
   private sm: Float64Array;
-  /** The value point i fed to the EMA (when feeds[i] is 1; a summary's later points feed nothing). */
+  /** The value point i fed to the EMA when feeds[i] is 1 (the last point of a summary; 2: its last point, nothing to feed; 0: not its last). */
   private mu: Float64Array;
   private feeds: Uint8Array;
   private n = 0;
@@ -80,60 +80,71 @@ export class Series {
 
   /** Appends one point; x must not decrease (a point with a smaller x is ignored and false returned). Amortised O(1). */
   push(x: number, y: number): boolean {
-    if (this.n > 0 && x < this.xs[this.n - 1]!) return false;
-    this.append(x, y, true, y);
-    this.version++;
-    return true;
+    return this.pushSummary([[x, y]], y) === 1;
   }
 
   /**
    * Appends a summary of several records: `points` (x ascending: typically the minimum, maximum
    * and last value, plus a non-finite one as its marker) become raw points, and `mean` (absent
-   * when no value was finite) is fed to the EMA once, so the smoothed curve follows the mean and
-   * not the extremes. Points with an x below the series' last x are dropped. Amortised O(points).
+   * when no value was finite) is fed to the EMA once, at the last point; the smoothed values of
+   * the earlier points are interpolated in x from the previous smoothed value, so the smoothed
+   * curve follows the means, without steps. Points with an x below the series' last x are
+   * dropped. Amortised O(points).
    * @returns the number of points appended.
    */
   pushSummary(points: readonly (readonly [number, number])[], mean: number | undefined): number {
-    let added = 0;
-    let fed = false;
-    for (const [x, y] of points) {
-      if (this.n > 0 && x < this.xs[this.n - 1]!) continue;
-      const feed: boolean = !fed && mean !== undefined;
-      this.append(x, y, feed, feed ? mean! : y);
-      fed ||= feed;
-      added++;
-    }
-    if (added) this.version++;
-    return added;
+    const last = this.n > 0 ? this.xs[this.n - 1]! : -Infinity;
+    const kept = points.filter(([x]) => x >= last);
+    if (kept.length === 0) return 0;
+    while (this.n + kept.length > this.xs.length) this.grow(); // may compact: indices settle first
+    const start = this.n;
+    kept.forEach(([x, y], k) => {
+      const i = this.n++;
+      this.xs[i] = x;
+      this.ys[i] = y;
+      // The last point ends the group: 1 when it feeds the mean, 2 when there is none to feed.
+      const end = k === kept.length - 1;
+      this.feeds[i] = end ? (mean !== undefined ? 1 : 2) : 0;
+      this.mu[i] = end && mean !== undefined ? mean : y;
+    });
+    this.smoothGroup(start, this.n);
+    this.version++;
+    return kept.length;
   }
 
-  private append(x: number, y: number, feed: boolean, mu: number): void {
-    if (this.n === this.xs.length) this.grow();
-    const i = this.n++;
-    this.xs[i] = x;
-    this.ys[i] = y;
-    this.mu[i] = mu;
-    this.feeds[i] = feed ? 1 : 0;
-    if (feed) {
-      const v = this.ema.next(mu);
+  /**
+   * Smoothed values of the points [start, end) of one summary: the last one feeds its mean to the
+   * EMA when its flag says so; the others lie on the straight line (in x) from the previous
+   * point's smoothed value to the new one. Non-finite raw points stay themselves (markers).
+   */
+  private smoothGroup(start: number, end: number): void {
+    const prev = this.cur;
+    const lastI = end - 1;
+    if (this.feeds[lastI] === 1) {
+      const v = this.ema.next(this.mu[lastI]!);
       if (Number.isFinite(v)) this.cur = v;
     }
-    this.sm[i] = Number.isFinite(y) && Number.isFinite(this.cur) ? this.cur : y;
+    const x0 = start > 0 ? this.xs[start - 1]! : this.xs[start]!;
+    const span = this.xs[lastI]! - x0;
+    for (let i = start; i < end; i++) {
+      const y = this.ys[i]!;
+      let v = this.cur;
+      if (Number.isFinite(prev) && span > 0) v = prev + ((this.xs[i]! - x0) / span) * (this.cur - prev);
+      this.sm[i] = Number.isFinite(y) && Number.isFinite(v) ? v : y;
+    }
   }
 
-  /** Changes the smoothing weight and recomputes the smoothed curve (O(length)). */
+  /** Changes the smoothing weight and recomputes the smoothed curve (O(length)): the same values as appending. */
   setSmoothing(weight: number): void {
     this.ema = new DebiasedEma(weight);
     this.cur = NaN;
-    // The same arithmetic as append, over the stored points.
+    let start = 0;
     for (let i = 0; i < this.n; i++) {
-      const y = this.ys[i]!;
-      if (this.feeds[i]) {
-        const v = this.ema.next(this.mu[i]!);
-        if (Number.isFinite(v)) this.cur = v;
-      }
-      this.sm[i] = Number.isFinite(y) && Number.isFinite(this.cur) ? this.cur : y;
+      if (!this.feeds[i]) continue;
+      this.smoothGroup(start, i + 1);
+      start = i + 1;
     }
+    if (start < this.n) this.smoothGroup(start, this.n);
     this.version++;
   }
 
