@@ -3,6 +3,7 @@
 import type { EpochSummary, ScalarPoint } from '../../common/run.ts';
 import { SCALAR_NAMES } from '../../common/run.ts';
 import type { RunOutcome } from '../trainer/session-api.ts';
+import { formatTradingEval, isTradingMetrics } from '../../common/trading-eval.ts';
 
 /** `1h02m`, `3m05s`, `42s`. */
 export function formatDuration(seconds: number): string {
@@ -16,6 +17,8 @@ export function formatDuration(seconds: number): string {
 /**
  * The status line of `npm run train`: redrawn in place on a TTY, printed every 5 s otherwise.
  * Feed it the session callbacks (scalars, episodes, epochs) and messages to print above it.
+ * `rewardScale` (trading) turns episode rewards into basis points of equity for display; without
+ * it (CartPole) returns are printed as they are.
  */
 export class ProgressLine {
   private step = 0;
@@ -26,7 +29,7 @@ export class ProgressLine {
   private lastPrint = 0;
   private readonly tty: boolean;
 
-  constructor(private readonly out: NodeJS.WriteStream, private readonly totalSteps: number) {
+  constructor(private readonly out: NodeJS.WriteStream, private readonly totalSteps: number, private readonly rewardScale?: number) {
     this.tty = Boolean(out.isTTY);
   }
 
@@ -50,8 +53,18 @@ export class ProgressLine {
   }
 
   epoch(e: EpochSummary, epochs: number): void {
+    const head = `epoch ${e.epoch}/${epochs}: step ${e.step}, ${e.steps_per_s.toFixed(0)} steps/s, epoch time ${e.epoch_time_s.toFixed(1)}s`;
+    if (this.rewardScale !== undefined && isTradingMetrics(e.eval_metrics)) {
+      this.message(`${head}, eval reward ${this.bps(e.eval_mean_return)} over ${e.eval_episodes} walk(s) of the validation span: ${formatTradingEval(e.eval_metrics)}`);
+      return;
+    }
     const extra = Object.entries(e.eval_metrics).map(([k, v]) => `${k} ${v.toFixed(4)}`).join(', ');
-    this.message(`epoch ${e.epoch}/${epochs}: step ${e.step}, ${e.steps_per_s.toFixed(0)} steps/s, epoch time ${e.epoch_time_s.toFixed(1)}s, eval return ${e.eval_mean_return.toFixed(2)} over ${e.eval_episodes} episodes${extra ? ` (${extra})` : ''}`);
+    this.message(`${head}, eval return ${e.eval_mean_return.toFixed(2)} over ${e.eval_episodes} episodes${extra ? ` (${extra})` : ''}`);
+  }
+
+  /** A summed reward in basis points of equity (trading). */
+  private bps(reward: number): string {
+    return `${((reward / this.rewardScale!) * 1e4).toFixed(1)} bp`;
   }
 
   message(text: string): void {
@@ -71,7 +84,7 @@ export class ProgressLine {
     if (!this.step) return;
     this.lastPrint = now;
     const eta = this.rate > 0 ? formatDuration((this.totalSteps - this.step) / this.rate) : '?';
-    const line = `step ${this.step}/${this.totalSteps} | ${this.rate.toFixed(0)} steps/s | loss ${this.loss.toPrecision(4)} | return ${Number.isNaN(this.lastReturn) ? '-' : this.lastReturn.toFixed(1)} | ETA ${eta}`;
+    const line = `step ${this.step}/${this.totalSteps} | ${this.rate.toFixed(0)} steps/s | loss ${this.loss.toPrecision(4)} | ${this.rewardScale === undefined ? 'return' : 'episode reward'} ${Number.isNaN(this.lastReturn) ? '-' : this.rewardScale === undefined ? this.lastReturn.toFixed(1) : this.bps(this.lastReturn)} | ETA ${eta}`;
     this.out.write(this.tty ? `\r\x1b[2K${line}` : `${line}\n`);
   }
 }

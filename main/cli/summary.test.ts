@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { summaryJson } from './summary.ts';
+import { parseRunConfig } from '../../common/config.ts';
 
 const epoch = { epoch: 3, step: 300, env_steps: 1200, epoch_time_s: 0.5, steps_per_s: 200, eval_mean_return: 42, eval_episodes: 10, eval_metrics: {} };
 
@@ -21,4 +22,16 @@ test('the summary names a config file or a resumed run instead of a preset; no e
   assert.equal(resumed.steps_per_s, 0);
   assert.equal(resumed.last_epoch_steps_per_s, null);
   assert.equal(resumed.eval_mean_return, null);
+});
+
+test('a trading summary names its episodic figure in basis points of equity whatever reward_scale, and carries the agent beside its baselines', () => {
+  const config = parseRunConfig({ seed: 4, env: { kind: 'trading', data: 'x.csv', reward_scale: 100, gap_policy: 'flat' } });
+  const metrics = { return: 0.02, return_simple: 0.019, sharpe: 1.5, sharpe_se: 0.7, max_drawdown: 0.05, ruined: 0, trade_fraction: 0.1, bars: 500, bars_per_year: 252, buy_and_hold_return: 0.03, buy_and_hold_sharpe: 1.1 };
+  const s = summaryJson({ preset: 'p' }, { state: 'finished', steps: 1, env_steps: 1, wall_s: 1, last: { ...epoch, eval_mean_return: 1.9, eval_metrics: metrics } }, 'cpu', 'cpu', '/r', config);
+  assert.equal(s.eval_mean_return, undefined, 'no unitless episodic figure for trading');
+  assert.ok(Math.abs(s.eval_mean_reward_bps! - 190) < 1e-9, '1.9 reward at scale 100 is 0.019 of equity, 190 bp');
+  assert.match(s.eval_mean_reward_bps_unit!, /basis points of equity/);
+  assert.equal(s.seed, 4);
+  assert.deepEqual([s.eval!.return, s.eval!.sharpe_se, s.eval!.gap_policy, s.eval!.baselines.buy_and_hold.return], [0.02, 0.7, 'flat', 0.03]);
+  assert.match(s.eval!.units.return, /compounded/);
 });

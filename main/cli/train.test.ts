@@ -16,7 +16,7 @@ test('trading-6e for one short epoch prints the eval object and leaves config.js
   const processWallS = (performance.now() - t0) / 1000;
   assert.equal(first.code, 0, first.stderr);
   const j = first.json!;
-  for (const key of ['preset', 'config', 'resumed_from', 'backend', 'replay', 'steps', 'env_steps', 'wall_s', 'steps_per_s', 'last_epoch_steps_per_s', 'eval_mean_return', 'eval_episodes', 'run_dir']) assert.ok(key in j, `missing ${key}`);
+  for (const key of ['preset', 'config', 'resumed_from', 'seed', 'backend', 'replay', 'steps', 'env_steps', 'wall_s', 'steps_per_s', 'last_epoch_steps_per_s', 'eval_mean_reward_bps', 'eval_episodes', 'run_dir']) assert.ok(key in j, `missing ${key}`);
   assert.equal(j.preset, 'trading-6e');
   assert.equal(j.config, null);
   assert.equal(j.resumed_from, null);
@@ -26,7 +26,8 @@ test('trading-6e for one short epoch prints the eval object and leaves config.js
   assert.equal(j.backend, 'cpu');
   assert.equal(j.steps, 150);
   const ev = j.eval as Record<string, number>;
-  for (const key of ['return', 'sharpe', 'max_drawdown', 'buy_and_hold_return', 'buy_and_hold_sharpe']) assert.ok(Number.isFinite(ev[key]), `eval.${key} = ${ev[key]}`);
+  for (const key of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown', 'trade_fraction', 'bars_per_year', 'buy_and_hold_return', 'buy_and_hold_sharpe']) assert.ok(Number.isFinite(ev[key]), `eval.${key} = ${ev[key]}`);
+  assert.ok(Math.abs((j.eval_mean_reward_bps as number) - 1e4 * ev.return_simple!) < 1e-3 * (1 + Math.abs(j.eval_mean_reward_bps as number)), 'one walk: the mean reward is the simple return in bp');
   assert.ok(ev.max_drawdown! >= 0 && ev.max_drawdown! <= 1);
   const runDir = j.run_dir as string;
   assert.ok(existsSync(join(runDir, 'config.json')));
@@ -109,4 +110,27 @@ test('a runs folder that is not writable is refused with the cause (permission d
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, new RegExp(`error: cannot create a run directory in ${runs}: permission denied \\(the folder is not writable by this user\\) \\[EACCES`));
   assert.deepEqual(readdirSync(runs), []);
+});
+
+test('--seeds N trains N seeds into their own run directories and prints the agent beside its baselines with the spread across seeds', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'trading-6e', '--backend', 'cpu', '--epochs', '1', '--steps-per-epoch', '60', '--seed', '5', '--seeds', '2', '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = r.json as { seeds: number[]; runs: { seed: number; run_dir: string; return: number }[]; summary_file: string; eval: { agent: Record<string, { n: number; mean: number; std: number; iqm: number }>; baselines: Record<string, Record<string, number>>; baselines_identical: boolean } };
+  assert.deepEqual(j.seeds, [5, 6]);
+  assert.deepEqual(j.runs.map((x) => x.run_dir.replace(/^.*\d{8}-\d{6}-/, '')), ['trading-6e-seed5', 'trading-6e-seed6']);
+  for (const x of j.runs) assert.equal(JSON.parse(readFileSync(join(x.run_dir, 'config.json'), 'utf8')).seed, x.seed);
+  const returns = j.runs.map((x) => x.return);
+  assert.notEqual(returns[0], returns[1], 'different seeds train different agents');
+  const mean = (returns[0]! + returns[1]!) / 2;
+  assert.ok(Math.abs(j.eval.agent.return!.mean - mean) < 1e-12);
+  assert.ok(Math.abs(j.eval.agent.return!.std - Math.abs(returns[0]! - returns[1]!) / Math.SQRT2) < 1e-12);
+  assert.equal(j.eval.agent.sharpe!.n, 2);
+  assert.deepEqual(Object.keys(j.eval.baselines), ['flat', 'buy_and_hold', 'ma_crossover_20_60']);
+  assert.equal(j.eval.baselines_identical, true);
+  assert.deepEqual(JSON.parse(readFileSync(j.summary_file, 'utf8')), j, 'the summary file holds what was printed');
+  assert.match(r.stderr, /buy&hold -?\d+\.\d\d%, Sharpe/);
+  const resumed = train(['--resume', j.runs[0]!.run_dir, '--seeds', '2']);
+  assert.equal(resumed.code, 2);
+  assert.match(resumed.stderr, /--seeds trains new runs: it cannot be combined with --resume/);
 });

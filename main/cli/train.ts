@@ -1,16 +1,17 @@
 // `npm run train -- (--preset NAME | --config FILE) [--backend auto|cpu|cuda] [--epochs N]
-//   [--steps-per-epoch N] [--seed N] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
+//   [--steps-per-epoch N] [--seed N] [--seeds N] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
 // Headless training with a terminal progress display (stderr). With --json the last line on
-// stdout is one JSON object summarising the run.
+// stdout is one JSON object summarising the run, or with --seeds N the N runs (seeds.ts).
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
-import { ConfigError, type RunConfigInput } from '../../common/config.ts';
+import { ConfigError, type RunConfig, type RunConfigInput } from '../../common/config.ts';
 import { loadPreset, readJsonFile } from '../trainer/presets.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
 import { resolveConfig, startRun } from '../trainer/session.ts';
 import type { StartOptions } from '../trainer/session-api.ts';
-import { summaryJson } from './summary.ts';
+import { summaryJson, type RunSummary, type RunSource } from './summary.ts';
 import { ProgressLine } from './progress.ts';
+import { MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
 
 const positiveInt = (what: string) => (v: string) => {
   const n = Number(v);
@@ -31,6 +32,7 @@ interface CliOptions {
   epochs?: number;
   stepsPerEpoch?: number;
   seed?: number;
+  seeds?: number;
   resume?: string;
   runsDir?: string;
   json?: boolean;
@@ -53,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
     .option('--epochs <n>', 'epochs to run (total, including resumed ones)', positiveInt('--epochs'))
     .option('--steps-per-epoch <n>', 'gradient steps per epoch', positiveInt('--steps-per-epoch'))
     .option('--seed <n>', 'seed of every random stream', nonNegativeInt('--seed'))
+    .option('--seeds <n>', `train and evaluate N seeds (--seed, or the config's, then +1, ...; at most ${MAX_SEEDS}), one run directory each, and report mean, std and IQM over them`, positiveInt('--seeds'))
     .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
     .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())
     .option('--json', 'print a JSON summary as the last line on stdout')
@@ -69,17 +72,56 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
+  if (o.seeds !== undefined && o.resume) {
+    process.stderr.write('error: --seeds trains new runs: it cannot be combined with --resume\n');
+    return 2;
+  }
+
   let config: RunConfigInput = { env: { kind: 'cartpole' } };
   if (o.preset) config = loadPreset(o.preset);
   if (o.config) config = readJsonFile(resolve(o.config)) as RunConfigInput;
+  const runsDir = resolve(o.runsDir ?? defaultRunsDir());
   const opts: StartOptions = {
     config,
-    runsDir: resolve(o.runsDir ?? defaultRunsDir()),
+    runsDir,
     resume: o.resume ? resolve(o.resume) : undefined,
     overrides: { epochs: o.epochs, steps_per_epoch: o.stepsPerEpoch, seed: o.seed, backend: o.backend, precision: o.precision },
   };
+  const source: RunSource = { preset: o.preset, config: o.config ? resolve(o.config) : undefined, resumedFrom: opts.resume };
+  const stop = { requested: false, current: undefined as (() => Promise<unknown>) | undefined };
+  const onSignal = () => {
+    stop.requested = true;
+    process.stderr.write('stopping (checkpoint will be kept)...\n');
+    void stop.current?.();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  if (o.seeds === undefined) {
+    const { summary } = await trainOne(opts, source, stop);
+    if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return summary.state === 'halted' ? 3 : 0;
+  }
+
+  const base = resolveConfig(opts);
+  const seeds = seedList(o.seed ?? base.seed, o.seeds);
+  const summaries: RunSummary[] = [];
+  for (const [k, seed] of seeds.entries()) {
+    if (stop.requested) break;
+    process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
+    const seedOpts: StartOptions = { ...opts, config: { ...base, name: seedRunName(base.name, seed) }, overrides: { ...opts.overrides, seed } };
+    summaries.push((await trainOne(seedOpts, source, stop)).summary);
+  }
+  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, seedSummaryPath(runsDir, base.name)));
+  process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
+  if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  return summaries.some((r) => r.state === 'halted') ? 3 : 0;
+}
+
+/** Trains one run with a progress display on stderr; returns its summary (summaryJson). */
+async function trainOne(opts: StartOptions, source: RunSource, stop: { current?: () => Promise<unknown> }): Promise<{ summary: RunSummary; config: RunConfig }> {
   const resolved = resolveConfig(opts);
-  const progress = new ProgressLine(process.stderr, resolved.schedule.epochs * resolved.schedule.steps_per_epoch);
+  const progress = new ProgressLine(process.stderr, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined);
   let backend = '?';
   let replay = '?';
   const handle = await startRun(opts, {
@@ -94,17 +136,11 @@ async function main(argv: string[]): Promise<number> {
     onEvent: (e) => (e.kind === 'fallback' || e.kind === 'halt' || e.kind === 'error' || e.kind === 'warning' ? progress.message(`${e.kind}: ${e.message}`) : undefined),
   });
   progress.message(`run directory: ${handle.runDir}`);
-  const onSignal = () => {
-    progress.message('stopping (checkpoint will be kept)...');
-    void handle.stop();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  stop.current = () => handle.stop();
   const outcome = await handle.done;
+  stop.current = undefined;
   progress.done(outcome);
-  const source = { preset: o.preset, config: o.config ? resolve(o.config) : undefined, resumedFrom: opts.resume };
-  if (o.json) process.stdout.write(`${JSON.stringify(summaryJson(source, outcome, backend, replay, handle.runDir))}\n`);
-  return outcome.state === 'halted' ? 3 : 0;
+  return { summary: summaryJson(source, outcome, backend, replay, handle.runDir, resolved), config: resolved };
 }
 
 main(process.argv.slice(2)).then(

@@ -125,7 +125,7 @@ test('a known gap move is booked exactly: held across the gap (hold) or closed w
     }
     assert.equal(rewards.length, 29 + 19);
     const gapStep = 28; // the step from bar 98 to bar 120
-    const expected = rewards.map((_, k) => (k === 0 || k === rewards.length - 1 ? -0.001 : 0));
+    const expected = rewards.map((_, k): number => (k === 0 || k === rewards.length - 1 ? -0.001 : 0));
     if (gap === 'hold') expected[gapStep] = 0.1;
     else { expected[gapStep] = -0.001; expected[gapStep + 1] = -0.001; }
     rewards.forEach((r, k) => near(r, expected[k]!, 1e-7, `${gap}: reward of step ${k}`));

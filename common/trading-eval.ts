@@ -1,0 +1,88 @@
+// The trading evaluation as a reader sees it: the flat metric map that the native trading env
+// reports (native/src/env/trading_env.h, episode_metrics) regrouped as the agent beside its
+// baselines, with the unit of every figure, and a one-line text form for terminals. Pure TS,
+// shared by the CLI summary, the progress line and the dashboard.
+
+/** Figures reported for the agent and for each baseline (suffixes of the metric names). */
+export const WALK_FIGURES = ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown', 'ruined'] as const;
+export type WalkFigure = (typeof WALK_FIGURES)[number];
+
+/** Baselines on the same walk and cost model: metric-name prefix -> report name. */
+export const BASELINES = { flat_: 'flat', buy_and_hold_: 'buy_and_hold', ma_crossover_: 'ma_crossover_20_60' } as const;
+export type BaselineName = (typeof BASELINES)[keyof typeof BASELINES];
+
+/** The unit of each figure, as printed beside it in the JSON summary. */
+export const TRADING_UNITS = {
+  return: 'fraction of initial equity, compounded (final / initial equity - 1)',
+  return_simple: 'fraction of initial equity, summed step P&L on a fixed notional (not compounded)',
+  sharpe: 'annualized: per-bar Sharpe ratio x sqrt(bars_per_year)',
+  sharpe_se: 'standard error of sharpe for IID returns (Lo 2002), same annualization',
+  max_drawdown: 'fraction of the running peak of compounded equity',
+  ruined: '1 if equity reached zero (the walk stopped there), else 0',
+  trade_fraction: 'fraction of steps that changed the position',
+  bars: 'bar returns in the equity curve (gap and warm-up bars included)',
+  bars_per_year: 'training-span bars per calendar year (365.25 days)',
+  eval_mean_reward_bps: 'mean over evaluation episodes of the summed step rewards, in basis points of equity (return_simple x 1e4)',
+} as const;
+
+export type WalkSummary = Record<WalkFigure, number>;
+
+/** The regrouped evaluation: the agent's figures, trade_fraction, bars, bars_per_year, the baselines and the units. */
+export interface TradingEvalReport extends WalkSummary {
+  trade_fraction: number;
+  bars: number;
+  bars_per_year: number;
+  /** Buy-and-hold's return and Sharpe, also inside `baselines` (kept for readers of older summaries). */
+  buy_and_hold_return: number;
+  buy_and_hold_sharpe: number;
+  baselines: Record<BaselineName, WalkSummary>;
+  units: typeof TRADING_UNITS;
+}
+
+/** True when a metric map comes from the trading env's evaluation (it has the agent's Sharpe and the baselines). */
+export function isTradingMetrics(m: Record<string, number>): boolean {
+  return 'sharpe' in m && 'buy_and_hold_return' in m;
+}
+
+function walk(m: Record<string, number>, prefix: string): WalkSummary {
+  return Object.fromEntries(WALK_FIGURES.map((f) => [f, m[`${prefix}${f}`] ?? Number.NaN])) as WalkSummary;
+}
+
+/**
+ * Regroups the env's flat metric map (return, sharpe, ..., flat_return, buy_and_hold_sharpe,
+ * ma_crossover_max_drawdown, ...) as the agent beside its baselines. Missing figures are NaN.
+ */
+export function tradingEvalReport(m: Record<string, number>): TradingEvalReport {
+  const baselines = Object.fromEntries(Object.entries(BASELINES).map(([prefix, name]) => [name, walk(m, prefix)])) as Record<BaselineName, WalkSummary>;
+  return {
+    ...walk(m, ''),
+    trade_fraction: m.trade_fraction ?? Number.NaN,
+    bars: m.bars ?? Number.NaN,
+    bars_per_year: m.bars_per_year ?? Number.NaN,
+    buy_and_hold_return: baselines.buy_and_hold.return,
+    buy_and_hold_sharpe: baselines.buy_and_hold.sharpe,
+    baselines,
+    units: TRADING_UNITS,
+  };
+}
+
+const pct = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? '-' : `${(100 * x).toFixed(2)}%`);
+const num = (x: number | undefined, digits = 2): string => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
+
+/**
+ * One line for a terminal, every figure with its unit:
+ * `agent return -0.73% (simple -0.73%), Sharpe -6.11 ± 7.87, max DD 0.82%, trades 0.0% of steps |
+ * buy&hold -0.73%, Sharpe -6.11 | MA 20/60 -1.15%, Sharpe -14.39 | flat 0.00% (Sharpe annualized
+ * with 371010 bars/yr; ± is Lo's standard error)`.
+ */
+export function formatTradingEval(m: Record<string, number>): string {
+  const r = tradingEvalReport(m);
+  const ruin = (w: WalkSummary) => (w.ruined ? ' RUINED' : '');
+  const b = r.baselines;
+  return (
+    `agent return ${pct(r.return)} (simple ${pct(r.return_simple)}), Sharpe ${num(r.sharpe)} ± ${num(r.sharpe_se)}, max DD ${pct(r.max_drawdown)}, trades ${pct(r.trade_fraction)} of steps${ruin(r)}` +
+    ` | buy&hold ${pct(b.buy_and_hold.return)}, Sharpe ${num(b.buy_and_hold.sharpe)}${ruin(b.buy_and_hold)}` +
+    ` | MA 20/60 ${pct(b.ma_crossover_20_60.return)}, Sharpe ${num(b.ma_crossover_20_60.sharpe)}${ruin(b.ma_crossover_20_60)}` +
+    ` | flat ${pct(b.flat.return)} (Sharpe annualized with ${num(r.bars_per_year, 0)} bars/yr; ± is Lo's standard error)`
+  );
+}

@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { seedList, seedRunName, seedSummaryPath, summarizeSeeds } from './seeds.ts';
+import type { RunSummary, TradingEvalSummary } from './summary.ts';
+import { TRADING_UNITS } from '../../common/trading-eval.ts';
+
+const walk = (ret: number, sharpe: number) => ({ return: ret, return_simple: ret, sharpe, sharpe_se: 1, max_drawdown: 0.1, ruined: 0 });
+const baselines = { flat: walk(0, 0), buy_and_hold: walk(-0.01, -6), ma_crossover_20_60: walk(-0.02, -14) };
+
+function run(seed: number, ret: number, state: RunSummary['state'] = 'finished'): RunSummary {
+  const ev: TradingEvalSummary = {
+    ...walk(ret, 10 * ret), trade_fraction: 0.5, bars: 100, bars_per_year: 252, buy_and_hold_return: -0.01, buy_and_hold_sharpe: -6,
+    baselines, units: TRADING_UNITS, gap_policy: 'hold',
+  };
+  return {
+    preset: 'trading-6e', config: null, resumed_from: null, seed, backend: 'cpu', replay: 'cpu', state, steps: 10, env_steps: 40, wall_s: 1,
+    steps_per_s: 10, last_epoch_steps_per_s: 10, eval_mean_reward_bps: ret * 1e4, eval_episodes: 1, run_dir: `/runs/r${seed}`, eval: ev,
+  };
+}
+
+test('seeds run from the base seed up, each run named for its seed within 64 characters', () => {
+  assert.deepEqual(seedList(5, 3), [5, 6, 7]);
+  assert.throws(() => seedList(1, 0), /--seeds must be an integer in \[1, 100\], got 0/);
+  assert.throws(() => seedList(2 ** 31 - 2, 3), /pass the largest seed 2147483647: give a smaller --seed/);
+  assert.equal(seedRunName('trading-6e', 12), 'trading-6e-seed12');
+  assert.equal(seedRunName('x'.repeat(64), 3).length, 64);
+  assert.ok(seedRunName('x'.repeat(64), 3).endsWith('-seed3'));
+  assert.equal(seedSummaryPath('/runs', 'trading-6e', new Date(2026, 0, 2, 3, 4, 5)), '/runs/20260102-030405-trading-6e-seeds.json');
+});
+
+test('the summary over seeds gives the spread of the agent beside the baselines, and leaves halted runs out', () => {
+  const s = summarizeSeeds({ preset: 'trading-6e', config: null }, [run(1, 0.01), run(2, 0.03), run(3, 0.02), run(4, 0.5, 'halted')], '/runs/s.json');
+  assert.deepEqual(s.seeds, [1, 2, 3, 4]);
+  assert.deepEqual(s.seeds_in_statistics, [1, 2, 3]);
+  if (!('eval' in s) || !s.eval) throw new Error('a trading summary');
+  const r = s.eval.agent.return;
+  assert.equal(r.n, 3);
+  assert.ok(Math.abs(r.mean - 0.02) < 1e-15 && Math.abs(r.std - 0.01) < 1e-15 && Math.abs(r.iqm - 0.02) < 1e-15);
+  assert.ok(Math.abs(s.eval_mean_reward_bps.mean - 200) < 1e-9);
+  assert.deepEqual(s.eval.baselines, baselines);
+  assert.equal(s.eval.baselines_identical, true);
+  assert.equal(s.runs[3]!.state, 'halted');
+  const other = run(5, 0.02);
+  other.eval = { ...other.eval!, baselines: { ...baselines, flat: walk(0.1, 0) } };
+  assert.equal(summarizeSeeds({ preset: null, config: null }, [run(1, 0.01), other], '/s.json').eval?.baselines_identical, false);
+  assert.throws(() => summarizeSeeds({ preset: null, config: null }, [run(1, 0, 'halted')], '/s.json'), /none of the 1 seeds finished an evaluation \(states: halted\)/);
+});

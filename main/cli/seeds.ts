@@ -1,0 +1,85 @@
+// `npm run train -- --seeds N`: the spread of the evaluation over N training seeds (Agarwal et
+// al. 2021 recommend the interquartile mean and bootstrap intervals over a single seed's
+// figure). Each seed is a full run with its own run directory; this module names the seeds and
+// their runs and turns the runs' summaries into one summary object, also written to a file.
+import { join } from 'node:path';
+import { seedStats, type SeedStats } from '../../common/seed-stats.ts';
+import { TRADING_UNITS, WALK_FIGURES } from '../../common/trading-eval.ts';
+import { writeFileAtomic } from '../trainer/atomic-file.ts';
+import { runStamp } from '../trainer/run-dir.ts';
+import type { RunSummary } from './summary.ts';
+
+/** Largest --seeds value (each seed is a whole training run). */
+export const MAX_SEEDS = 100;
+
+/** Seeds base, base + 1, ..., base + n - 1. @throws RangeError if n is outside [1, MAX_SEEDS] or a seed would pass 2^31 - 1. */
+export function seedList(base: number, n: number): number[] {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SEEDS) throw new RangeError(`--seeds must be an integer in [1, ${MAX_SEEDS}], got ${n}`);
+  if (base + n - 1 > 2 ** 31 - 1) throw new RangeError(`seeds ${base} .. ${base + n - 1} pass the largest seed 2147483647: give a smaller --seed`);
+  return Array.from({ length: n }, (_, k) => base + k);
+}
+
+/** The run name of one seed: `<name>-seed<seed>`, the name clipped so the whole stays within 64 characters. */
+export function seedRunName(name: string, seed: number): string {
+  const suffix = `-seed${seed}`;
+  return `${name.slice(0, 64 - suffix.length)}${suffix}`;
+}
+
+/** Where the summary of a group of seeds goes: `<runsDir>/<yyyymmdd-hhmmss>-<name>-seeds.json`, beside the run directories. */
+export function seedSummaryPath(runsDir: string, name: string, now = new Date()): string {
+  return join(runsDir, `${runStamp(now)}-${name}-seeds.json`);
+}
+
+/**
+ * The summary over seeds: per-seed headline figures, and for every evaluation figure its
+ * SeedStats (mean, std, IQM, min, max, 95% bootstrap interval of the IQM). For trading runs the
+ * agent's figures (eval.agent) sit beside the baselines (eval.baselines: one value per figure,
+ * since every seed walks the same span with the same rules; `baselines_identical` says whether
+ * they really were). Runs that halted are listed but left out of the statistics.
+ * @throws RangeError when no run finished with an evaluation.
+ */
+export function summarizeSeeds(source: { preset: string | null; config: string | null }, runs: RunSummary[], summaryFile: string) {
+  const done = runs.filter((r) => r.state !== 'halted' && r.eval_episodes > 0);
+  if (done.length === 0) throw new RangeError(`none of the ${runs.length} seeds finished an evaluation (states: ${runs.map((r) => r.state).join(', ')})`);
+  const figure = (pick: (r: RunSummary) => number | null | undefined): SeedStats => seedStats(done.map((r) => pick(r) ?? Number.NaN));
+  const evals = done.map((r) => r.eval);
+  const trading = evals.every((e) => e !== undefined);
+  const first = evals[0];
+  const headline = runs.map((r) => ({
+    seed: r.seed,
+    state: r.state,
+    run_dir: r.run_dir,
+    ...(r.eval ? { return: r.eval.return, sharpe: r.eval.sharpe } : {}),
+    ...(r.eval_mean_return !== undefined ? { eval_mean_return: r.eval_mean_return } : {}),
+  }));
+  return {
+    preset: source.preset,
+    config: source.config,
+    seeds: runs.map((r) => r.seed),
+    seeds_in_statistics: done.map((r) => r.seed),
+    backend: runs[0]!.backend,
+    runs: headline,
+    summary_file: summaryFile,
+    statistics: 'mean, std (n - 1), iqm (interquartile mean: floor(n/4) dropped at each end), min, max, iqm_ci95 (95% percentile bootstrap over seeds, 2000 resamples) (Agarwal et al. 2021)',
+    ...(trading && first
+      ? {
+          eval_mean_reward_bps: figure((r) => r.eval_mean_reward_bps),
+          eval: {
+            agent: Object.fromEntries([...WALK_FIGURES, 'trade_fraction' as const].map((f) => [f, seedStats(evals.map((e) => e![f]))])) as Record<(typeof WALK_FIGURES)[number] | 'trade_fraction', SeedStats>,
+            baselines: first.baselines,
+            baselines_identical: evals.every((e) => JSON.stringify(e!.baselines) === JSON.stringify(first.baselines)),
+            bars: first.bars,
+            bars_per_year: first.bars_per_year,
+            gap_policy: first.gap_policy,
+            units: TRADING_UNITS,
+          },
+        }
+      : { eval_mean_return: figure((r) => r.eval_mean_return) }),
+  };
+}
+
+/** Writes the summary over seeds as pretty JSON (atomically) and returns it. */
+export function writeSeedSummary<T extends { summary_file: string }>(summary: T): T {
+  writeFileAtomic(summary.summary_file, `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+}
