@@ -42,6 +42,7 @@ test('the summary over seeds gives the spread of the agent beside the baselines,
   assert.equal(s.runs[3]!.state, 'halted');
   const other = run(5, 0.02);
   other.eval = { ...other.eval!, baselines: { ...baselines, flat: walk(0.1, 0) } };
-  assert.equal(summarizeSeeds({ preset: null, config: null }, [run(1, 0.01), other], '/s.json').eval?.baselines_identical, false);
+  const differing = summarizeSeeds({ preset: null, config: null }, [run(1, 0.01), other], '/s.json');
+  assert.equal('eval' in differing && differing.eval.baselines_identical, false);
   assert.throws(() => summarizeSeeds({ preset: null, config: null }, [run(1, 0, 'halted')], '/s.json'), /none of the 1 seeds finished an evaluation \(states: halted\)/);
 });
