@@ -8,6 +8,9 @@
 //     built, CartPole steps/s with the trainer host attached vs the bare session (< 2 % apart),
 //     with the run-to-run spread that tells a real cost from noise.
 //   npm run bench -- dashboard [--points 1000000] [--width 1000] [--ab-steps 20000] [--json]
+//  4. the real page under a live stream (dashboard-page.ts): round trip, Stop to Idle, frames and memory
+//   npm run bench -- dashboard --stream RATE [--seconds 300] [--json]   (synthetic host at RATE steps/s)
+//   npm run bench -- dashboard --trainer [--seconds 300] [--json]       (the real CPU trainer, tiny network)
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import { TrainerHost, type SessionApi } from '../main/trainer/host.ts';
 import type { RunCallbacks, StartOptions } from '../main/trainer/session-api.ts';
 import { smoothAndDownsample, Series, DEFAULT_MAX_POINTS } from '../renderer/lib/series.ts';
 import { createDashboard } from '../renderer/store.ts';
+import type { PageBenchOptions } from './dashboard-page.ts';
 
 export const summary = 'dashboard: redraw of a 1M-point series, memory of a week-long run, cost of live streaming';
 
@@ -43,6 +47,26 @@ function parseArgs(args: string[]): Options {
     else if (a === '--ab-steps') o.abSteps = int(a);
     else throw new Error(`unknown option '${a}' (expected --points N, --width PX, --ab-steps N, --json)`);
   }
+  return o;
+}
+
+/** Options of the page benchmark, or undefined when neither --stream nor --trainer is given. */
+function pageArgs(args: string[]): PageBenchOptions | undefined {
+  if (!args.includes('--stream') && !args.includes('--trainer')) return undefined;
+  const o: PageBenchOptions = { seconds: 300, json: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const num = (name: string) => {
+      const v = Number(args[++i]);
+      if (!(v > 0)) throw new Error(`${name} expects a positive number, got '${args[i]}'`);
+      return v;
+    };
+    if (a === '--stream') o.rate = num(a);
+    else if (a === '--seconds') o.seconds = num(a);
+    else if (a === '--json') o.json = true;
+    else if (a !== '--trainer') throw new Error(`unknown option '${a}' for the page benchmark (expected --stream STEPS_PER_S | --trainer, --seconds S, --json)`);
+  }
+  if (o.rate !== undefined && args.includes('--trainer')) throw new Error('give either --stream RATE (synthetic host) or --trainer (the real CPU trainer), not both');
   return o;
 }
 
@@ -210,8 +234,14 @@ async function streamingAB(steps: number) {
   return { steps, bareStepsPerSec: b, hostedStepsPerSec: h, costPercent: ((b - h) / b) * 100, noisePercent: Math.max(spread(bare, b), spread(hosted, h)) };
 }
 
-/** Runs the three measurements and prints them (or one JSON object with --json); throws on a bad argument. */
+/** Runs the three measurements and prints them (or one JSON object with --json); throws on a bad argument. With --stream RATE or --trainer, runs the page benchmark (dashboard-page.ts) instead. */
 export async function run(args: string[]): Promise<void> {
+  const page = pageArgs(args);
+  if (page) {
+    const { runPageBench } = await import('./dashboard-page.ts');
+    await runPageBench(page);
+    return;
+  }
   const o = parseArgs(args);
   const r = redraw(o);
   const m = memory();
