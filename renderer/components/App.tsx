@@ -11,6 +11,7 @@ import type { Transport } from '../transport/transport.ts';
 import { ConfigEditor, draftConfig, type EditorState } from './ConfigEditor.tsx';
 import { Header } from './Header.tsx';
 import { RunHistory } from './RunHistory.tsx';
+import { TradingEval } from './TradingEval.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 
 const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: '#f4b400' }];
@@ -154,6 +155,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
             disabled={busy}
           />
           <RunHistory dashboard={dashboard} transport={transport} send={guard} />
+          <TradingEval dashboard={dashboard} />
         </aside>
         <main className="charts">
           <div className="chart-toolbar">
