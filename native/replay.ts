@@ -147,6 +147,8 @@ interface NativeReplayBuffer {
   readonly gpuInfo: ReplayGpuInfo | null;
   captureStep(batchSize: number): void;
   step(tdErrors: Float32Array, useGraph: boolean): StepBatch;
+  close(): void;
+  readonly closed: boolean;
 }
 
 type NativeReplayConstructor = new (options: ReplayOptions) => NativeReplayBuffer;
@@ -154,7 +156,8 @@ type NativeReplayConstructor = new (options: ReplayOptions) => NativeReplayBuffe
 /**
  * A replay buffer with Prioritized Experience Replay, on the GPU (CUDA backend) or the CPU
  * reference backend; both give the same draws, weights and priorities for the same inputs.
- * All methods throw TypeError for a wrong argument type, RangeError for a wrong length or value.
+ * All methods throw TypeError for a wrong argument type, RangeError for a wrong length or value,
+ * and Error after close().
  */
 export class ReplayBuffer {
   readonly #native: NativeReplayBuffer;
@@ -241,6 +244,17 @@ export class ReplayBuffer {
   step(tdErrors: Float32Array, useGraph: boolean): StepBatch {
     return this.#native.step(tdErrors, useGraph);
   }
+
+  /**
+   * Frees the buffer's memory (host and device) now, not when the garbage collector gets to it.
+   * Idempotent; every later call but `closed` throws an Error saying the buffer is closed.
+   */
+  close(): void {
+    this.#native.close();
+  }
+
+  /** True once close() has run. */
+  get closed(): boolean { return this.#native.closed; }
 }
 
 /**

@@ -55,10 +55,16 @@ export interface EvalResult {
   metrics: Record<string, number>;
 }
 
-/** The native trainer object. */
+/**
+ * The native trainer object. After close() every member but `closed` and close() throws an Error
+ * saying the trainer is closed.
+ */
 export interface NativeTrainer {
   readonly info: TrainerInfo;
-  /** The live scalar block (read it with readScalars and the addon's scalarLayout). */
+  /**
+   * The live scalar block (read it with readScalars and the addon's scalarLayout). close()
+   * detaches it: a block read before then has byteLength 0 afterwards (readScalars throws).
+   */
   readonly scalars: ArrayBuffer;
   /**
    * Runs `steps` gradient steps on a worker thread, collecting env steps as the schedule says
@@ -74,6 +80,14 @@ export interface NativeTrainer {
   saveState(): Uint8Array;
   /** Restores saveState() output; throws if it does not match this trainer's shapes. */
   loadState(state: Uint8Array): void;
+  /**
+   * Frees the trainer's native memory now (replay buffer, networks, pinned blocks), not when the
+   * garbage collector gets to it. Idempotent.
+   * @throws Error while a run() or evaluate() is in progress (stop() and await it first).
+   */
+  close(): void;
+  /** True once close() has run. */
+  readonly closed: boolean;
 }
 
 /**
@@ -85,12 +99,14 @@ export interface TrainerTestingOptions {
   injectNan?: { tensor: 'q_online' | 'q_target' | 'loss' | 'gradients' | 'weights'; step: number };
 }
 
-type TrainerClass = new (
+type TrainerClass = (new (
   config: RunConfig,
   market: MarketArrays | undefined,
   backend: 'cpu' | 'cuda',
   testing?: TrainerTestingOptions,
-) => NativeTrainer;
+) => NativeTrainer) & {
+  build(config: RunConfig, market: MarketArrays | undefined, backend: 'cpu' | 'cuda', testing?: TrainerTestingOptions): Promise<NativeTrainer>;
+};
 
 /**
  * Builds a native trainer: env copies (and a separate evaluation env), the CPU replay buffer and
@@ -102,4 +118,14 @@ type TrainerClass = new (
 export function createTrainer(options: TrainerOptions, testing?: TrainerTestingOptions): NativeTrainer {
   const Trainer = loadAddon().Trainer as TrainerClass;
   return new Trainer(options.config, options.market, options.backend, testing);
+}
+
+/**
+ * createTrainer off the JS thread: the replay buffer and the networks (up to gigabytes) are
+ * allocated on a worker thread, so the event loop keeps answering meanwhile (the trainer host's
+ * heartbeat, Stop, other clients). Rejects with the errors createTrainer throws.
+ */
+export async function buildTrainer(options: TrainerOptions, testing?: TrainerTestingOptions): Promise<NativeTrainer> {
+  const Trainer = loadAddon().Trainer as TrainerClass;
+  return await Trainer.build(options.config, options.market, options.backend, testing);
 }

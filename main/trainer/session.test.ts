@@ -67,6 +67,14 @@ class ScriptedTrainer implements NativeTrainer {
     this.loaded = state;
     this.set(Number(new BigInt64Array(state.slice().buffer)[0]));
   }
+  /** close() calls so far (the session must free each trainer exactly once). */
+  closes = 0;
+  get closed() {
+    return this.closes > 0;
+  }
+  close() {
+    this.closes++;
+  }
 }
 
 function deps(make: (o: TrainerOptions) => ScriptedTrainer, addon: NativeAddon = loadAddon()): SessionDeps {
@@ -147,6 +155,7 @@ test('a GPU that loses its context mid-run: the run goes on on the CPU from the 
   const made: ScriptedTrainer[] = [];
   const badges: string[] = [];
   const make = (o: TrainerOptions) => {
+    assert.equal(made.every((t) => t.closed), true, 'the lost CUDA trainer is freed before the CPU one is built');
     const t = new ScriptedTrainer(o, { deviceLostAtStep: 70 });
     made.push(t);
     return t;
@@ -156,6 +165,7 @@ test('a GPU that loses its context mid-run: the run goes on on the CPU from the 
   assert.equal(out.state, 'finished');
   assert.equal(out.steps, 100);
   assert.deepEqual(made.map((t) => t.options.backend), ['cuda', 'cpu']);
+  assert.deepEqual(made.map((t) => t.closes), [1, 1], 'each trainer freed once');
   assert.equal(Number(new BigInt64Array(made[1]!.loaded!.slice().buffer)[0]), 50, 'the CPU trainer starts from the epoch-1 checkpoint');
   assert.equal(badges.at(-1), 'cpu: CUDA context lost: kernel fault while finishing the queued training steps (cudaErrorIllegalAddress)');
   const log = readFileSync(join(h.runDir, 'events.log'), 'utf8');
@@ -332,4 +342,31 @@ test('a client config naming data outside the allowed folders is refused before 
   const cli = await startRun({ config: trading(secret), runsDir }, {}, deps(make));
   await cli.done;
   assert.equal(market?.close.length, 5241);
+});
+
+test('a finished, a stopped and a halted run each free their trainer at once (not at GC)', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const made: ScriptedTrainer[] = [];
+  const keep = (t: ScriptedTrainer) => (made.push(t), t);
+  const finished = await startRun({ config, runsDir }, {}, deps((o) => keep(new ScriptedTrainer(o))));
+  assert.equal((await finished.done).state, 'finished');
+  const box: { handle?: Awaited<ReturnType<typeof startRun>> } = {};
+  const stopAt = (t: ScriptedTrainer) => void (t.step === 20 && box.handle!.stop());
+  box.handle = await startRun({ config, runsDir }, {}, deps((o) => keep(new ScriptedTrainer(o, { stopAfterStep: stopAt }))));
+  assert.equal((await box.handle.done).state, 'stopped');
+  const halted = await startRun({ config, runsDir }, {}, deps((o) => keep(new ScriptedTrainer(o, { nanAtStep: 30 }))));
+  assert.equal((await halted.done).state, 'halted');
+  assert.deepEqual(made.map((t) => t.closes), [1, 1, 1]);
+});
+
+test('a config the machine cannot hold is refused before anything is built, with the estimate, and leaves no run folder', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  let built = 0;
+  const big = { ...config, replay: { capacity: 50_000_000 } };
+  await assert.rejects(
+    startRun({ config: big, runsDir }, {}, { ...deps((o) => (built++, new ScriptedTrainer(o))), memory: () => ({ ramBytes: 2 * 1024 ** 3 }) }),
+    { message: 'this config needs about 4.29 GiB of RAM (replay 4.28 GiB, networks 1.3 MiB, batch 3.0 MiB), more than the 2.00 GiB available: lower replay.capacity, optim.batch_size or network.hidden' },
+  );
+  assert.equal(built, 0);
+  assert.deepEqual(readdirSync(runsDir), []);
 });

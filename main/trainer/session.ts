@@ -2,12 +2,14 @@
 // thread, evaluate, checkpoint), live scalar streaming from the scalar block, and the run
 // directory. Used by the CLI, the Electron trainer host and the browser-mode server alike; it
 // imports no Electron.
+import { freemem } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
+import { estimateMemory, memoryShortfall, type MemoryAvailable } from '../../common/memory-estimate.ts';
 import { SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from '../../common/run.ts';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
-import { createTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
+import { buildTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
 import { removeStaleTemps } from './atomic-file.ts';
 import { expectationFor, latestCheckpoint, pruneCheckpoints, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
 import { loadOhlcvOffThread } from './data/ohlcv.ts';
@@ -32,7 +34,10 @@ export interface LoadedMarket {
 /** What the session needs from outside; tests replace it. */
 export interface SessionDeps {
   addon: () => NativeAddon;
-  createTrainer: (options: TrainerOptions) => NativeTrainer;
+  /** Builds a trainer; the default (buildTrainer) allocates off the event loop. */
+  createTrainer: (options: TrainerOptions) => NativeTrainer | Promise<NativeTrainer>;
+  /** Memory a run may use now (RAM available; free GPU memory from the addon for a CUDA run). */
+  memory: (addon: NativeAddon) => MemoryAvailable;
   /** Reads the trading bars; the default does it on a worker thread (the event loop stays free). */
   loadMarket: (path: string, badRows: 'refuse' | 'skip') => Promise<LoadedMarket> | LoadedMarket;
   now: () => number;
@@ -42,7 +47,8 @@ export interface SessionDeps {
 
 export const defaultDeps: SessionDeps = {
   addon: loadAddon,
-  createTrainer,
+  createTrainer: buildTrainer,
+  memory: availableMemory,
   loadMarket: async (path, badRows) => {
     const { bars, problems } = await loadOhlcvOffThread(path, { badRows });
     return { bars, warnings: problems.map((p) => `line ${p.line}: ${p.message}`) };
@@ -50,6 +56,12 @@ export const defaultDeps: SessionDeps = {
   now: () => performance.now(),
   metricsFlushMs: METRICS_FLUSH_MS,
 };
+
+/** RAM available to this process now (the cgroup limit when lower) and the GPU's free bytes. */
+export function availableMemory(addon: NativeAddon): MemoryAvailable {
+  const limit = process.constrainedMemory?.() || Infinity; // 0 or undefined: no cgroup limit
+  return { ramBytes: Math.min(freemem(), limit), gpuFreeBytes: addon.backendInfo().freeBytes };
+}
 
 /** Applies CLI-style overrides and validates. */
 export function resolveConfig(opts: StartOptions): RunConfig {
@@ -137,6 +149,10 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   }
 
   const chosen = chooseBackend(config.backend, addon);  // an impossible backend leaves no run folder
+  // A config the machine cannot hold is refused before anything is allocated (and no run folder made).
+  const replayOnGpu = chosen.backend === 'cuda' && config.replay.device !== 'cpu';
+  const shortfall = memoryShortfall(estimateMemory(config), { compute: chosen.backend, replayOnGpu }, deps.memory(addon));
+  if (shortfall) throw new Error(shortfall);
   const runDir = opts.resume ?? createRunDir(opts.runsDir, config);
   const event = (kind: RunEvent['kind'], message: string) => {
     const e: RunEvent = { time: new Date().toISOString(), kind, message };
@@ -163,20 +179,33 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
 
   let trainer: NativeTrainer;
   try {
-    trainer = deps.createTrainer({ config, market, backend: chosen.backend });
+    trainer = await deps.createTrainer({ config, market, backend: chosen.backend });
   } catch (e) {
     if (chosen.backend !== 'cuda') throw e;
     chosen.backend = 'cpu';
     chosen.reason = `CUDA trainer unavailable: ${(e as Error).message}`;
-    trainer = deps.createTrainer({ config, market, backend: 'cpu' });
+    trainer = await deps.createTrainer({ config, market, backend: 'cpu' });
   }
+  /** Frees the trainer's native memory now (a stopped, finished or failed run releases it at once, not at GC). */
+  const closeTrainer = () => {
+    try {
+      trainer.close();
+    } catch (e) {
+      event('warning', `could not free the trainer: ${(e as Error).message}`);
+    }
+  };
   if (chosen.backend === 'cpu' && chosen.reason) event('fallback', `compute on CPU: ${chosen.reason}`);
   if (trainer.info.replayFallbackReason) event('fallback', `replay on CPU: ${trainer.info.replayFallbackReason}`);
   for (const w of warnings) event('warning', w);
 
   let meta: CheckpointMeta = { step: 0, env_steps: 0, epoch: 0, wall_s: 0 };
   if (ckpt) {
-    trainer.loadState(ckpt.state);
+    try {
+      trainer.loadState(ckpt.state);
+    } catch (e) {
+      closeTrainer();
+      throw e;
+    }
     meta = { ...ckpt.meta };
     const dropped = trimRunMetrics(runDir, meta.step, meta.env_steps);
     event('resume', `resumed from ${ckpt.path} at step ${meta.step}${dropped ? `; dropped ${dropped} metrics records past it (they are trained again)` : ''}`);
@@ -244,8 +273,9 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
    * The GPU is gone for this process: the run goes on with a CPU trainer from the last
    * checkpoint (or from the start when there is none yet), and the badges say why.
    */
-  const continueOnCpu = (why: string) => {
-    trainer = deps.createTrainer({ config, market, backend: 'cpu' });
+  const continueOnCpu = async (why: string) => {
+    closeTrainer();
+    trainer = await deps.createTrainer({ config, market, backend: 'cpu' });
     const good = latestCheckpoint(runDir, (skip) => event('warning', `skipped checkpoint: ${skip}`), expect);
     if (good) {
       trainer.loadState(good.state);
@@ -313,7 +343,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
         break;
       } catch (e) {
         if (isDeviceLost(e) && trainer.info.backend === 'cuda') {
-          continueOnCpu((e as Error).message);
+          await continueOnCpu((e as Error).message);
           continue;
         }
         stopTimers();
@@ -340,7 +370,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   };
   const counts = () => ({ steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), session_steps: meta.step - firstStep, session_wall_s: (deps.now() - t0) / 1000 });
 
-  const done = loop();
+  const done = loop().finally(closeTrainer);
   return {
     runDir,
     done,

@@ -108,6 +108,8 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
       InstanceAccessor<&ReplayBufferWrap::GpuInfo>("gpuInfo"),
       InstanceMethod<&ReplayBufferWrap::CaptureStep>("captureStep"),
       InstanceMethod<&ReplayBufferWrap::Step>("step"),
+      InstanceMethod<&ReplayBufferWrap::Close>("close"),
+      InstanceAccessor<&ReplayBufferWrap::Closed>("closed"),
     });
   }
 
@@ -128,13 +130,33 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
   void Finalize(Napi::Env env) override { Napi::MemoryManagement::AdjustExternalMemory(env, -reported_bytes_); }
 
  private:
+  /// The buffer. @throws Error once close() has freed it.
+  Replay& Live(const Napi::CallbackInfo& info) const {
+    if (!replay_) throw Napi::Error::New(info.Env(), "this ReplayBuffer is closed (close() freed its memory): create a new one");
+    return *replay_;
+  }
+
+  /// close(): frees the buffer's memory now (host and device), not when the garbage collector
+  /// gets to it; idempotent. Every later call throws.
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!replay_) return env.Undefined();
+    replay_.reset();
+    runtime_fallback_reason_ = nullptr;
+    Napi::MemoryManagement::AdjustExternalMemory(env, -reported_bytes_);
+    reported_bytes_ = 0;
+    return env.Undefined();
+  }
+
+  Napi::Value Closed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !replay_); }
+
   Napi::Value InsertBatch(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject()) ThrowType(env, "insertBatch expects an object {states, actions, rewards, nextStates, dones, discounts?}");
     const Napi::Object o = info[0].As<Napi::Object>();
     const auto actions = Typed<int32_t>(Prop(o, "actions", "batch"), "actions");
     const int64_t b = static_cast<int64_t>(actions.ElementLength());
-    const int64_t bd = b * replay_->state_dim();
+    const int64_t bd = b * Live(info).state_dim();
     TransitionBatch batch;
     batch.count = b;
     batch.actions = actions.Data();
@@ -143,7 +165,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     batch.next_states = Typed<float>(Prop(o, "nextStates", "batch"), "nextStates", bd).Data();
     batch.dones = Typed<uint8_t>(Prop(o, "dones", "batch"), "dones", b).Data();
     if (Has(o, "discounts")) batch.discounts = Typed<float>(o.Get("discounts"), "discounts", b).Data();
-    CallNative(env, [&] { replay_->insert(batch); });
+    CallNative(env, [&] { Live(info).insert(batch); });
     return env.Undefined();
   }
 
@@ -155,7 +177,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     const int64_t b = Integer(info[0], "batchSize", 1, kMaxSampleBatch);
     // One ArrayBuffer holds all nine arrays (one backing store per call instead of nine):
     // the 4-byte fields first, the bytes of dones last, so every view is aligned.
-    const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(replay_->state_dim());
+    const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(Live(info).state_dim());
     CheckOutputBytes(env, static_cast<double>((6 * n + 2 * nd) * 4 + n), "a sample of " + std::to_string(b) + " transitions");
     auto buffer = Napi::ArrayBuffer::New(env, (6 * n + 2 * nd) * 4 + n);
     size_t offset = 0;
@@ -175,7 +197,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     auto dones = view(n, uint8_t{});
     SampleBatch out{indices.Data(), generations.Data(), weights.Data(), states.Data(), actions.Data(),
                     rewards.Data(), next_states.Data(), dones.Data(), discounts.Data()};
-    CallNative(env, [&] { replay_->sample(b, out); });
+    CallNative(env, [&] { Live(info).sample(b, out); });
     Napi::Object r = Napi::Object::New(env);
     r.Set("indices", indices);
     r.Set("generations", generations);
@@ -196,7 +218,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     const auto generations = Typed<uint32_t>(info[1], "generations", n);
     const auto td = Typed<float>(info[2], "tdErrors", n);
     const UpdateResult u =
-        CallNative(env, [&] { return replay_->update_priorities(indices.Data(), generations.Data(), td.Data(), n); });
+        CallNative(env, [&] { return Live(info).update_priorities(indices.Data(), generations.Data(), td.Data(), n); });
     Napi::Object r = Napi::Object::New(env);
     r.Set("applied", static_cast<double>(u.applied));
     r.Set("rejectedNonfinite", static_cast<double>(u.rejected_nonfinite));
@@ -206,25 +228,26 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
   }
 
   Napi::Value LeafPriorities(const Napi::CallbackInfo& info) {
-    CheckOutputBytes(info.Env(), static_cast<double>(replay_->size()) * 8, "leafPriorities() of " + std::to_string(replay_->size()) + " slots");
-    auto out = Napi::Float64Array::New(info.Env(), static_cast<size_t>(replay_->size()));
-    replay_->leaf_priorities(out.Data());
+    CheckOutputBytes(info.Env(), static_cast<double>(Live(info).size()) * 8, "leafPriorities() of " + std::to_string(Live(info).size()) + " slots");
+    auto out = Napi::Float64Array::New(info.Env(), static_cast<size_t>(Live(info).size()));
+    Live(info).leaf_priorities(out.Data());
     return out;
   }
 
-  Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(replay_->size())); }
-  Napi::Value Capacity(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(replay_->capacity())); }
-  Napi::Value StateDim(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), replay_->state_dim()); }
-  Napi::Value TotalPriority(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), replay_->total_priority()); }
-  Napi::Value MaxPriority(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), replay_->max_priority()); }
-  Napi::Value Beta(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), replay_->beta()); }
-  Napi::Value SampleSteps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(replay_->sample_steps())); }
+  Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(Live(info).size())); }
+  Napi::Value Capacity(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(Live(info).capacity())); }
+  Napi::Value StateDim(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), Live(info).state_dim()); }
+  Napi::Value TotalPriority(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), Live(info).total_priority()); }
+  Napi::Value MaxPriority(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), Live(info).max_priority()); }
+  Napi::Value Beta(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), Live(info).beta()); }
+  Napi::Value SampleSteps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), static_cast<double>(Live(info).sample_steps())); }
   void SetSampleSteps(const Napi::CallbackInfo& info, const Napi::Value& value) {
-    replay_->set_sample_steps(Integer(value, "sampleSteps", 0, kMaxSafeInteger));
+    Live(info).set_sample_steps(Integer(value, "sampleSteps", 0, kMaxSafeInteger));
     (void)info;
   }
-  Napi::Value Backend(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), replay_->backend()); }
+  Napi::Value Backend(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), Live(info).backend()); }
   Napi::Value FallbackReason(const Napi::CallbackInfo& info) {
+    Live(info);
     const std::string runtime = runtime_fallback_reason_();
     return Napi::String::New(info.Env(), runtime.empty() ? fallback_reason_ : runtime);
   }
@@ -241,6 +264,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
 
   Napi::Value GpuInfo(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
+    Live(info);
 #ifdef DQN_WITH_CUDA
     if (cuda::CudaReplay* g = Gpu()) {
       Napi::Object o = Napi::Object::New(env);
@@ -260,6 +284,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
   Napi::Value CaptureStep(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const int64_t b = Integer(info[0], "batchSize", 1, 65536);
+    Live(info);
 #ifdef DQN_WITH_CUDA
     if (cuda::CudaReplay* g = Gpu()) {
       CallNative(env, [&] { g->capture_step_graph(b); });
@@ -267,7 +292,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     }
 #endif
     (void)b;
-    throw Napi::TypeError::New(env, "captureStep needs the CUDA backend, this buffer is on the " + replay_->backend());
+    throw Napi::TypeError::New(env, "captureStep needs the CUDA backend, this buffer is on the " + Live(info).backend());
   }
 
   /// step(tdErrors: Float32Array(B), useGraph: boolean) -> the batch sampled by this step, whose
@@ -278,9 +303,10 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     if (!info[1].IsBoolean()) ThrowType(env, "useGraph must be a boolean");
     const bool graph = info[1].As<Napi::Boolean>().Value();
     const int64_t b = static_cast<int64_t>(td.ElementLength());
+    Live(info);
 #ifdef DQN_WITH_CUDA
     if (cuda::CudaReplay* g = Gpu()) {
-      const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(replay_->state_dim());
+      const size_t n = static_cast<size_t>(b), nd = n * static_cast<size_t>(Live(info).state_dim());
       auto indices = Napi::Int32Array::New(env, n);
       auto generations = Napi::Uint32Array::New(env, n);
       auto weights = Napi::Float32Array::New(env, n);
@@ -304,7 +330,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     }
 #endif
     (void)graph;
-    throw Napi::TypeError::New(env, "step needs the CUDA backend, this buffer is on the " + replay_->backend());
+    throw Napi::TypeError::New(env, "step needs the CUDA backend, this buffer is on the " + Live(info).backend());
   }
 
   std::unique_ptr<Replay> replay_;

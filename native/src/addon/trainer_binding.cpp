@@ -1,13 +1,17 @@
-// Binding: the JS class Trainer over dqn::Trainer (train/trainer.h). run() and evaluate() are
+// Binding: the JS class Trainer over dqn::Trainer (train/trainer.h). Trainer.build() (building
+// allocates the replay buffer and the networks: up to gigabytes), run() and evaluate() are
 // AsyncWorkers returning promises; one operation at a time per trainer (a second one throws).
 // `scalars` is an ArrayBuffer over the trainer's live ScalarBlock: external memory that keeps
 // the trainer alive, or, where the runtime refuses external buffers (Electron's V8 sandbox),
-// a JS-owned buffer that the trainer writes into instead.
+// a JS-owned buffer that the trainer writes into instead. close() frees the trainer at once:
+// it detaches `scalars` first (JS then reads a zero-length buffer, never freed pinned memory),
+// and every later call throws.
 #include <napi.h>
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "addon/bindings.h"
@@ -68,10 +72,87 @@ uint32_t NanFlagOf(const Napi::Value& v, const std::string& what) {
   return kFlags[i];
 }
 
+/// Test switch of the testing options: a NaN written into one tensor at one step.
+struct NanInjection {
+  uint32_t flag = 0;
+  int64_t step = 0;
+};
+
+/// Parses `testing` ({ injectNan?: { tensor, step } }); undefined means none.
+std::optional<NanInjection> ParseTesting(const Napi::Value& v) {
+  if (v.IsUndefined()) return std::nullopt;
+  if (!v.IsObject()) ThrowType(v.Env(), "testing options must be an object");
+  const Napi::Object o = v.As<Napi::Object>();
+  if (!o.Has("injectNan") || o.Get("injectNan").IsUndefined()) return std::nullopt;
+  if (!o.Get("injectNan").IsObject()) ThrowType(v.Env(), "testing.injectNan must be an object {tensor, step}");
+  const Napi::Object n = o.Get("injectNan").As<Napi::Object>();
+  return NanInjection{NanFlagOf(Prop(n, "tensor", "testing.injectNan"), "testing.injectNan.tensor"),
+                      Integer(Prop(n, "step", "testing.injectNan"), "testing.injectNan.step", 1, INT32_MAX)};
+}
+
+/// Builds the trainer a constructor call on this thread adopts instead of parsing arguments
+/// (set only for the duration of Trainer.build's `new`, on the JS thread).
+thread_local std::shared_ptr<Trainer>* t_built = nullptr;
+
+/// Trainer.build's worker: constructs the trainer (environments, replay buffer, networks) off
+/// the JS thread, then wraps it in a JS Trainer. C++ exceptions map as CallNative maps them.
+class BuildWorker : public Napi::AsyncWorker {
+ public:
+  BuildWorker(Napi::Env env, TrainerConfig config, std::optional<NanInjection> inject)
+      : Napi::AsyncWorker(env, "dqn.Trainer.build"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        config_(std::move(config)),
+        inject_(inject) {}
+  Napi::Promise promise() const { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    try {
+      trainer_ = std::make_shared<Trainer>(config_);
+      if (inject_) trainer_->learner().inject_nan(inject_->flag, inject_->step);
+    } catch (const std::invalid_argument& e) {
+      range_ = true;
+      SetError(e.what());
+    } catch (const std::out_of_range& e) {
+      range_ = true;
+      SetError(e.what());
+    } catch (const std::bad_alloc&) {
+      SetError("out of memory in the native addon (building the trainer)");
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    t_built = &trainer_;
+    try {
+      Napi::Object wrapped = Data(env).trainer.New({});
+      t_built = nullptr;
+      deferred_.Resolve(wrapped);
+    } catch (const Napi::Error& e) {
+      t_built = nullptr;
+      deferred_.Reject(e.Value());
+    }
+  }
+  void OnError(const Napi::Error& e) override {
+    deferred_.Reject(range_ ? Napi::RangeError::New(Env(), e.Message()).Value() : e.Value());
+  }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  TrainerConfig config_;
+  std::optional<NanInjection> inject_;
+  std::shared_ptr<Trainer> trainer_;
+  bool range_ = false;
+};
+
 class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Trainer", {
+      StaticMethod<&TrainerWrap::Build>("build"),
+      InstanceMethod<&TrainerWrap::Close>("close"),
+      InstanceAccessor<&TrainerWrap::Closed>("closed"),
       InstanceMethod<&TrainerWrap::Run>("run"),
       InstanceMethod<&TrainerWrap::Stop>("stop"),
       InstanceMethod<&TrainerWrap::Evaluate>("evaluate"),
@@ -83,30 +164,64 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   }
 
   /// new Trainer(config: RunConfig, market: MarketArrays | undefined, backend: 'cpu' | 'cuda',
-  ///             testing?: { injectNan?: { tensor, step } })
+  ///             testing?: { injectNan?: { tensor, step } }): builds on the JS thread (tests,
+  ///             small configs); Trainer.build does the same off it.
   explicit TrainerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TrainerWrap>(info) {
     Napi::Env env = info.Env();
-    const Compute compute = OneOf(info[2], "backend", {"cpu", "cuda"}) == 1 ? Compute::kCuda : Compute::kCpu;
-    const TrainerConfig config = ToTrainerConfig(info[0], info[1], compute);
-    trainer_ = CallNative(env, [&] { return std::make_shared<Trainer>(config); });
-    if (info.Length() > 3 && !info[3].IsUndefined()) ApplyTesting(info[3]);
+    if (t_built && info.Length() == 0) {
+      trainer_ = std::move(*t_built);  // Trainer.build's worker built it
+    } else {
+      const Compute compute = OneOf(info[2], "backend", {"cpu", "cuda"}) == 1 ? Compute::kCuda : Compute::kCpu;
+      const TrainerConfig config = ToTrainerConfig(info[0], info[1], compute);
+      const std::optional<NanInjection> inject = ParseTesting(info[3]);
+      trainer_ = CallNative(env, [&] { return std::make_shared<Trainer>(config); });
+      if (inject) trainer_->learner().inject_nan(inject->flag, inject->step);
+    }
     MakeScalars(env);
-    reported_bytes_ = static_cast<int64_t>(5 * sizeof(float)) * trainer_->learner().layout().size();
+    reported_bytes_ = static_cast<int64_t>(5 * sizeof(float)) * trainer_->learner().layout().size() + trainer_->replay_host_bytes();
     Napi::MemoryManagement::AdjustExternalMemory(env, reported_bytes_);
   }
 
   void Finalize(Napi::Env env) override { Napi::MemoryManagement::AdjustExternalMemory(env, -reported_bytes_); }
 
  private:
-  void ApplyTesting(const Napi::Value& v) {
-    if (!v.IsObject()) ThrowType(v.Env(), "testing options must be an object");
-    const Napi::Object o = v.As<Napi::Object>();
-    if (!o.Has("injectNan") || o.Get("injectNan").IsUndefined()) return;
-    if (!o.Get("injectNan").IsObject()) ThrowType(v.Env(), "testing.injectNan must be an object {tensor, step}");
-    const Napi::Object n = o.Get("injectNan").As<Napi::Object>();
-    const uint32_t flag = NanFlagOf(Prop(n, "tensor", "testing.injectNan"), "testing.injectNan.tensor");
-    trainer_->learner().inject_nan(flag, Integer(Prop(n, "step", "testing.injectNan"), "testing.injectNan.step", 1, INT32_MAX));
+  /// Trainer.build(config, market, backend, testing?) -> Promise<Trainer>: checks the arguments
+  /// here (TypeError / RangeError thrown at once), builds on a worker thread; the promise
+  /// rejects with RangeError for an invalid config the core refuses, Error otherwise.
+  static Napi::Value Build(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const Compute compute = OneOf(info[2], "backend", {"cpu", "cuda"}) == 1 ? Compute::kCuda : Compute::kCpu;
+    TrainerConfig config = ToTrainerConfig(info[0], info[1], compute);
+    auto* w = new BuildWorker(env, std::move(config), ParseTesting(info[3]));
+    w->Queue();
+    return w->promise();
   }
+
+  /// The trainer. @throws Error once close() has freed it.
+  Trainer& Live(Napi::Env env, const char* what) const {
+    if (!trainer_) throw Napi::Error::New(env, std::string(what) + ": this Trainer is closed (close() freed its memory): build a new one");
+    return *trainer_;
+  }
+
+  /// close(): frees the trainer (replay buffer, networks, pinned memory) now instead of when the
+  /// garbage collector gets to it. Idempotent. The scalar block is detached first, so JS can no
+  /// longer read the memory being freed. @throws Error while run() or evaluate() is in progress.
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!trainer_) return env.Undefined();
+    if (busy_) throw Napi::Error::New(env, "close: a run() or evaluate() is in progress: call stop() and await it first");
+    Napi::ArrayBuffer block = scalars_.Value();
+    block.Detach();
+    if (keep_) keep_->reset();  // the detached buffer's finalizer no longer holds the trainer
+    keep_ = nullptr;
+    scalars_.Reset();
+    trainer_.reset();
+    Napi::MemoryManagement::AdjustExternalMemory(env, -reported_bytes_);
+    reported_bytes_ = 0;
+    return env.Undefined();
+  }
+
+  Napi::Value Closed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !trainer_); }
 
   void MakeScalars(Napi::Env env) {
     auto* keep = new std::shared_ptr<Trainer>(trainer_);
@@ -114,6 +229,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     try {
       ab = Napi::ArrayBuffer::New(env, &trainer_->scalars(), sizeof(ScalarBlock),
                                   [](Napi::Env, void*, std::shared_ptr<Trainer>* hint) { delete hint; }, keep);
+      keep_ = keep;  // owned by the buffer's finalizer; valid while scalars_ holds the buffer
     } catch (const Napi::Error&) {
       delete keep;  // external buffers refused: the trainer writes into a JS-owned block instead
       ab = Napi::ArrayBuffer::New(env, sizeof(ScalarBlock));
@@ -130,6 +246,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   Napi::Value Run(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const int64_t steps = Integer(info[0], "steps", 0, 9007199254740992.0);
+    Live(env, "run");
     Claim(env, "run");
     trainer_->clear_stop();
     auto* w = new TrainerWorker<RunStats>(
@@ -151,13 +268,14 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   }
 
   Napi::Value Stop(const Napi::CallbackInfo& info) {
-    trainer_->request_stop();
+    Live(info.Env(), "stop").request_stop();
     return info.Env().Undefined();
   }
 
   Napi::Value Evaluate(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const int episodes = static_cast<int>(Integer(info[0], "episodes", 1, 100000));
+    Live(env, "evaluate");
     Claim(env, "evaluate");
     auto* w = new TrainerWorker<EvalStats>(
         Value(), trainer_, busy_, [episodes](Trainer& t) { return t.evaluate(episodes); },
@@ -179,6 +297,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
 
   Napi::Value SaveState(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
+    Live(env, "saveState");
     Claim(env, "saveState");
     std::vector<uint8_t> blob;
     try {
@@ -196,6 +315,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   Napi::Value LoadState(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const auto blob = Typed<uint8_t>(info[0], "state");
+    Live(env, "loadState");
     Claim(env, "loadState");
     try {
       CallNative(env, [&] { trainer_->load_state(blob.Data(), blob.ElementLength()); });
@@ -209,6 +329,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
 
   Napi::Value Info(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
+    Live(env, "info");
     Napi::Object o = Napi::Object::New(env);
     o.Set("backend", trainer_->compute_backend());
     o.Set("replayBackend", trainer_->replay_backend());
@@ -222,9 +343,13 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     return o;
   }
 
-  Napi::Value Scalars(const Napi::CallbackInfo&) { return scalars_.Value(); }
+  Napi::Value Scalars(const Napi::CallbackInfo& info) {
+    Live(info.Env(), "scalars");
+    return scalars_.Value();
+  }
 
   std::shared_ptr<Trainer> trainer_;
+  std::shared_ptr<Trainer>* keep_ = nullptr;  ///< the scalar buffer's finalizer hint (external buffer only)
   std::atomic<bool> busy_{false};
   Napi::Reference<Napi::ArrayBuffer> scalars_;
   int64_t reported_bytes_ = 0;
@@ -232,6 +357,10 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
 
 }  // namespace
 
-void InitTrainer(Napi::Env env, Napi::Object exports) { exports.Set("Trainer", TrainerWrap::Define(env)); }
+void InitTrainer(Napi::Env env, Napi::Object exports) {
+  Napi::Function trainer = TrainerWrap::Define(env);
+  Data(env).trainer = Napi::Persistent(trainer);
+  exports.Set("Trainer", trainer);
+}
 
 }  // namespace dqn::addon

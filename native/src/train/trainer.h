@@ -107,6 +107,8 @@ class Trainer {
   int state_dim() const { return env_->obs_dim(); }
   int n_actions() const { return env_->num_actions(); }
   std::string replay_backend() const { return replay_->backend(); }
+  /// Host bytes the replay buffer holds (0 for a GPU buffer); the binding reports them to V8.
+  int64_t replay_host_bytes() const { return replay_->host_memory_bytes(); }
   /// Why the replay buffer is on the CPU although the GPU was asked for ("" otherwise): set at
   /// construction (no device, out of memory) or later (a replay kernel failed).
   std::string replay_fallback_reason() const;
