@@ -27,6 +27,8 @@ export const RunSummarySchema = z.object({
   epochs: z.number().int().nonnegative(),
   lastStep: z.number().int().nonnegative(),
   lastEvalReturn: z.number().optional(),
+  /** The `--seeds` group (its summary file's name) the run belongs to, if any. */
+  seedGroup: z.string().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 

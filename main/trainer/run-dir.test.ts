@@ -66,3 +66,18 @@ test('file-system errors say the cause in words; a config.json that is not JSON 
   writeFileSync(join(dir, 'config.json'), '{"name":');
   assert.throws(() => readRunConfig(dir), new RegExp(`^Error: ${join(dir, 'config.json')} is not valid JSON`));
 });
+
+test('listRuns names the --seeds group of runs listed in a seeds summary file, and skips a malformed one', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const when = new Date(2026, 10, 29, 8, 5, 9);
+  const a = createRunDir(runs, { ...config, name: 'cp-seed1' }, when);
+  const b = createRunDir(runs, { ...config, name: 'cp-seed2' }, when);
+  const alone = createRunDir(runs, config, when);
+  // The summary names the runs by their paths when written; a moved runs folder still matches by folder name.
+  writeFileSync(join(runs, '20261129-080511-cp-seeds.json'), JSON.stringify({ runs: [{ run_dir: `/elsewhere/${basename(a)}` }, { run_dir: b }] }));
+  writeFileSync(join(runs, '20261129-080512-bad-seeds.json'), '{ not json');
+  writeFileSync(join(runs, '20261129-080513-odd-seeds.json'), JSON.stringify({ runs: [{ run_dir: 7 }, null] }));
+  const listed = new Map(listRuns(runs).map((r) => [r.runDir, r.seedGroup]));
+  assert.deepEqual([listed.get(a), listed.get(b), listed.get(alone)], ['20261129-080511-cp-seeds', '20261129-080511-cp-seeds', undefined]);
+  assert.equal(listed.size, 3, 'summary files are not runs');
+});

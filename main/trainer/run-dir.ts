@@ -3,7 +3,7 @@
 // seconds; a resume first drops the records past its checkpoint, see trimRunMetrics),
 // events.log (fallbacks, halts, restarts) and checkpoints/.
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { readJsonFile } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
@@ -152,12 +152,43 @@ export interface RunListing {
   epochs: number;
   lastStep: number;
   lastEvalReturn?: number;
+  /** Name of the `--seeds` group the run belongs to (its summary file without `.json`), if any. */
+  seedGroup?: string;
 }
 
-/** Lists run directories under `runsDir`, newest first; folders without a valid config are skipped. */
+/** Largest seeds summary file read when listing runs (a bigger one is not ours: skipped). */
+const MAX_SEED_SUMMARY_BYTES = 1024 * 1024;
+
+/**
+ * The `--seeds` groups in `runsDir`: run folder name -> group name, from the summary files
+ * `<stamp>-<name>-seeds.json` (main/cli/seeds.ts) whose `runs[].run_dir` name the runs (matched
+ * by folder name, so a moved runs folder keeps its groups). Unreadable or malformed files are
+ * skipped.
+ */
+export function seedGroups(runsDir: string): Map<string, string> {
+  const groups = new Map<string, string>();
+  for (const file of readdirSync(runsDir)) {
+    if (!file.endsWith('-seeds.json')) continue;
+    try {
+      const path = join(runsDir, file);
+      const st = statSync(path);
+      if (!st.isFile() || st.size > MAX_SEED_SUMMARY_BYTES) continue;
+      const summary = JSON.parse(readFileSync(path, 'utf8')) as { runs?: unknown };
+      if (!Array.isArray(summary.runs)) continue;
+      for (const r of summary.runs as { run_dir?: unknown }[])
+        if (typeof r?.run_dir === 'string') groups.set(basename(r.run_dir), file.slice(0, -'.json'.length));
+    } catch {
+      continue;
+    }
+  }
+  return groups;
+}
+
+/** Lists run directories under `runsDir`, newest first, with their `--seeds` group; folders without a valid config are skipped. */
 export function listRuns(runsDir: string): RunListing[] {
   if (!existsSync(runsDir)) return [];
   const out: RunListing[] = [];
+  const groups = seedGroups(runsDir);
   for (const name of readdirSync(runsDir)) {
     const runDir = join(runsDir, name);
     let config: RunConfig;
@@ -176,6 +207,7 @@ export function listRuns(runsDir: string): RunListing[] {
       epochs: epochs.length,
       lastStep: last?.step ?? 0,
       lastEvalReturn: last?.eval_mean_return,
+      ...(groups.has(name) ? { seedGroup: groups.get(name) } : {}),
     });
   }
   return out.sort((a, b) => b.name.localeCompare(a.name));
