@@ -41,7 +41,12 @@ export interface NativeEnv {
    * @throws RangeError for an action out of range, Error when called before reset().
    */
   step(actions: Int32Array): EnvStep;
-  /** Means of the environment metrics over the episodes finished since the last call ({} if none). */
+  /**
+   * Means of the environment metrics over the episodes finished since the last call ({} if none).
+   * Trading evaluation: return (compounded), return_simple, sharpe, sharpe_se, max_drawdown, ruined,
+   * trade_fraction, bars, bars_per_year, and the same walk figures of the flat_, buy_and_hold_ and
+   * ma_crossover_ baselines (native/src/env/trading_env.h; regrouped by common/trading-eval.ts).
+   */
   episodeMetrics(): Record<string, number>;
 }
 

@@ -47,8 +47,8 @@ class VecEnv {
   /// Display name of observation index i (shown with the causal-sensitivity chart).
   /// Default: "obs[i]".
 
-  /// Environment-specific metrics of the episodes finished since the last call (trading: return,
-  /// sharpe, max_drawdown, buy_and_hold_return, buy_and_hold_sharpe). Default: none.
+  /// Environment-specific metrics of the episodes finished since the last call (trading: the
+  /// agent's and the baselines' walk figures, see trading_env.h). Default: none.
   virtual std::map<std::string, double> episode_metrics() { return {}; }
 };
 
