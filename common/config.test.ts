@@ -43,3 +43,17 @@ test('a misspelled or unknown key is refused by name instead of silently taking 
     },
   );
 });
+
+test('a trading config cannot mislead: n_actions must be odd (a flat action), max_position is a bounded multiple of equity, gap_policy defaults to hold', () => {
+  const c = parseRunConfig({ env: { kind: 'trading', data: 'x.csv' } });
+  assert.ok(c.env.kind === 'trading' && c.env.gap_policy === 'hold' && c.env.n_actions === 45 && c.env.max_position === 1);
+  assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', n_actions: 44, max_position: 20, gap_policy: 'close' } }), (e: unknown) => {
+    assert.ok(e instanceof ConfigError);
+    const text = e.problems.join('\n');
+    assert.match(text, /env\.n_actions: must be odd so that the middle action is the flat position \(0\); use e\.g\. 45 instead of 44 \(got 44\)/);
+    assert.match(text, /env\.max_position: .*<=10.*\(got 20\)/);
+    assert.match(text, /env\.gap_policy: .*"hold"\|"flat".*\(got "close"\)/);
+    return true;
+  });
+  assert.equal(parseRunConfig({ env: { kind: 'trading', data: 'x.csv', n_actions: 3, max_position: 10, gap_policy: 'flat' } }).env.kind, 'trading');
+});
