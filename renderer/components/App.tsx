@@ -10,6 +10,7 @@ import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard }
 import type { Transport } from '../transport/transport.ts';
 import { ConfigEditor, draftConfig, type EditorState } from './ConfigEditor.tsx';
 import { Header } from './Header.tsx';
+import { HostBanner } from './HostBanner.tsx';
 import { RunHistory } from './RunHistory.tsx';
 import { TradingEval } from './TradingEval.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
@@ -121,15 +122,10 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
     return () => window.removeEventListener('keydown', onKey);
   }, [start, stop]);
 
-  const exit = s.host.lastExit;
   return (
     <div className="app">
       <Header dashboard={dashboard} canStart={canStart} onStart={start} onStop={stop} />
-      {exit && (
-        <div className="banner warn" role="alert" data-testid="host-exit">
-          Trainer host (pid {exit.pid}) {exit.reason}; {exit.restarting ? 'a new host was started' : 'not restarted (it died too often)'}.
-        </div>
-      )}
+      <HostBanner host={s.host} onRestart={() => guard(() => transport.restartHost())} />
       {(s.errors.length > 0 || localError) && (
         <div className="banner error" role="alert" data-testid="errors">
           {localError && <p>{localError}</p>}

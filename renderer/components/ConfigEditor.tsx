@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { RunConfigInput } from '../../common/config.ts';
 import type { Preset } from '../../common/protocol.ts';
 import { configDiff, editorRows, fieldText, getAt, parseFieldText, setAt, variantDefaults, type EditorRow, type FieldSpec } from '../config/fields.ts';
+import { memoryEstimateText } from '../config/memory.ts';
 
 export interface EditorState {
   draft: Record<string, unknown>;
@@ -36,6 +37,7 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
   const diff = configDiff(editor.base, editor.draft);
   const shown = new Set(rows.map((r) => r.path));
   const otherProblems = [...problems].filter(([p]) => !shown.has(p));
+  const memory = memoryEstimateText(editor.draft);
 
   const edit = (row: EditorRow, value: unknown, text?: string) => {
     let draft = setAt(editor.draft, row.path, value);
@@ -134,6 +136,11 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
           </p>
         ))}
       </div>
+      {memory && (
+        <p className="muted" aria-label="Estimated memory" title="replay buffer, networks and batch; the trainer host refuses a config that does not fit the machine">
+          Memory: {memory}
+        </p>
+      )}
       <div className="diff" aria-label="Changes against the preset">
         <h3>
           Changes against {editor.baseName} ({diff.length})
