@@ -8,11 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
+import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
 import { CHROMIUM_FLAGS, openDashboard, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
 if (skip) console.log(`# browser e2e skipped: ${skip}`);
+/** DQN_E2E_CPU_LOAD=N runs N busy processes beside the test (a busy machine: issue 16, item 3). */
+const loadWorkers = loadFromEnv();
 
 /** Starts `npm run serve`'s program on a free port; resolves with the printed URL. */
 function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
@@ -36,6 +39,8 @@ function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess;
 
 test('browser mode: start a CartPole run, see Loss and Epoch time points and the legends, reload mid-run and keep the points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
   await ensureRendererBuilt(ROOT);
+  const load = loadWorkers ? startCpuLoad(loadWorkers) : undefined;
+  if (load) console.log(`# ${loadWorkers} busy processes beside the test: ${load.pids.join(', ')}`);
   const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-'));
   mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
   writeFileSync(join(tmp, 'data', 'presets', 'e2e-cartpole.json'), JSON.stringify(TINY_CARTPOLE));
@@ -86,5 +91,6 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     server.child.kill('SIGTERM');
     await new Promise((r) => server.child.once('exit', r));
     rmSync(tmp, { recursive: true, force: true });
+    await load?.stop();
   }
 });

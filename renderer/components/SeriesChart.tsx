@@ -5,7 +5,7 @@
 // (lib/redraw.ts): at most once per animation frame, only while visible and only when a series it
 // draws changed; each curve is downsampled to about the chart's pixel width, and dots are drawn
 // only where few points are visible.
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useStore } from 'zustand';
 import { seriesCsv } from '../lib/csv.ts';
@@ -148,6 +148,18 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, tit
       }),
     [scheduler, dashboard, lines, dynamicLines, band, visible],
   );
+  // A scheduled redraw is timed from this render to its commit (the scheduler's share of the main thread).
+  const renderStart = useRef<number | undefined>(undefined);
+  const timedTick = useRef(drawTick);
+  if (timedTick.current !== drawTick) {
+    timedTick.current = drawTick;
+    renderStart.current = performance.now();
+  }
+  useLayoutEffect(() => {
+    if (renderStart.current === undefined) return;
+    scheduler.rendered(performance.now() - renderStart.current);
+    renderStart.current = undefined;
+  });
   const smoothing = useStore(dashboard.store, (s) => s.smoothing);
   const [logY, setLogY] = useState(logDefault);
   const [zoom, setZoom] = useState<[number, number] | undefined>();

@@ -71,3 +71,27 @@ test('a chart that keeps changing does not starve the others', () => {
   assert.deepEqual(log, ['a', 'b', 'c', 'a', 'a', 'a']);
   assert.throws(() => new RedrawScheduler(() => 0, 0), /perFrame must be at least 1/);
 });
+
+test('after a slow redraw the next one waits, so chart rendering keeps to its share of the main thread', () => {
+  const frames: (() => void)[] = [];
+  let t = 0;
+  const s = new RedrawScheduler((cb) => frames.push(cb), 1, 0.25, () => t);
+  const log: string[] = [];
+  const a = chart('a', log);
+  s.register(a);
+  frames.shift()!();
+  assert.deepEqual(log, ['a']);
+  s.rendered(40); // 40 ms at t = 0: quiet for 40 * (1 / 0.25 - 1) = 120 ms
+  a.bump();
+  s.invalidate();
+  for (t = 16; t < 120; t += 16) {
+    frames.shift()!();
+    assert.deepEqual(log, ['a'], `no redraw at ${t} ms`);
+    assert.equal(frames.length, 1, 'it keeps looking');
+  }
+  t = 128;
+  frames.shift()!();
+  assert.deepEqual(log, ['a', 'a']);
+  assert.equal(frames.length, 0);
+  assert.throws(() => new RedrawScheduler(() => 0, 1, 0), /share must be in \(0, 1\]/);
+});

@@ -2,7 +2,10 @@
 // charts that are visible and whose data changed, and only a few charts per animation frame, in
 // turn, so one frame of data never becomes one long task that freezes the page (a chart's
 // redraw is a React render of a recharts tree: milliseconds each on a busy 2-core machine). A
-// hidden tab gets no animation frames, so it redraws nothing until it is shown again.
+// hidden tab gets no animation frames, so it redraws nothing until it is shown again. And chart
+// rendering gets at most a share of the page's main thread: after a redraw that took d ms, the
+// next waits d * (1 / share - 1) ms, so a slow (or busy) machine redraws less often instead of
+// freezing, while a fast one redraws on every animation frame.
 
 /** A chart as the scheduler sees it. */
 export interface Redrawable {
@@ -22,18 +25,31 @@ export class RedrawScheduler {
   private readonly charts: Redrawable[] = [];
   private cursor = 0;
   private pending = false;
+  /** No redraw before this time (ms, `now`'s clock): the pause that keeps rendering within its share. */
+  private quietUntil = -Infinity;
   /** Redraws asked for so far (for the benchmark and tests). */
   redraws = 0;
 
   /**
    * @param requestFrame requestAnimationFrame in the page.
    * @param perFrame most charts redrawn in one animation frame (>= 1); the rest wait their turn.
+   * @param share largest share of the main thread chart renders may take, in (0, 1].
+   * @param now the clock, ms (performance.now in the page).
    */
   constructor(
     private readonly requestFrame: FrameRequest,
     private readonly perFrame = 1,
+    private readonly share = 0.25,
+    private readonly now: () => number = () => performance.now(),
   ) {
     if (!(perFrame >= 1)) throw new RangeError(`perFrame must be at least 1, got ${perFrame}`);
+    if (!(share > 0 && share <= 1)) throw new RangeError(`share must be in (0, 1], got ${share}`);
+  }
+
+  /** A chart reports that its redraw took `ms` (render and commit): the next one waits accordingly. */
+  rendered(ms: number): void {
+    if (!(ms >= 0)) return;
+    this.quietUntil = Math.max(this.quietUntil, this.now() + ms * (1 / this.share - 1));
   }
 
   /** Adds a chart; returns the function that removes it. */
@@ -56,6 +72,10 @@ export class RedrawScheduler {
 
   private onFrame(): void {
     this.pending = false;
+    if (this.now() < this.quietUntil) {
+      this.invalidate(); // look again at a later animation frame
+      return;
+    }
     const n = this.charts.length;
     let done = 0;
     let more = false;
