@@ -14,7 +14,7 @@
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
@@ -46,10 +46,14 @@ export interface PageBenchOptions {
   rate?: number;
   seconds: number;
   json: boolean;
+  /** Write a CPU profile of the page (10 s from the middle of the run) here and print its top functions. */
+  cpuProfile?: string;
 }
 
 interface MemorySample {
   t_s: number;
+  /** The machine's 1-minute load average (other processes compete for the 2 cores too). */
+  load1: number;
   pageHeapMiB: number;
   domNodes: number;
   seriesMiB: number;
@@ -160,12 +164,23 @@ export async function runPageBench(o: PageBenchOptions): Promise<PageBenchResult
       const metric = (n: string) => metrics.find((m) => m.name === n)?.value ?? NaN;
       const stats = await page.evaluate(() => (window as unknown as { dqnProbe: { stats(): ProbeStats } }).dqnProbe.stats());
       const pid = server.supervisor.current?.pid ?? -1;
-      memory.push({ t_s: Math.round(elapsed()), pageHeapMiB: metric('JSHeapUsedSize') / 2 ** 20, domNodes: metric('Nodes'), seriesMiB: stats.seriesBytes / 2 ** 20, hostRssMiB: rssMiB(pid) });
+      memory.push({ t_s: Math.round(elapsed()), load1: loadavg()[0]!, pageHeapMiB: metric('JSHeapUsedSize') / 2 ** 20, domNodes: metric('Nodes'), seriesMiB: stats.seriesBytes / 2 ** 20, hostRssMiB: rssMiB(pid) });
       if (!o.json) console.error(`  ${memory.at(-1)!.t_s}s: page heap ${memory.at(-1)!.pageHeapMiB.toFixed(1)} MiB, ${memory.at(-1)!.domNodes} DOM nodes, host RSS ${memory.at(-1)!.hostRssMiB.toFixed(0)} MiB; p95 so far ${pct(rtts, 95).toFixed(1)} ms over ${rtts.length} pings`);
     };
     await sampleMemory();
     let nextMemory = MEMORY_EVERY_MS;
+    let profiling: 'before' | 'on' | 'done' = o.cpuProfile ? 'before' : 'done';
     while (elapsed() < o.seconds) {
+      if (profiling === 'before' && elapsed() >= o.seconds / 2) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.start');
+        profiling = 'on';
+      } else if (profiling === 'on' && elapsed() >= o.seconds / 2 + 10) {
+        const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+        writeFileSync(o.cpuProfile!, JSON.stringify(profile));
+        printTopFunctions(profile);
+        profiling = 'done';
+      }
       const ts = performance.now();
       await page.evaluate(() => (window as unknown as { dqnProbe: { ping(): Promise<number> } }).dqnProbe.ping());
       rtts.push(performance.now() - ts);
@@ -211,6 +226,28 @@ export async function runPageBench(o: PageBenchOptions): Promise<PageBenchResult
   }
 }
 
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }[];
+  startTime: number;
+  endTime: number;
+}
+
+/** Prints the functions with the most self time in a CPU profile (to stderr). */
+function printTopFunctions(p: CpuProfile): void {
+  const hits = new Map<string, number>();
+  let total = 0;
+  for (const n of p.nodes) {
+    const h = n.hitCount ?? 0;
+    total += h;
+    const f = n.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+    hits.set(key, (hits.get(key) ?? 0) + h);
+  }
+  const ms = (p.endTime - p.startTime) / 1000;
+  console.error(`  page CPU profile, ${ms.toFixed(0)} ms, top self time:`);
+  for (const [k, h] of [...hits].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.error(`    ${((h / total) * 100).toFixed(1).padStart(5)} %  ${k}`);
+}
+
 function print(r: PageBenchResult, json: boolean): void {
   if (json) {
     console.log(JSON.stringify(r, null, 2));
@@ -221,7 +258,7 @@ function print(r: PageBenchResult, json: boolean): void {
   console.log(`  round trip (page ping -> host pong -> page), ${r.pings} pings: p50 ${f(r.roundTripMs.p50)} ms, p95 ${f(r.roundTripMs.p95)} ms, max ${f(r.roundTripMs.max)} ms (target p95 < 100 ms)`);
   console.log(`  Stop click -> Idle shown: ${f(r.stopToIdleMs, 0)} ms (target < 1000 ms)`);
   console.log(`  frames: ${r.framesApplied} applied, ${r.framesLost} lost; page ${f(r.animationFramesPerSec)} animation frames/s, ${r.longTasks} long tasks (${f(r.longTaskMs, 0)} ms in all)`);
-  console.log(`  memory (t s: page heap after GC MiB / DOM nodes / series MiB / host RSS MiB):`);
-  for (const m of r.memory) console.log(`    ${String(m.t_s).padStart(4)}: ${f(m.pageHeapMiB)} / ${m.domNodes} / ${f(m.seriesMiB, 2)} / ${f(m.hostRssMiB)}`);
+  console.log(`  memory (t s: page heap after GC MiB / DOM nodes / series MiB / host RSS MiB; machine load average):`);
+  for (const m of r.memory) console.log(`    ${String(m.t_s).padStart(4)}: ${f(m.pageHeapMiB)} / ${m.domNodes} / ${f(m.seriesMiB, 2)} / ${f(m.hostRssMiB)}; load ${f(m.load1, 2)}`);
   console.log(`  growth after the first minute: page heap ${f(r.pageHeapSlopeMiBPerMin, 2)} MiB/min, host RSS ${f(r.hostRssSlopeMiBPerMin, 2)} MiB/min (target: flat)`);
 }

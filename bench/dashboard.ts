@@ -9,7 +9,7 @@
 //     with the run-to-run spread that tells a real cost from noise.
 //   npm run bench -- dashboard [--points 1000000] [--width 1000] [--ab-steps 20000] [--json]
 //  4. the real page under a live stream (dashboard-page.ts): round trip, Stop to Idle, frames and memory
-//   npm run bench -- dashboard --stream RATE [--seconds 300] [--json]   (synthetic host at RATE steps/s)
+//   npm run bench -- dashboard --stream RATE [--seconds 300] [--cpu-profile FILE] [--json]   (synthetic host at RATE steps/s)
 //   npm run bench -- dashboard --trainer [--seconds 300] [--json]       (the real CPU trainer, tiny network)
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,7 +64,8 @@ function pageArgs(args: string[]): PageBenchOptions | undefined {
     if (a === '--stream') o.rate = num(a);
     else if (a === '--seconds') o.seconds = num(a);
     else if (a === '--json') o.json = true;
-    else if (a !== '--trainer') throw new Error(`unknown option '${a}' for the page benchmark (expected --stream STEPS_PER_S | --trainer, --seconds S, --json)`);
+    else if (a === '--cpu-profile') o.cpuProfile = args[++i];
+    else if (a !== '--trainer') throw new Error(`unknown option '${a}' for the page benchmark (expected --stream STEPS_PER_S | --trainer, --seconds S, --cpu-profile FILE, --json)`);
   }
   if (o.rate !== undefined && args.includes('--trainer')) throw new Error('give either --stream RATE (synthetic host) or --trainer (the real CPU trainer), not both');
   return o;
