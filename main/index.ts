@@ -1,23 +1,28 @@
-// Electron main: kept thin. One sandboxed window, the app menu, presets behind one checked IPC
-// handler, and the trainer host in a utility process (supervised: restarted when it dies, the
-// reason shown in the dashboard). A MessageChannelMain joins the window and the host directly.
-// Closing the window stops the run cleanly (checkpoint kept) before the app quits.
-import { app, BrowserWindow, ipcMain, Menu, MessageChannelMain, session, utilityProcess, type IpcMainInvokeEvent, type MessagePortMain } from 'electron';
+// Electron main: kept thin. One sandboxed window loading the renderer from app://dqn/ (never
+// file://), no navigation, new windows or webviews anywhere, the app menu, presets and the host
+// restart behind checked IPC handlers, and the trainer host in a utility process (supervised:
+// restarted when it dies or stops answering heartbeats, the reason shown in the dashboard). A
+// MessageChannelMain joins the window and the host directly. Closing the window stops the run
+// cleanly (checkpoint kept) before the app quits. The fuses a packaged app flips are set by
+// scripts/package.ts.
+import { app, BrowserWindow, ipcMain, Menu, MessageChannelMain, protocol, session, utilityProcess, type IpcMainInvokeEvent, type MessagePortMain } from 'electron';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseMessage, PresetRequestSchema } from '../common/protocol.ts';
+import { APP_PAGE_URL, APP_SCHEME_PRIVILEGES, handleAppProtocol } from './app-protocol.ts';
+import { guardContents } from './contents-guard.ts';
 import { HostSupervisor, type HostProcess } from './host-supervisor.ts';
 import { PresetStore } from './presets-store.ts';
 
 const here = dirname(fileURLToPath(import.meta.url)); // out/main
-const RENDERER_HTML = join(here, '..', 'renderer', 'index.html');
-const RENDERER_URL = pathToFileURL(RENDERER_HTML).href;
+const RENDERER_DIR = join(here, '..', 'renderer');
 const PRELOAD = join(here, '..', 'preload', 'index.cjs');
 const HOST_ENTRY = join(here, 'host.js');
 const SERVICE_NAME = 'DQN trainer host';
 
 if (process.env.DQN_USER_DATA) app.setPath('userData', process.env.DQN_USER_DATA);
 app.enableSandbox();
+protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]); // before ready, as Electron requires
 
 let win: BrowserWindow | undefined;
 let quitting = false;
@@ -80,7 +85,7 @@ function connectWindow(): void {
 
 /** Only our own page in our own window may call main. */
 function checkSender(e: IpcMainInvokeEvent): void {
-  if (!win || e.sender.id !== win.webContents.id || e.senderFrame?.url !== RENDERER_URL) throw new Error(`refused IPC from ${e.senderFrame?.url ?? 'an unknown frame'}`);
+  if (!win || e.sender.id !== win.webContents.id || e.senderFrame?.url !== APP_PAGE_URL) throw new Error(`refused IPC from ${e.senderFrame?.url ?? 'an unknown frame'}`);
 }
 
 function createWindow(): void {
@@ -101,15 +106,10 @@ function createWindow(): void {
       app.quit();
     });
   });
-  void win.loadFile(RENDERER_HTML);
+  void win.loadURL(APP_PAGE_URL);
 }
 
-app.on('web-contents-created', (_e, contents) => {
-  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  contents.on('will-navigate', (e) => e.preventDefault());
-  contents.on('will-redirect', (e) => e.preventDefault());
-  contents.on('will-attach-webview', (e) => e.preventDefault());
-});
+app.on('web-contents-created', (_e, contents) => guardContents(contents, (what, url) => console.warn(`refused ${what} to ${url || 'an unknown URL'}`)));
 
 app.on('child-process-gone', (_e, details) => {
   if (details.type === 'Utility' && details.serviceName === SERVICE_NAME) lastGone = { reason: details.reason, exitCode: details.exitCode };
@@ -118,6 +118,7 @@ app.on('child-process-gone', (_e, details) => {
 app.whenReady().then(() => {
   session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);
+  handleAppProtocol(protocol, RENDERER_DIR);
   const presets = new PresetStore(join(app.getPath('userData'), 'presets'));
   ipcMain.handle('presets', (e, request: unknown) => {
     checkSender(e);

@@ -5,18 +5,17 @@
 // Every request and frame is untrusted (DESIGN section 9): a malformed one gets an error answer
 // and closes its own connection, never the process; the Host header must name the served
 // address (no DNS rebinding); static files resolve inside the renderer folder only.
-import { createReadStream, realpathSync, statSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { extname, resolve, sep } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BridgeClientMessageSchema, HostMessageSchema, type BridgeServerMessage, type HostMessage } from '../../common/protocol.ts';
 import { HostSupervisor, type HostProcess, type SupervisorOptions, type SupervisorState } from '../host-supervisor.ts';
 import type { PresetStore } from '../presets-store.ts';
+import { contentTypeOf, fileInsideFolder, PAGE_CSP, parseTarget, SECURITY_HEADERS } from '../static-files.ts';
 
-/** Header CSP of the served page (the page also carries it as a meta tag). */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export { parseTarget };
 
 /**
  * Largest WebSocket message a client may send, in bytes. The largest legal client message is a
@@ -26,23 +25,8 @@ export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'
  */
 export const MAX_CLIENT_MESSAGE_BYTES = 16 * 1024;
 
-/** Longest request target (path and query) served; longer ones get 400 (paths here are short). */
-const MAX_TARGET_LENGTH = 2048;
-
 /** Bind addresses whose page may be reached by any loopback name. */
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-};
 
 export interface BridgeServerOptions {
   host: string;
@@ -88,25 +72,6 @@ export function allowedHosts(bind: string, port: number): Set<string> {
   const names = LOOPBACK.includes(bind.toLowerCase()) ? LOOPBACK : [bind.toLowerCase()];
   const hosts = names.map((n) => (n.includes(':') ? `[${n}]` : n));
   return new Set([...hosts.map((h) => `${h}:${port}`), ...(port === 80 ? hosts : [])]);
-}
-
-/**
- * Splits a request target into its decoded path and its query, or returns null when it is not a
- * plain absolute path: too long, not starting with one `/`, bad percent-encoding, or a decoded
- * path with an empty, `.` or `..` segment, a backslash or a control character (NUL included).
- */
-export function parseTarget(raw: string | undefined): { path: string; query: URLSearchParams } | null {
-  if (!raw || raw.length > MAX_TARGET_LENGTH || !raw.startsWith('/')) return null;
-  const q = raw.indexOf('?');
-  let path: string;
-  try {
-    path = decodeURIComponent(q < 0 ? raw : raw.slice(0, q));
-  } catch {
-    return null;
-  }
-  // eslint-disable-next-line no-control-regex
-  if (/\/\/|\\|[\x00-\x1f\x7f]|\/\.\.?(\/|$)/.test(path)) return null;
-  return { path, query: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
 }
 
 /** Starts the server; resolves once it listens. */
@@ -244,7 +209,7 @@ export function hostDownMessage(state: SupervisorState): string {
 
 /** Answers one HTTP request; never throws (a failure becomes an error answer). */
 function serveStatic(req: IncomingMessage, res: ServerResponse, o: BridgeServerOptions, hostOk: boolean): void {
-  const security = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cross-Origin-Opener-Policy': 'same-origin', 'X-Frame-Options': 'DENY' };
+  const security = SECURITY_HEADERS;
   const fail = (code: number, text: string) => {
     res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', ...security });
     res.end(`${text}\n`);
@@ -259,9 +224,9 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, o: BridgeServerO
       if (!tokenMatches(target.query.get('token'), o.token)) return fail(401, 'this page needs the token printed by `npm run serve` (…/?token=…)');
       path = '/index.html';
     }
-    const file = insideFolder(o.staticDir, path);
+    const file = fileInsideFolder(o.staticDir, path);
     if (!file) return fail(404, 'not found');
-    const headers: Record<string, string> = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...security };
+    const headers: Record<string, string> = { 'Content-Type': contentTypeOf(file), ...security };
     if (path === '/index.html') Object.assign(headers, { 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' });
     res.writeHead(200, headers);
     if (req.method === 'HEAD') return void res.end();
@@ -271,16 +236,5 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, o: BridgeServerO
   } catch {
     if (!res.headersSent) fail(500, 'internal error');
     else res.destroy();
-  }
-}
-
-/** The real path of the regular file `path` under `folder`, or null when there is none (links out of it included). */
-function insideFolder(folder: string, path: string): string | null {
-  try {
-    const root = realpathSync(folder);
-    const file = realpathSync(resolve(root, `.${path}`));
-    return file.startsWith(root + sep) && statSync(file).isFile() ? file : null;
-  } catch {
-    return null;
   }
 }
