@@ -62,7 +62,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['main/trainer/**/*.ts', 'main/cli/**/*.ts', 'main/serve/**/*.ts', 'main/host-supervisor*.ts', 'main/presets-store*.ts', 'native/**/*.ts', 'bench/**/*.ts', 'e2e/**/*.ts'],
+    files: ['main/trainer/**/*.ts', 'main/cli/**/*.ts', 'main/serve/**/*.ts', 'main/host-supervisor*.ts', 'main/presets-store*.ts', 'main/app-protocol*.ts', 'main/contents-guard*.ts', 'main/static-files*.ts', 'native/**/*.ts', 'bench/**/*.ts', 'e2e/**/*.ts', 'scripts/**/*.ts', 'main/**/*.test.ts', 'main/testing/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The trainer host, CLI, browser-mode server, supervisor, addon wrapper, benchmarks and tests run under plain Node: they must not import electron (only main/index.ts does).' }] }],
     },
