@@ -58,6 +58,15 @@ test('Electron main: app:// page in a sandboxed window, no navigation, checked I
   assert.equal((host.options.env as Record<string, string>).DQN_DATA_DIRS, join(fake.app.getPath('userData'), 'data'));
   await until(() => host.child.posted.some((m) => (m as { type: string }).type === 'connect'), 'the renderer port to reach the host');
 
+  // A dead renderer is reloaded and gets a new port; the host (and its run) is left alone.
+  const ports = () => wc.sent.filter((s) => (s as unknown[])[0] === 'trainer:port').length;
+  const portsBefore = ports();
+  wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+  assert.equal(wc.reloads, 1);
+  wc.emit('did-finish-load');
+  assert.equal(ports(), portsBefore + 1, 'the reloaded page is connected to the same host');
+  assert.equal(host.child.posted.some((m) => (m as { type: string }).type === 'shutdown'), false, 'the run goes on');
+
   // Closing the window stops the host (its run keeps a checkpoint) before the app quits.
   let closePrevented = false;
   fake.windows[0]!.emit('close', { preventDefault: () => void (closePrevented = true) });

@@ -97,6 +97,13 @@ function createWindow(): void {
     webPreferences: { preload: PRELOAD, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: false },
   });
   win.webContents.on('did-finish-load', connectWindow);
+  // A crashed or killed dashboard is reloaded: the run goes on in the trainer host, and the new
+  // page gets a fresh port and the run's history (liveHistory), so nothing is lost.
+  win.webContents.on('render-process-gone', (_e, details) => {
+    if (quitting || details.reason === 'clean-exit') return;
+    console.error(`the dashboard's renderer is gone (${details.reason}, exit code ${details.exitCode}): reloading it; the run goes on`);
+    win?.webContents.reload();
+  });
   win.on('close', (e) => {
     if (quitting) return;
     e.preventDefault();

@@ -53,8 +53,13 @@ export class FakeWebContents extends EventEmitter {
   setWindowOpenHandler(h: (d: { url: string }) => unknown) {
     this.openHandler = h;
   }
+  reloads = 0;
   isLoading() {
     return false;
+  }
+  reload() {
+    this.reloads++;
+    record('webContents.reload');
   }
   send(channel: string, message: unknown) {
     this.sent.push([channel, message]);
