@@ -49,6 +49,11 @@ export const HostCommandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openRun'), runDir: z.string().min(1) }),
   /** Answered at once by `pong` with the same id: measures the round trip (bench, liveness). */
   z.object({ type: z.literal('ping'), id: z.number().int().nonnegative() }),
+  /**
+   * The raw records of `series` in the run `runDir` (the live run or a past one) as CSV, answered
+   * by `csv` with the same id: charts draw summaries, the export holds every logged record.
+   */
+  z.object({ type: z.literal('exportCsv'), id: z.number().int().nonnegative(), runDir: z.string().min(1), series: z.array(z.string().min(1).max(200)).min(1).max(64) }),
 ]);
 export type HostCommand = z.infer<typeof HostCommandSchema>;
 /** A command as the renderer builds it (the config before defaults are filled in). */
@@ -177,6 +182,8 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   }),
   /** The answer to `ping`, sent to the port that asked (to every client in browser mode). */
   z.object({ type: z.literal('pong'), id: z.number().int().nonnegative() }),
+  /** The answer to `exportCsv`: `series,step,value` rows (main/trainer/csv-export.ts). */
+  z.object({ type: z.literal('csv'), id: z.number().int().nonnegative(), runDir: z.string(), rows: z.number().int().nonnegative(), text: z.string() }),
   /** A command failed (invalid config, unreadable run folder...): `message` says why. */
   z.object({ type: z.literal('error'), command: z.string(), message: z.string() }),
   /** Sent by the supervisor: a trainer host process is up. */

@@ -319,3 +319,27 @@ test('a start from a client limits env.data to the bundled data unless the front
   assert.deepEqual(session.starts[1]!.opts.dataDirs, [BUNDLED_DATA_DIR, '/srv/data']);
   await wider.shutdown();
 });
+
+test('a CSV export holds every raw record of the live run (file + unflushed) and is answered to the port that asked', async () => {
+  const { session, host, sent, send } = await startedHost();
+  const cb = session.starts[0]!.cb;
+  session.metrics.set('/runs/run-1', [
+    { type: 'scalars', step: 1, wall_s: 0.1, values: { 'losses/td_loss': 0.5 } },
+    { type: 'episode', step: 30, value: 9 },
+  ]);
+  cb.onFlushed?.();
+  cb.onScalars?.([{ step: 2, wall_s: 0.2, values: { 'losses/td_loss': 'NaN' } }, { step: 3, wall_s: 0.3, values: { 'losses/td_loss': 0.25 } }]);
+  cb.onEpisodes?.([{ step: 70, value: 11 }]);
+  send({ type: 'exportCsv', id: 7, runDir: '/runs/run-1', series: ['losses/td_loss', 'charts/episodic_return'] });
+  await tick();
+  const csv = sent.find((m) => m.type === 'csv');
+  assert.ok(csv && csv.type === 'csv');
+  assert.equal(csv.id, 7);
+  assert.equal(csv.text, 'series,step,value\nlosses/td_loss,1,0.5\nlosses/td_loss,2,NaN\nlosses/td_loss,3,0.25\ncharts/episodic_return,30,9\ncharts/episodic_return,70,11\n');
+  assert.equal(csv.rows, 5);
+  send({ type: 'exportCsv', id: 8, runDir: '../etc', series: ['losses/td_loss'] });
+  await tick();
+  const err = sent.find((m) => m.type === 'error' && m.command === 'exportCsv');
+  assert.ok(err && err.type === 'error', 'a run folder outside the runs folder is refused');
+  await host.shutdown();
+});

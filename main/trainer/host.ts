@@ -20,6 +20,7 @@ import { resolveRunDir } from './paths-policy.ts';
 import type { MetricsRecord } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 import { FrameBuilder } from '../../common/frame-builder.ts';
+import { recordsCsv } from './csv-export.ts';
 
 export type { MetricsRecord };
 
@@ -141,6 +142,19 @@ export class TrainerHost {
         case 'ping':
           this.reply(from, { type: 'pong', id: cmd.id });
           return;
+        case 'exportCsv': {
+          const runDir = cmd.runDir === this.runDir ? this.runDir : resolveRunDir(this.options.runsDir, cmd.runDir);
+          // The live run's file plus what the session reported since its last flush: every record once.
+          const live = runDir === this.runDir ? this.unflushed : { scalars: [], episodes: [] };
+          const records: MetricsRecord[] = [
+            ...this.session.readRunMetrics(runDir),
+            ...live.scalars.map((p) => ({ type: 'scalars' as const, ...p })),
+            ...live.episodes.map((e) => ({ type: 'episode' as const, ...e })),
+          ];
+          const { text, rows } = recordsCsv(records, cmd.series);
+          this.reply(from, { type: 'csv', id: cmd.id, runDir, rows, text });
+          return;
+        }
         case 'listRuns':
           this.reply(from, { type: 'runs', runs: this.session.listRuns(this.options.runsDir) });
           return;

@@ -5,6 +5,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { SCALAR_NAMES } from '../../common/run.ts';
 import type { Preset } from '../../common/protocol.ts';
 import { validate, withDefaults } from '../config/fields.ts';
+import { createCsvRequester } from '../lib/csv-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
 import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
@@ -55,6 +56,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
     useShallow((st) => ({ runState: st.runState, connection: st.connection, runDir: st.runDir, host: st.host, errors: st.errors, smoothing: st.smoothing, view: st.view })),
   );
   const scheduler = useMemo(() => new RedrawScheduler((cb) => requestAnimationFrame(cb)), []);
+  const csv = useMemo(() => createCsvRequester(transport), [transport]);
   // Any change of the series books (a frame, a past run opened, the smoothing) is looked at on the next animation frame.
   useEffect(() => dashboard.store.subscribe((st, prev) => void (st.version !== prev.version && scheduler.invalidate())), [dashboard, scheduler]);
 
@@ -162,12 +164,12 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
             </label>
             {s.view.kind === 'history' && <span className="viewing">showing a past run</span>}
           </div>
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} title="Loss" lines={LOSS} xLabel="step" yLabel="Huber TD loss" />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" yLabel="Q (return units)" />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" yLabel="mean |Q − Q_do(f)|" />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} title="Replay" lines={REPLAY} xLabel="step" logDefault />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} title="Episodic return" lines={RETURNS} xLabel="env step" yLabel="return" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Loss" lines={LOSS} xLabel="step" yLabel="Huber TD loss" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" yLabel="Q (return units)" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" yLabel="mean |Q − Q_do(f)|" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" logDefault />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" yLabel="return" />
         </main>
       </div>
     </div>

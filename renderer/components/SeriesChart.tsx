@@ -8,12 +8,11 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useStore } from 'zustand';
-import { seriesCsv } from '../lib/csv.ts';
+import type { CsvRequest } from '../lib/csv-request.ts';
 import { downsampleBand, type Marker } from '../lib/downsample.ts';
 import { tooltipValue } from '../lib/format.ts';
 import { legendEntries, niceTicks, type LegendEntry } from '../lib/legend.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
-import type { Series } from '../lib/series.ts';
 import type { Dashboard, SeriesBook } from '../store.ts';
 
 export interface ChartLine {
@@ -30,6 +29,8 @@ interface Props {
   dashboard: Dashboard;
   /** Decides when new data is drawn (shared by every chart of the page). */
   scheduler: RedrawScheduler;
+  /** Fetches the raw records of the shown run from the trainer host for CSV export. */
+  csv: CsvRequest;
   title: string;
   lines: ChartLine[];
   /** Names of a min/max pair drawn as a band behind the lines; `label` names it in the legend. */
@@ -130,7 +131,7 @@ function useVisible(ref: React.RefObject<HTMLElement | null>, onShow: () => void
 }
 
 /** One chart region (heading = title): raw series faint, smoothed on top, NaN/Inf markers, optional band, legend, log y, follow-latest, drag zoom and CSV export. */
-export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, title, lines, band, xLabel, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
+export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv, title, lines, band, xLabel, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
   const [drawTick, setDrawTick] = useState(0);
   const drawnSig = useRef('');
   const sectionRef = useRef<HTMLElement | null>(null);
@@ -214,19 +215,25 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, tit
   );
   const xTicks = useMemo(() => niceTicks(drawn.xRange[0], drawn.xRange[1], Math.max(2, Math.floor(width / PX_PER_TICK)), xInteger), [drawn.xRange, width, xInteger]);
 
+  const [csvNote, setCsvNote] = useState<string | undefined>();
+  /** Downloads every raw record of the drawn series (the host reads them from the run folder). */
   const exportCsv = () => {
-    const book = dashboard.shown();
-    const names = drawn.series.map((d) => d.line.name);
-    const rows = names.flatMap((name) => {
-      const s = book.get(name);
-      return s ? [{ name, series: s as Series }] : [];
-    });
-    const url = URL.createObjectURL(new Blob([seriesCsv(rows)], { type: 'text/csv' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = `${id.slice(6)}.csv`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    const st = dashboard.store.getState();
+    const runDir = st.view.kind === 'history' ? st.view.runDir : st.runDir;
+    if (!runDir) return;
+    setCsvNote('exporting…');
+    csv(runDir, [...new Set(drawn.series.map((d) => d.line.name))]).then(
+      ({ text, rows }) => {
+        const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
+        const a = document.createElement('a');
+        a.href = url;
+        a.download = `${id.slice(6)}.csv`;
+        a.click();
+        setTimeout(() => URL.revokeObjectURL(url), 1000);
+        setCsvNote(`${rows} rows exported`);
+      },
+      (e: Error) => setCsvNote(`CSV export failed: ${e.message}`),
+    );
   };
 
   const onDown = (e: { activeLabel?: unknown; activeCoordinate?: unknown } | null) => {
@@ -265,9 +272,10 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, tit
         ) : (
           <span className="chart-note" title="Drag across the chart to zoom">following latest</span>
         )}
-        <button type="button" onClick={exportCsv} disabled={drawn.points === 0} aria-label={`Export ${title} as CSV`}>
+        <button type="button" onClick={exportCsv} disabled={drawn.points === 0} aria-label={`Export ${title} as CSV`} title="Every raw record of these series, from the run folder">
           CSV
         </button>
+        {csvNote && <span className="chart-note" role="status">{csvNote}</span>}
       </div>
       {legend.length > 0 && (
         <ul className="chart-legend" aria-label={`${title} legend`}>
