@@ -48,6 +48,8 @@ export interface RunResult {
 
 /** Result of a greedy evaluation. */
 export interface EvalResult {
+  /** True when stop() ended it early; `episodes` and the means then cover the episodes finished by then. */
+  stopped: boolean;
   episodes: number;
   meanReturn: number;
   returns: number[];
@@ -72,9 +74,9 @@ export interface NativeTrainer {
    * Rejects with the error that stopped it (a NaN halt names the tensor).
    */
   run(steps: number): Promise<RunResult>;
-  /** Asks a running run() to return; it does within one training step. */
+  /** Asks a running run() or evaluate() to return; it does within one training (or env) step. */
   stop(): void;
-  /** Greedy evaluation over `episodes` episodes (trading: the validation span). */
+  /** Greedy evaluation over `episodes` episodes (trading: the validation span); stop() ends it early. */
   evaluate(episodes: number): Promise<EvalResult>;
   /** Serialized learner state: weights, target, Adam moments, RNG, counters. */
   saveState(): Uint8Array;

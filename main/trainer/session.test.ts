@@ -58,7 +58,7 @@ class ScriptedTrainer implements NativeTrainer {
     this.stopFlag = true;
   }
   async evaluate(episodes: number) {
-    return { episodes, meanReturn: this.step / 10, returns: [], metrics: {} };
+    return { stopped: false, episodes, meanReturn: this.step / 10, returns: [], metrics: {} };
   }
   saveState() {
     return new Uint8Array(new BigInt64Array([BigInt(this.step)]).buffer);
@@ -285,7 +285,7 @@ test('checkpoints are pruned to checkpoint_keep plus the best by evaluation, wit
   const returns = [5, 90, 7, 8, 6, 9, 4, 3];
   class EvalTrainer extends ScriptedTrainer {
     override async evaluate(episodes: number) {
-      return { episodes, meanReturn: returns[this.step / 10 - 1]!, returns: [], metrics: {} };
+      return { stopped: false, episodes, meanReturn: returns[this.step / 10 - 1]!, returns: [], metrics: {} };
     }
   }
   const cfg = { ...config, schedule: { epochs: 8, steps_per_epoch: 10, eval_episodes: 1, checkpoint_keep: 2 } };
@@ -369,4 +369,27 @@ test('a config the machine cannot hold is refused before anything is built, with
   );
   assert.equal(built, 0);
   assert.deepEqual(readdirSync(runsDir), []);
+});
+
+test('Stop during an evaluation ends it at once: no epoch record, a stop-step checkpoint', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  /** An evaluation that runs until stop() (as a long trading validation span would). */
+  class LongEval extends ScriptedTrainer {
+    evaluating = false;
+    override async evaluate() {
+      this.evaluating = true;
+      this.stopFlag = false;
+      while (!this.stopFlag) await new Promise((r) => setImmediate(r));
+      return { stopped: true, episodes: 0, meanReturn: 0, returns: [], metrics: {} };
+    }
+  }
+  let t!: LongEval;
+  const h = await startRun({ config, runsDir }, {}, deps((o) => (t = new LongEval(o))));
+  while (!t.evaluating) await new Promise((r) => setImmediate(r));
+  await h.stop();
+  const out = await h.done;
+  assert.equal(out.state, 'stopped');
+  assert.equal(out.steps, 50);
+  assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')), ['stop-step-50']);
+  assert.deepEqual(readRunMetrics(h.runDir).filter((r) => r.type === 'epoch'), [], 'the interrupted epoch is not recorded');
 });

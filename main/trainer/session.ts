@@ -324,6 +324,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
           const epochTime = (deps.now() - epochStart) / 1000;
           pollScalars();
           const ev = await trainer.evaluate(eval_episodes);
+          if (ev.stopped || stopRequested) break; // Stop during the evaluation: the epoch is not complete
           meta.epoch += 1;
           last = {
             epoch: meta.epoch,

@@ -119,3 +119,16 @@ test('a trainer built on the JS thread closes the same way', () => {
   assert.equal(block.byteLength, 0);
   assert.throws(() => t.info, CLOSED);
 });
+
+test('stop() ends an evaluation within one env step, with the episodes finished by then', async () => {
+  const t = createTrainer({ config: config(), backend: 'cpu' });
+  const evaluating = t.evaluate(100_000); // ~1e6 env steps of an untrained CartPole policy: seconds
+  t.stop();
+  const r = await evaluating;
+  assert.equal(r.stopped, true);
+  assert.ok(r.episodes < 100_000, `${r.episodes} episodes counted`);
+  assert.equal(r.returns.length, r.episodes);
+  const full = await t.evaluate(3); // a later evaluation is not stopped by the old request
+  assert.deepEqual([full.stopped, full.episodes, full.returns.length], [false, 3, 3]);
+  t.close();
+});

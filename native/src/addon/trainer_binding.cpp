@@ -277,10 +277,12 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     const int episodes = static_cast<int>(Integer(info[0], "episodes", 1, 100000));
     Live(env, "evaluate");
     Claim(env, "evaluate");
+    trainer_->clear_stop();
     auto* w = new TrainerWorker<EvalStats>(
         Value(), trainer_, busy_, [episodes](Trainer& t) { return t.evaluate(episodes); },
         [](Napi::Env e, const EvalStats& r) {
           Napi::Object o = Napi::Object::New(e);
+          o.Set("stopped", r.stopped);
           o.Set("episodes", r.episodes);
           o.Set("meanReturn", r.mean_return);
           Napi::Array returns = Napi::Array::New(e, r.returns.size());

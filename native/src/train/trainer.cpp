@@ -212,6 +212,10 @@ EvalStats Trainer::evaluate(int episodes) {
   EvalStats out;
   learner_->refresh_actor();  // evaluation uses the current weights
   while (static_cast<int>(out.returns.size()) < episodes) {
+    if (stop_.load(std::memory_order_relaxed)) {
+      out.stopped = true;
+      break;
+    }
     learner_->greedy(obs.data(), e, actions.data());
     eval_env_->step(actions.data(), next.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
     for (size_t i = 0; i < n; ++i) {
@@ -225,10 +229,10 @@ EvalStats Trainer::evaluate(int episodes) {
     }
     obs.swap(next);
   }
-  out.episodes = episodes;
+  out.episodes = static_cast<int>(out.returns.size());
   double sum = 0;
   for (double r : out.returns) sum += r;
-  out.mean_return = sum / episodes;
+  out.mean_return = out.episodes ? sum / out.episodes : 0.0;
   out.metrics = eval_env_->episode_metrics();
   return out;
 }

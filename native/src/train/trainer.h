@@ -55,6 +55,7 @@ struct RunStats {
 
 /// Outcome of a greedy evaluation.
 struct EvalStats {
+  bool stopped = false;  ///< request_stop() ended it early: the counts cover the episodes finished by then
   int episodes = 0;
   double mean_return = 0;
   std::vector<double> returns;
@@ -86,7 +87,7 @@ class Trainer {
 
   /// Greedy (epsilon 0) evaluation over `episodes` >= 1 episodes on the evaluation env, which is
   /// reset first. Episodes are assigned to copies as they start, so short episodes are not
-  /// over-represented.
+  /// over-represented. request_stop() ends it after the current env step (`stopped`).
   EvalStats evaluate(int episodes);
 
   /// Versioned binary state: network shapes, online and target weights, Adam m, v and step,
