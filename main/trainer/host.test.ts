@@ -266,6 +266,19 @@ test('the history of a long run is bounded to historyMaxPoints', async () => {
   // = 1 bucket -> 3 points: min 0 at its first step (1), max 34 at its middle (18), last 34 at step 35.
   assert.deepEqual(h.scalars.map((p) => [p.step, p.values['losses/td_loss']]), [[1, 0], [18, 34], [35, 34], [36, 35], [37, 36], [38, 37], [39, 38], [40, 39]]);
   assert.equal(h.compactedBelow, 36);
+  // A past run opened from the history is bounded the same way (its episodes too).
+  const past = mkdtempSync(join(tmpdir(), 'dqn-host-past-'));
+  mkdirSync(join(past, 'old'));
+  session.configs.set(join(past, 'old'), parseRunConfig(cartpole));
+  session.metrics.set(join(past, 'old'), Array.from({ length: 40 }, (_, k) => ({ type: 'episode' as const, step: 10 * (k + 1), value: k })));
+  const h2 = new TrainerHost(session, { runsDir: past, framePeriodMs: 60_000, historyMaxPoints: 10 });
+  const p2 = fakePort();
+  h2.attach(p2.port);
+  p2.send({ type: 'openRun', runDir: 'old' });
+  await tick();
+  const data = p2.sent.find((m) => m.type === 'runData');
+  assert.ok(data && data.type === 'runData');
+  assert.deepEqual(data.episodes.map((e) => e.step), [10, 180, 350, 360, 370, 380, 390, 400]);
   await host.shutdown();
 });
 

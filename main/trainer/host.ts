@@ -265,21 +265,22 @@ export class TrainerHost {
     const { scalars, episodes, epochs } = this.records(runDir);
     scalars.push(...this.unflushed.scalars);
     episodes.push(...this.unflushed.episodes);
+    return { type: 'liveHistory', runDir, ...this.bounded(scalars, episodes), epochs };
+  }
+
+  /** A past run's records, scalar points and episodes bounded as in liveHistory. */
+  private runData(runDir: string, config: RunConfig): HostMessage {
+    const { scalars, episodes, epochs } = this.records(runDir);
+    const { compactedBelow: _below, ...b } = this.bounded(scalars, episodes);
+    return { type: 'runData', runDir, config, ...b, epochs };
+  }
+
+  /** Scalar points and episodes bounded to historyMaxPoints each (boundPoints: min / max / last of older buckets). */
+  private bounded(scalars: ScalarPoint[], episodes: EpisodePoint[]): { scalars: ScalarPoint[]; episodes: EpisodePoint[]; compactedBelow?: number } {
     const max = this.options.historyMaxPoints ?? HISTORY_MAX_POINTS;
     const s = boundPoints(scalars, max);
     const e = boundPoints(episodes.map((p) => ({ step: p.step, wall_s: 0, values: { r: p.value } })), max);
-    return {
-      type: 'liveHistory',
-      runDir,
-      scalars: s.points,
-      episodes: e.points.map((p) => ({ step: p.step, value: p.values.r as number })),
-      epochs,
-      compactedBelow: s.compactedBelow,
-    };
-  }
-
-  private runData(runDir: string, config: RunConfig): HostMessage {
-    return { type: 'runData', runDir, config, ...this.records(runDir) };
+    return { scalars: s.points, episodes: e.points.map((p) => ({ step: p.step, value: p.values.r as number })), compactedBelow: s.compactedBelow };
   }
 
   /** A run folder's metrics file split by record type. */
