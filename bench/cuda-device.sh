@@ -82,12 +82,15 @@ for s in "$@"; do
       step learner-profile
       ./build/native/learner_cuda_tool profile 2>&1 | tee "$OUT/learner-profile.log" ;;
     learner-ncu)
-      # Nsight Compute on one eager step's kernels (B = 256, TF32): durations, clocks, stalls.
+      # Nsight Compute on one eager step's learner kernel (B = 256, TF32): duration, clocks,
+      # occupancy and warp stalls, and the source page (SASS, per-instruction stall samples) as CSV.
       step learner-ncu
-      DQN_PROFILE_BATCHES=256 ncu --clock-control none -k 'regex:GemmKernel|TdLoss|GradNorm|Adam' --launch-skip 90 --launch-count 9 \
-        --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
-        ./build/native/learner_cuda_tool profile > "$OUT/learner-ncu.txt" 2>&1 || status=1
-      grep -E "^  [A-Za-z].*\(|Duration|Warp Cycles Per Issued|Stall|Achieved Occupancy|Grid Size|Memory Throughput|Registers" "$OUT/learner-ncu.txt" | cut -c1-110 | head -150 ;;
+      DQN_PROFILE_BATCHES=256 ncu --clock-control none -k 'regex:CoreKernel' --launch-skip 60 --launch-count 1 \
+        --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section SourceCounters \
+        --warp-sampling-interval 0 -f -o "$OUT/learner-ncu" ./build/native/learner_cuda_tool profile > "$OUT/learner-ncu.log" 2>&1 || status=1
+      ncu -i "$OUT/learner-ncu.ncu-rep" --page details > "$OUT/learner-ncu.txt" 2>&1
+      ncu -i "$OUT/learner-ncu.ncu-rep" --page source --csv --print-source sass > "$OUT/learner-ncu-sass.csv" 2>&1
+      grep -E "Duration|Warp Cycles Per Issued|Stall|Achieved Occupancy|Grid Size|Registers|Issued Warp|L2 Hit|Memory Throughput" "$OUT/learner-ncu.txt" | cut -c1-120 | head -60 ;;
     learner-tests)
       step learner-tests
       PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/trainer.test > "$OUT/learner-tests.log" 2>&1; rc=$?

@@ -2,18 +2,21 @@
 // native/src/cuda/cuda_learner.* and the kernels) and the launchers that the host code calls.
 // Compiles with a host C++ compiler: no device code here (that is in learner_*.cu).
 //
-// One training step (DESIGN section 4) is, after the replay's sample kernel:
-//   1. LaunchGemm per trunk layer: online s and s' (2B rows) and target s' (B rows) in one
-//      launch (two problems), bias and ReLU fused;
-//   2. LaunchGemm for the head: V and A of both networks in one launch (four problems);
-//   3. LaunchTdLoss: dueling combine, Double DQN target, IS-weighted Huber loss, TD errors into
+// One training step (DESIGN section 4) is, after the replay's sample kernel, ONE launch of the
+// persistent learner kernel (LaunchCore): its blocks stay resident and walk a program of
+// phases separated by grid-wide barriers:
+//   1. a grouped product per trunk layer: online s and s' (2B rows) and target s' (B rows),
+//      bias and ReLU fused;
+//   2. the head: V and A of both networks (four products);
+//   3. the TD loss: dueling combine, Double DQN target, IS-weighted Huber loss, TD errors into
 //      the replay's update buffer, dL/dV and dL/dA, Q-stats on schedule, NaN checks;
-//   4. LaunchGemm per layer, top down: the weight gradient (bias row included) and the input
-//      gradient (ReLU mask fused) of a layer in one launch;
-//   5. LaunchGradNorm (global norm, clip coefficient, schedules, scalars), LaunchAdam (Adam,
-//      target network, weight NaN check);
-// then the replay's priority update. Nothing here synchronizes, allocates or reads device
-// values on the host: everything is capturable in a CUDA graph.
+//   4. per layer, top down: the weight gradient (bias row included) and the input gradient
+//      (ReLU mask fused) of the layer as one grouped product;
+//   5. the global gradient norm (clip coefficient, schedules, scalars), then Adam with the
+//      target network update and the weights' NaN check;
+// then the replay's priority update. A barrier costs about a microsecond where a dependent
+// kernel launch costs several, and no phase waits for a launch. Nothing here synchronizes,
+// allocates or reads device values on the host: everything is capturable in a CUDA graph.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -25,7 +28,7 @@
 namespace dqn::cuda::detail {
 
 /// Arithmetic of the matrix products: FP32 (SIMT, the reference), TF32 or BF16 tensor cores
-/// (WMMA), FP32 accumulation always.
+/// (mma.sync), FP32 accumulation always.
 enum class Precision : int { kF32 = 0, kTF32 = 1, kBF16 = 2 };
 
 /// A logical [rows x cols] f32 matrix read through strides: element (i, j) at ptr[i * rs + j * cs].
@@ -50,40 +53,13 @@ struct GemmProblem {
   bool relu = false;
   const float* mask = nullptr;  ///< [m x ldm] or null: the ReLU backward of a layer's input
   int64_t ldm = 0;
+  double* sq = nullptr;  ///< [TileCount(m, n)] or null: each output tile's sum of squares (gradient norm)
 };
 
-/// Scratch of split-K: partial output tiles and one arrival counter per output tile (zero
-/// between launches; the last block of a tile resets it). Sized by GemmWorkspaceNeeded; one
-/// workspace serves every launch of a stream (launches in a stream run one after another).
-struct GemmWorkspace {
-  float* partials = nullptr;
-  uint32_t* counters = nullptr;
-};
-struct GemmWorkspaceSize {
-  int64_t partial_floats = 0;
-  int64_t counters = 0;
-};
-
-/// Most problems in one grouped launch (the head forward has four).
-inline constexpr int kMaxGemmProblems = 4;
-
-/// Problems computed by one launch; blocks are assigned to problems' output tiles in order, and
-/// a long K range is split over several blocks per tile (split-K): each writes its partial
-/// tile to `workspace`, and the last of a tile's blocks to finish sums them in split order
-/// (deterministic) and applies the epilogue.
-struct GemmBatch {
-  GemmProblem p[kMaxGemmProblems];
-  int count = 0;
-  GemmWorkspace workspace;
-  // Filled by LaunchGemm:
-  int block_start[kMaxGemmProblems + 1] = {};  ///< first block of each problem
-  int splits[kMaxGemmProblems] = {};           ///< K splits per output tile
-  int tile_base[kMaxGemmProblems] = {};        ///< first counter of each problem in the workspace
-  int64_t partial_base[kMaxGemmProblems] = {}; ///< first partial float of each problem in the workspace
-};
-
-/// Workspace size one GemmBatch needs: partial tiles and per-tile counters.
-GemmWorkspaceSize GemmWorkspaceNeeded(const GemmBatch& batch);
+/// Output tile of the products: a block computes kTileRows x kTileCols outputs at a time.
+inline constexpr int kTileRows = 32, kTileCols = 64;
+/// Output tiles of an [m x n] product.
+constexpr int TileCount(int m, int n) { return ((m + kTileRows - 1) / kTileRows) * ((n + kTileCols - 1) / kTileCols); }
 
 /// Step-constant options of the learner, passed by value to the loss and optimizer kernels.
 struct LearnerParams {
@@ -106,14 +82,9 @@ struct LearnerParams {
 /// Mutable learner state in device memory: graph replays read and advance it.
 struct LearnerControl {
   int64_t t = 0;              ///< gradient steps done (Adam's t); advanced by a healthy step
-  uint32_t loss_flags = 0;    ///< NanFlag bits found by the loss kernel in the current step
+  uint32_t loss_flags = 0;    ///< NanFlag bits found by the loss phase in the current step
   uint32_t halted = 0;        ///< sticky NanFlag bits: once set, no step changes a parameter
-  int32_t apply = 0;          ///< the current step is healthy: Adam and the target update run
-  int32_t copy_target = 0;    ///< hard target update in the current step
-  float scale = 1;            ///< clip coefficient of the current step
-  float step_size = 0;        ///< lr_t / (1 - beta1^t)
-  float inv_sqrt_bc2 = 1;     ///< 1 / sqrt(1 - beta2^t)
-  uint32_t loss_blocks_done = 0, norm_blocks_done = 0, probe_blocks_done = 0;  ///< last-block counters
+  uint32_t norm_blocks_done = 0, probe_blocks_done = 0;  ///< last-block counters
   uint32_t inject_flag = 0;   ///< test switch: NanFlag of the tensor poisoned at inject_step
   int64_t inject_step = -1;
 };
@@ -122,7 +93,8 @@ struct LearnerControl {
 struct Partials {
   double* loss = nullptr;  ///< [8 x kMaxPartialBlocks]: loss, td^2, w, q sum, q^2, q min, q max, row max
   uint32_t* flags = nullptr;  ///< [kMaxPartialBlocks]
-  double* norm = nullptr;  ///< [kMaxPartialBlocks]
+  double* norm = nullptr;  ///< [norm_slots]: sums of squares of the weight gradients' output tiles
+  int norm_slots = 0;
 };
 inline constexpr int kMaxPartialBlocks = 8192;
 
@@ -154,23 +126,59 @@ struct ProbeArgs {
   double* per_group = nullptr;      ///< [F] out: mean |Q(s) - Q(s_do(f))|
 };
 
+/// Most products in one phase (the head forward has four) and most phases in one program
+/// (8 hidden layers: 8 + head + loss + head backward + 8 + norm + Adam = 21).
+inline constexpr int kMaxPhaseProblems = 4, kMaxPhases = 24;
+
+/// kOptimizer: the gradient norm (from the backward products' tile sums), clip, Adam, target
+/// update, and the step's commit by the last block to finish.
+enum class PhaseKind : int { kGemm = 0, kTdLoss = 1, kOptimizer = 2 };
+/// Work the grid's last block does first, beside a phase's products (which leave it idle at the
+/// reference sizes): fold the loss phase's partials, or read the replay's PER scalars.
+enum class SideJob : int { kNone = 0, kFoldLoss = 1, kPerScalars = 2 };
+
+/// One phase: up to kMaxPhaseProblems products whose output tiles are spread over the blocks
+/// (kGemm), or one of the step's reductions and updates.
+struct Phase {
+  PhaseKind kind = PhaseKind::kGemm;
+  SideJob side = SideJob::kNone;
+  int count = 0;
+  GemmProblem p[kMaxPhaseProblems];
+};
+
+/// Grid-wide barrier state (device memory, zero at first use; it returns to count 0 after
+/// every barrier, so graph replays need no reset).
+struct GridBarrier {
+  uint32_t count = 0, generation = 0;
+};
+
+/// Everything the persistent learner kernel reads, passed by value (kernel parameters up to
+/// 32 KB, CUDA 12.1+): the phases, the step's constants and the device pointers.
+struct CoreProgram {
+  Phase phase[kMaxPhases];
+  int phases = 0;
+  LearnerParams params;
+  TdLossArgs loss;
+  const float* grads = nullptr;
+  float *online = nullptr, *target = nullptr, *m = nullptr, *v = nullptr;
+  LearnerControl* ctl = nullptr;
+  Partials partials;
+  ScalarBlock* scalars = nullptr;
+  ReplayView replay;            ///< the GPU replay (PER scalars, SideJob::kPerScalars)
+  GridBarrier* barrier = nullptr;
+  /// Profiling only (or null): block 0 writes the global timer (ns) at the kernel's start and
+  /// after each phase's barrier, [phases + 1] values.
+  uint64_t* stamps = nullptr;
+};
+
 // Launchers: each enqueues on `stream` and returns the launch error (cudaSuccess when queued).
 
-/// The problems of `batch` in one launch at `precision`.
-cudaError_t LaunchGemm(GemmBatch batch, Precision precision, cudaStream_t stream);
-/// TD loss of the batch; writes ScalarBlock loss, td_mse, is_weight_mean (and the Q-stats when
-/// step t + 1 is a multiple of q_stats_interval) into `scalars`.
-cudaError_t LaunchTdLoss(const LearnerParams& p, const TdLossArgs& args, LearnerControl* ctl, Partials partials,
-                         ScalarBlock* scalars, cudaStream_t stream);
-/// Global gradient norm of grads [n_params]; decides whether the step applies (no NaN flag, no
-/// earlier halt), the clip coefficient and Adam's step size from the device step counter;
-/// writes grad_norm, the cumulative sums, step, nan_flags and the replay's PER scalars (when
-/// `replay` is not null) into `scalars`.
-cudaError_t LaunchGradNorm(const LearnerParams& p, const float* grads, LearnerControl* ctl, Partials partials,
-                           ScalarBlock* scalars, const ReplayView* replay, cudaStream_t stream);
-/// Adam on the online weights, the target update, and the weights' NaN check, when the step applies.
-cudaError_t LaunchAdam(const LearnerParams& p, const float* grads, float* online, float* target, float* m, float* v,
-                       LearnerControl* ctl, ScalarBlock* scalars, cudaStream_t stream);
+/// Blocks of one LaunchCore: every multiprocessor's resident share (all blocks must be resident
+/// at once for the barriers), at most `per_sm` per multiprocessor. Reads device attributes
+/// (call once, at construction).
+cudaError_t CoreBlocks(Precision precision, int per_sm, int* blocks);
+/// The program's phases in one launch of `blocks` resident blocks (from CoreBlocks).
+cudaError_t LaunchCore(const CoreProgram& program, Precision precision, int blocks, cudaStream_t stream);
 /// Builds the probe's intervened inputs from the batch's states (B rows).
 cudaError_t LaunchProbeInputs(const ProbeArgs& args, int batch, cudaStream_t stream);
 /// Test switch of the sticky-error fallback: a kernel that writes through an invalid address,

@@ -1,14 +1,19 @@
-// The CUDA learner's loss, optimizer and probe kernels (see learner_launch.cuh). Every formula
-// mirrors the CPU reference (native/src/train/td_loss.cpp, adam.cpp, q_probes.cpp): the TD
-// target in f64, Huber and its gradient as there, Adam in the same f32 operations. Reductions
-// are deterministic: per-block partials in a fixed order, summed by the last block to finish
-// (a counter in LearnerControl), so a step gives the same bits on every replay.
+// The CUDA learner's persistent step kernel and its probe kernels (see learner_launch.cuh).
+// The step kernel walks a CoreProgram: grouped products (learner_tile.cuh), the TD loss, the
+// gradient norm and Adam, with a grid-wide barrier between phases. Every formula mirrors the
+// CPU reference (native/src/train/td_loss.cpp, adam.cpp, q_probes.cpp): the TD target in f64,
+// Huber and its gradient as there, Adam in the same f32 operations. Reductions are
+// deterministic: per-block partials in a fixed order, summed by the last block to finish (a
+// counter in LearnerControl), so a step gives the same bits on every replay.
+// Built with -dlcm=cg (native/CMakeLists.txt): a phase reads what other blocks wrote in an
+// earlier phase of the same launch, so global loads must not be served from a stale L1 line.
 #include <cuda_runtime.h>
 
 #include <cfloat>
 #include <cmath>
 
 #include "kernels/learner_launch.cuh"
+#include "kernels/learner_tile.cuh"
 
 namespace dqn::cuda::detail {
 namespace {
@@ -55,14 +60,14 @@ __device__ __forceinline__ void WarpArgmax(float& value, int& index) {
   }
 }
 
-/// Marks this block done; true in the last block to finish (which then sees every block's
-/// partials). Resets the counter for the next launch.
-__device__ bool LastBlock(uint32_t* counter) {
+/// Marks this (virtual) block done; true in the last of `blocks` to finish (which then sees
+/// every block's partials). Resets the counter for the next use.
+__device__ bool LastBlock(uint32_t* counter, unsigned blocks) {
   __shared__ bool last;
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
-    last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    last = atomicAdd(counter, 1u) == blocks - 1;
     if (last) *counter = 0;
   }
   __syncthreads();
@@ -94,15 +99,16 @@ __device__ double BlockFold(int k, double x) {
 }
 
 // One warp per transition: dueling combine, Double DQN target, Huber loss and dL/dV, dL/dA.
-__global__ void __launch_bounds__(kThreads) TdLossKernel(LearnerParams p, TdLossArgs a, LearnerControl* ctl,
-                                                          Partials part, ScalarBlock* sc) {
+// Virtual block vb of nvb = ceil(B / 8) covers transitions 8 vb .. 8 vb + 7.
+__device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const LearnerControl* ctl, const Partials& part,
+                       unsigned vb) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int b = p.batch, n_act = p.n_actions;
   const int64_t step = ctl->t + 1;
   const bool stats = step % p.q_stats_interval == 0;
   double f[kLossFields] = {0, 0, 0, 0, 0, DBL_MAX, -DBL_MAX, 0};
   uint32_t flags = 0;
-  const int i = blockIdx.x * kWarps + warp;
+  const int i = static_cast<int>(vb) * kWarps + warp;
   if (i < b) {
     const float* v_on = a.v_online;
     const float mean_s = v_on ? RowMean(a.a_online + static_cast<int64_t>(i) * n_act, n_act, lane) : 0.0f;
@@ -178,20 +184,27 @@ __global__ void __launch_bounds__(kThreads) TdLossKernel(LearnerParams p, TdLoss
       for (int k = 0; k < kLossFields; ++k) s[k] = Fold(k, s[k], warp_f[k][w]);
       fl |= warp_flags[w];
     }
-    for (int k = 0; k < kLossFields; ++k) part.loss[k * kMaxPartialBlocks + blockIdx.x] = s[k];
-    part.flags[blockIdx.x] = fl;
+    for (int k = 0; k < kLossFields; ++k) part.loss[k * kMaxPartialBlocks + vb] = s[k];
+    part.flags[vb] = fl;
   }
-  if (!LastBlock(&ctl->loss_blocks_done)) return;
-  // The last block folds every block's partials: thread t takes blocks t, t + 256, ... in order,
-  // then a fixed tree over the threads (deterministic for a given grid).
+}
+
+// One block folds the loss partials of the nvb virtual blocks into the scalars and the step's
+// NaN flags: thread t takes blocks t, t + 256, ... in order, then a fixed tree over the threads
+// (deterministic). Runs beside the next phase's products, off the step's critical path.
+__device__ void FoldLoss(const LearnerParams& p, LearnerControl* ctl, const Partials& part, ScalarBlock* sc, unsigned nvb) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int b = p.batch, n_act = p.n_actions;
+  const int64_t step = ctl->t + 1;
+  const bool stats = step % p.q_stats_interval == 0;
   double s[kLossFields];
   uint32_t fl = 0;
   for (int k = 0; k < kLossFields; ++k) {
     double x = k == kQMin ? DBL_MAX : k == kQMax ? -DBL_MAX : 0.0;
-    for (unsigned blk = threadIdx.x; blk < gridDim.x; blk += kThreads) x = Fold(k, x, __ldcg(part.loss + k * kMaxPartialBlocks + blk));
+    for (unsigned blk = threadIdx.x; blk < nvb; blk += kThreads) x = Fold(k, x, __ldcg(part.loss + k * kMaxPartialBlocks + blk));
     s[k] = BlockFold(k, x);
   }
-  for (unsigned blk = threadIdx.x; blk < gridDim.x; blk += kThreads) fl |= __ldcg(part.flags + blk);
+  for (unsigned blk = threadIdx.x; blk < nvb; blk += kThreads) fl |= __ldcg(part.flags + blk);
   fl = __reduce_or_sync(kFull, fl);
   __shared__ uint32_t warp_or[kWarps];
   if (lane == 0) warp_or[warp] = fl;
@@ -219,8 +232,6 @@ __global__ void __launch_bounds__(kThreads) TdLossKernel(LearnerParams p, TdLoss
   ctl->loss_flags = fl;
 }
 
-constexpr int kNormBlocks = 132;  // one wave on an H200 (132 multiprocessors); any count is correct
-
 __device__ double BlockSum(double x) {
   __shared__ double warp_s[kWarps];
   x = WarpSum(x);
@@ -233,101 +244,130 @@ __device__ double BlockSum(double x) {
   return s;  // valid in thread 0
 }
 
-__global__ void __launch_bounds__(kThreads) GradNormKernel(LearnerParams p, const float* grads, LearnerControl* ctl,
-                                                            Partials part, ScalarBlock* sc, ReplayView replay,
-                                                            bool has_replay) {
-  double sq = 0;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < p.n_params;
-       i += static_cast<int64_t>(gridDim.x) * kThreads)
-    sq += static_cast<double>(grads[i]) * grads[i];
-  sq = BlockSum(sq);
-  if (threadIdx.x == 0) part.norm[blockIdx.x] = sq;
-  if (!LastBlock(&ctl->norm_blocks_done)) return;
-  if (has_replay) {  // PER health of the replay (values of the previous update: fine for charts)
-    double total = 0;
-    const int lvl = replay.tree.part_level;
-    for (int64_t j = threadIdx.x; j < replay.tree.count[lvl]; j += kThreads) total += replay.sum[replay.tree.offset[lvl] + j];
-    total = BlockSum(total);
-    if (threadIdx.x == 0) {
-      const DeviceState* st = replay.state;
-      sc->per_total = total;
-      sc->per_max_priority = st->max_priority;
-      sc->nan_td_rejected = st->total_update.rejected_nonfinite;
-      const double calls = static_cast<double>(st->sample_ticks >> 32) - 1;  // this batch's sample() call
-      const double progress = fmin(1.0, fmax(0.0, calls) / static_cast<double>(replay.beta_steps));
-      sc->beta = fmin(1.0, replay.beta0 + (1.0 - replay.beta0) * progress);
-    }
-  }
-  double part_sum = 0;  // thread t: blocks t, t + 256, ... in order, then BlockSum's fixed tree
-  for (unsigned blk = threadIdx.x; blk < gridDim.x; blk += kThreads) part_sum += __ldcg(part.norm + blk);
-  const double norm2 = BlockSum(part_sum);
+/// PER health of the replay (the values of its previous update: fine for charts), by one block
+/// beside a phase's products.
+__device__ void PerScalars(const ReplayView& replay, ScalarBlock* sc) {
+  double total = 0;
+  const int lvl = replay.tree.part_level;
+#pragma unroll 8
+  for (int64_t j = threadIdx.x; j < replay.tree.count[lvl]; j += kThreads) total += replay.sum[replay.tree.offset[lvl] + j];
+  total = BlockSum(total);
   if (threadIdx.x != 0) return;
-  const int64_t t = ctl->t + 1;
-  double norm = sqrt(norm2);
-  if (Injected(ctl, kNanGradients, t)) norm = __longlong_as_double(0x7ff8000000000000ll);
-  uint32_t flags = ctl->loss_flags;
-  if (flags == 0) {  // gradients are checked only when the loss was healthy (as on the CPU)
-    sc->grad_norm = norm;
-    if (!isfinite(norm)) flags = kNanGradients;
-  }
-  ctl->loss_flags = 0;
-  const bool apply = flags == 0 && ctl->halted == 0;
-  ctl->apply = apply;
-  if (!apply) {
-    ctl->halted |= flags;
-    sc->nan_flags |= flags;
-    return;
-  }
-  // Schedules from the device step counter: the learning rate (linear decay) and Adam's bias
-  // corrections (Kingma & Ba 2015, Algorithm 1), formed in f64 as the CPU does.
-  double lr = p.lr;
-  if (p.lr_decay_steps > 0)
-    lr = p.lr + (p.lr_end - p.lr) * fmin(1.0, static_cast<double>(t - 1) / static_cast<double>(p.lr_decay_steps));
-  const double td = static_cast<double>(t);
-  ctl->step_size = static_cast<float>(lr / (1.0 - pow(p.beta1, td)));
-  ctl->inv_sqrt_bc2 = static_cast<float>(1.0 / sqrt(1.0 - pow(p.beta2, td)));
-  // Global-norm clipping as PyTorch's clip_grad_norm_: min(1, max_norm / (norm + 1e-6)).
-  ctl->scale = p.grad_clip <= 0 ? 1.0f : static_cast<float>(fmin(1.0, p.grad_clip / (norm + 1e-6)));
-  ctl->copy_target = p.target_hard && t % p.target_interval == 0;
-  ctl->t = t;
-  sc->step = t;
-  sc->loss_sum += sc->loss;
-  sc->td_mse_sum += sc->td_mse;
-  sc->grad_norm_sum += norm;
-  sc->sum_steps += 1;
+  const DeviceState* st = replay.state;
+  sc->per_total = total;
+  sc->per_max_priority = st->max_priority;
+  sc->nan_td_rejected = st->total_update.rejected_nonfinite;
+  const double calls = static_cast<double>(st->sample_ticks >> 32) - 1;  // this batch's sample() call
+  const double progress = fmin(1.0, fmax(0.0, calls) / static_cast<double>(replay.beta_steps));
+  sc->beta = fmin(1.0, replay.beta0 + (1.0 - replay.beta0) * progress);
 }
 
-__global__ void __launch_bounds__(kThreads) AdamKernel(LearnerParams p, const float* grads, float* online, float* target,
-                                                        float* m, float* v, const LearnerControl* ctl, ScalarBlock* sc,
-                                                        LearnerControl* ctl_mut) {
-  if (!ctl->apply) return;
+/// What the optimizer phase does in this step, decided identically by every block.
+struct StepPlan {
+  int64_t t;          ///< this step's number (Adam's t)
+  double norm;        ///< global gradient norm
+  uint32_t flags;     ///< NanFlag bits of the loss and gradients
+  bool apply;         ///< healthy and not halted: Adam and the target update run
+  bool copy;          ///< hard target update
+  float scale, step_size, inv_sqrt_bc2;
+};
+
+/// The global gradient norm from the backward products' per-tile sums of squares (every block
+/// sums the same slots in the same order: thread t takes t, t + 256, ..., then BlockSum's fixed
+/// tree), and the step's schedules from the device step counter, into plan (shared memory).
+__device__ void PlanStep(const LearnerParams& p, const LearnerControl* ctl, const double* slots, int n_slots,
+                         StepPlan* plan) {
+  double x = 0;
+  for (int j = threadIdx.x; j < n_slots; j += kThreads) x += __ldcg(slots + j);
+  const double norm2 = BlockSum(x);
+  if (threadIdx.x == 0) {
+    StepPlan s;
+    s.t = ctl->t + 1;
+    s.norm = sqrt(norm2);
+    if (Injected(ctl, kNanGradients, s.t)) s.norm = __longlong_as_double(0x7ff8000000000000ll);
+    s.flags = ctl->loss_flags;
+    // Gradients are checked only when the loss was healthy (as on the CPU).
+    if (s.flags == 0 && !isfinite(s.norm)) s.flags = kNanGradients;
+    s.apply = s.flags == 0 && ctl->halted == 0;
+    // Schedules: the learning rate (linear decay) and Adam's bias corrections (Kingma & Ba
+    // 2015, Algorithm 1), formed in f64 as the CPU does.
+    double lr = p.lr;
+    if (p.lr_decay_steps > 0)
+      lr = p.lr + (p.lr_end - p.lr) * fmin(1.0, static_cast<double>(s.t - 1) / static_cast<double>(p.lr_decay_steps));
+    const double td = static_cast<double>(s.t);
+    s.step_size = static_cast<float>(lr / (1.0 - pow(p.beta1, td)));
+    s.inv_sqrt_bc2 = static_cast<float>(1.0 / sqrt(1.0 - pow(p.beta2, td)));
+    // Global-norm clipping as PyTorch's clip_grad_norm_: min(1, max_norm / (norm + 1e-6)).
+    s.scale = p.grad_clip <= 0 ? 1.0f : static_cast<float>(fmin(1.0, p.grad_clip / (s.norm + 1e-6)));
+    s.copy = p.target_hard && s.t % p.target_interval == 0;
+    *plan = s;
+  }
+  __syncthreads();
+}
+
+constexpr int kAdamUnroll = 4;  // elements a thread loads before it computes (loads in flight)
+
+/// Adam on this block's share of the parameters, then the target network (a hard copy every C
+/// steps, or Polyak averaging every step) and the weights' NaN check.
+__device__ void Adam(const LearnerParams& p, const StepPlan& plan, const float* grads, float* online, float* target,
+                     float* m, float* v, LearnerControl* ctl, ScalarBlock* sc) {
   const float b1 = static_cast<float>(p.beta1), b2 = static_cast<float>(p.beta2);
   // 1 - beta is formed in f64: in f32, 1 - 0.999f is off by 1.3e-5 relative.
   const float one_minus_b1 = static_cast<float>(1.0 - p.beta1), one_minus_b2 = static_cast<float>(1.0 - p.beta2);
-  const float step_size = ctl->step_size, inv_sqrt_bc2 = ctl->inv_sqrt_bc2, scale = ctl->scale;
   const float eps = static_cast<float>(p.adam_eps), tau = static_cast<float>(p.tau);
-  const bool copy = ctl->copy_target, polyak = !p.target_hard, poison = Injected(ctl, kNanWeights, ctl->t);
+  const bool polyak = !p.target_hard, poison = Injected(ctl, kNanWeights, plan.t);
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
   bool bad = false;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < p.n_params;
-       i += static_cast<int64_t>(gridDim.x) * kThreads) {
-    const float gi = grads[i] * scale;
-    const float mi = __fadd_rn(__fmul_rn(b1, m[i]), __fmul_rn(one_minus_b1, gi));
-    const float vi = __fadd_rn(__fmul_rn(b2, v[i]), __fmul_rn(__fmul_rn(one_minus_b2, gi), gi));
-    float w = __fsub_rn(online[i], __fdiv_rn(__fmul_rn(step_size, mi), __fadd_rn(__fmul_rn(sqrtf(vi), inv_sqrt_bc2), eps)));
-    if (poison && i == 0) w = __int_as_float(0x7fc00000);
-    m[i] = mi;
-    v[i] = vi;
-    online[i] = w;
-    bad = bad || !isfinite(w);
-    // Target network: a hard copy every C steps, or Polyak averaging every step.
-    if (copy) target[i] = w;
-    else if (polyak) target[i] = __fadd_rn(target[i], __fmul_rn(tau, __fsub_rn(w, target[i])));
+  for (int64_t i0 = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i0 < p.n_params; i0 += kAdamUnroll * stride) {
+    float g[kAdamUnroll], mo[kAdamUnroll], vo[kAdamUnroll], w[kAdamUnroll], tg[kAdamUnroll];
+#pragma unroll
+    for (int u = 0; u < kAdamUnroll; ++u) {
+      const int64_t i = i0 + u * stride;
+      if (i >= p.n_params) continue;
+      g[u] = grads[i], mo[u] = m[i], vo[u] = v[i], w[u] = online[i];
+      if (polyak) tg[u] = target[i];
+    }
+#pragma unroll
+    for (int u = 0; u < kAdamUnroll; ++u) {
+      const int64_t i = i0 + u * stride;
+      if (i >= p.n_params) continue;
+      const float gi = g[u] * plan.scale;
+      const float mi = __fadd_rn(__fmul_rn(b1, mo[u]), __fmul_rn(one_minus_b1, gi));
+      const float vi = __fadd_rn(__fmul_rn(b2, vo[u]), __fmul_rn(__fmul_rn(one_minus_b2, gi), gi));
+      float wi = __fsub_rn(w[u], __fdiv_rn(__fmul_rn(plan.step_size, mi), __fadd_rn(__fmul_rn(sqrtf(vi), plan.inv_sqrt_bc2), eps)));
+      if (poison && i == 0) wi = __int_as_float(0x7fc00000);
+      m[i] = mi;
+      v[i] = vi;
+      online[i] = wi;
+      bad = bad || !isfinite(wi);
+      if (plan.copy) target[i] = wi;
+      else if (polyak) target[i] = __fadd_rn(tg[u], __fmul_rn(tau, __fsub_rn(wi, tg[u])));
+    }
   }
   if (bad) {  // as on the CPU, a step whose weights came out non-finite is not counted
     atomicOr(&sc->nan_flags, static_cast<uint32_t>(kNanWeights));
-    atomicOr(&ctl_mut->halted, static_cast<uint32_t>(kNanWeights));
-    sc->step = ctl->t - 1;
+    atomicOr(&ctl->halted, static_cast<uint32_t>(kNanWeights));
   }
+}
+
+/// The last block to finish the optimizer phase commits the step: the device step counter,
+/// the halt flags and the step's scalars (cumulative sums included).
+__device__ void CommitStep(const StepPlan& plan, LearnerControl* ctl, ScalarBlock* sc) {
+  if (!LastBlock(&ctl->norm_blocks_done, gridDim.x) || threadIdx.x != 0) return;
+  if (plan.flags == 0) sc->grad_norm = plan.norm;
+  ctl->loss_flags = 0;
+  if (!plan.apply) {
+    ctl->halted |= plan.flags;
+    sc->nan_flags |= plan.flags;
+    return;
+  }
+  ctl->t = plan.t;
+  const bool bad_weights = (ctl->halted & kNanWeights) != 0;  // set by this step's Adam (halted was 0 before)
+  sc->step = bad_weights ? plan.t - 1 : plan.t;
+  sc->loss_sum += sc->loss;
+  sc->td_mse_sum += sc->td_mse;
+  sc->grad_norm_sum += plan.norm;
+  sc->sum_steps += 1;
 }
 
 // Block f of the probe inputs: the batch's states, with every column of feature group f - 1 set
@@ -365,7 +405,7 @@ __global__ void __launch_bounds__(kThreads) ProbeReduceKernel(LearnerParams p, P
   }
   diff = BlockSum(diff);
   if (threadIdx.x == 0) a.per_group[blockIdx.x] = diff / (static_cast<double>(b) * n_act);
-  if (!LastBlock(&ctl->probe_blocks_done) || threadIdx.x != 0) return;
+  if (!LastBlock(&ctl->probe_blocks_done, gridDim.x) || threadIdx.x != 0) return;
   double total = 0;
   const int kept = a.groups < kMaxCausalFeatures ? a.groups : kMaxCausalFeatures;
   for (int g = 0; g < a.groups; ++g) {
@@ -378,34 +418,125 @@ __global__ void __launch_bounds__(kThreads) ProbeReduceKernel(LearnerParams p, P
   sc->causal_step = ctl->t;
 }
 
+__device__ __forceinline__ uint64_t GlobalTimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// Grid-wide barrier of `blocks` resident blocks (the scheme of cooperative groups' grid sync,
+/// with release/acquire operations instead of full fences): a block arrives with an acq_rel add
+/// (its threads' writes, ordered before by __syncthreads, become visible first); the last to
+/// arrive resets the count and opens the next generation with a release; the others poll the
+/// generation, then acquire.
+__device__ __forceinline__ void Barrier(GridBarrier* b, unsigned blocks) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    uint32_t g, arrived, now;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(g) : "l"(&b->generation) : "memory");
+    asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(&b->count) : "memory");
+    if (arrived == blocks - 1) {
+      asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" ::"l"(&b->count) : "memory");
+      asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&b->generation), "r"(g + 1) : "memory");
+    } else {
+      do {  // relaxed polls, then one acquire fence (an acquire load invalidates L1 on every poll)
+        asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(&b->generation) : "memory");
+      } while (now == g);
+      asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    }
+  }
+  __syncthreads();
+}
+
+// The whole learner step (or the probe's forward pass): the program's phases in order, every
+// block taking part in each, a barrier between phases.
+template <Precision P>
+__global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ CoreProgram prog) {
+  static_assert(tile::kThreads == kThreads, "one block shape for products and reductions");
+  __shared__ tile::Smem smem;
+  __shared__ StepPlan plan;
+  const bool stamp = prog.stamps && blockIdx.x == 0 && threadIdx.x == 0;
+  if (stamp) prog.stamps[0] = GlobalTimer();
+  for (int ph = 0; ph < prog.phases; ++ph) {
+    const Phase& phase = prog.phase[ph];
+    if (phase.side != SideJob::kNone && blockIdx.x == gridDim.x - 1) {
+      if (phase.side == SideJob::kFoldLoss)
+        FoldLoss(prog.params, prog.ctl, prog.partials, prog.scalars, (prog.params.batch + kWarps - 1) / kWarps);
+      else
+        PerScalars(prog.replay, prog.scalars);
+      __syncthreads();  // the side job's shared scratch and early-returning threads
+    }
+    switch (phase.kind) {
+      case PhaseKind::kGemm: tile::RunPhase<P>(phase, smem); break;
+      case PhaseKind::kTdLoss: {
+        const unsigned nvb = static_cast<unsigned>((prog.params.batch + kWarps - 1) / kWarps);
+        for (unsigned vb = blockIdx.x; vb < nvb; vb += gridDim.x) {
+          TdLoss(prog.params, prog.loss, prog.ctl, prog.partials, vb);
+          __syncthreads();  // the block's shared partials are reused by its next virtual block
+        }
+        break;
+      }
+      case PhaseKind::kOptimizer:
+        PlanStep(prog.params, prog.ctl, prog.partials.norm, prog.partials.norm_slots, &plan);
+        if (plan.apply) Adam(prog.params, plan, prog.grads, prog.online, prog.target, prog.m, prog.v, prog.ctl, prog.scalars);
+        CommitStep(plan, prog.ctl, prog.scalars);
+        break;
+    }
+    if (ph + 1 < prog.phases || prog.stamps) Barrier(prog.barrier, gridDim.x);
+    if (stamp) prog.stamps[ph + 1] = GlobalTimer();
+  }
+}
+
 __global__ void KernelFault(float* bad) { *bad = 1.0f; }
 
-unsigned GridFor(int64_t n, unsigned most) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > most ? most : blocks));
+template <Precision P>
+cudaError_t BlocksOf(int per_sm, int* blocks) {
+  int device = 0, sms = 0, resident = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, CoreKernel<P>, kThreads, 0);
+  if (e != cudaSuccess) return e;
+  if (resident < 1) return cudaErrorInvalidConfiguration;
+  *blocks = sms * (per_sm < resident ? (per_sm < 1 ? 1 : per_sm) : resident);
+  return cudaSuccess;
+}
+
+template <Precision P>
+cudaError_t Launch(const CoreProgram& program, int blocks, cudaStream_t stream) {
+  // Cooperative: the launch fails rather than starting blocks that could not all be resident
+  // (the barriers would wait for them forever).
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeCooperative;
+  attr[0].val.cooperative = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(kThreads);
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, CoreKernel<P>, program);
 }
 
 }  // namespace
 
-cudaError_t LaunchTdLoss(const LearnerParams& p, const TdLossArgs& args, LearnerControl* ctl, Partials partials,
-                         ScalarBlock* scalars, cudaStream_t stream) {
-  const int blocks = (p.batch + kWarps - 1) / kWarps;
-  if (p.batch < 1 || blocks > kMaxPartialBlocks) return cudaErrorInvalidValue;
-  TdLossKernel<<<blocks, kThreads, 0, stream>>>(p, args, ctl, partials, scalars);
-  return cudaGetLastError();
+cudaError_t CoreBlocks(Precision precision, int per_sm, int* blocks) {
+  switch (precision) {
+    case Precision::kF32: return BlocksOf<Precision::kF32>(per_sm, blocks);
+    case Precision::kTF32: return BlocksOf<Precision::kTF32>(per_sm, blocks);
+    case Precision::kBF16: return BlocksOf<Precision::kBF16>(per_sm, blocks);
+  }
+  return cudaErrorInvalidValue;
 }
 
-cudaError_t LaunchGradNorm(const LearnerParams& p, const float* grads, LearnerControl* ctl, Partials partials,
-                           ScalarBlock* scalars, const ReplayView* replay, cudaStream_t stream) {
-  GradNormKernel<<<GridFor(p.n_params, kNormBlocks), kThreads, 0, stream>>>(p, grads, ctl, partials, scalars,
-                                                                            replay ? *replay : ReplayView{}, replay != nullptr);
-  return cudaGetLastError();
-}
-
-cudaError_t LaunchAdam(const LearnerParams& p, const float* grads, float* online, float* target, float* m, float* v,
-                       LearnerControl* ctl, ScalarBlock* scalars, cudaStream_t stream) {
-  AdamKernel<<<GridFor(p.n_params, 1056), kThreads, 0, stream>>>(p, grads, online, target, m, v, ctl, scalars, ctl);
-  return cudaGetLastError();
+cudaError_t LaunchCore(const CoreProgram& program, Precision precision, int blocks, cudaStream_t stream) {
+  if (blocks < 1 || program.phases < 1 || program.phases > kMaxPhases || !program.barrier) return cudaErrorInvalidValue;
+  if ((program.params.batch + kWarps - 1) / kWarps > kMaxPartialBlocks || blocks > kMaxPartialBlocks) return cudaErrorInvalidValue;
+  switch (precision) {
+    case Precision::kF32: return Launch<Precision::kF32>(program, blocks, stream);
+    case Precision::kTF32: return Launch<Precision::kTF32>(program, blocks, stream);
+    case Precision::kBF16: return Launch<Precision::kBF16>(program, blocks, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t LaunchProbeInputs(const ProbeArgs& args, int batch, cudaStream_t stream) {

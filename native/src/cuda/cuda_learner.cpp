@@ -1,5 +1,5 @@
-// The CUDA learner (see cuda_learner.h): buffers, the step as grouped launches, graph capture,
-// acting copies and the staged path for a CPU replay.
+// The CUDA learner (see cuda_learner.h): buffers, the step as one program of the persistent
+// learner kernel, graph capture, acting copies and the staged path for a CPU replay.
 #include "cuda/cuda_learner.h"
 
 #include <algorithm>
@@ -18,9 +18,10 @@
 
 namespace dqn::cuda {
 
-using detail::GemmBatch;
+using detail::CoreProgram;
 using detail::GemmProblem;
 using detail::MatIn;
+using detail::PhaseKind;
 
 struct CudaLearner::Buffers {
   float *online = nullptr, *target = nullptr, *grads = nullptr, *m = nullptr, *v = nullptr;
@@ -34,7 +35,8 @@ struct CudaLearner::Buffers {
   detail::LearnerControl* ctl = nullptr;
   ScalarBlock* scalars = nullptr;
   detail::Partials partials;
-  detail::GemmWorkspace gemm_ws;  // split-K partial tiles and counters (its own allocation)
+  detail::GridBarrier* barrier = nullptr;  // the step kernel's barrier (zeroed once)
+  uint64_t* stamps = nullptr;              // [kMaxPhases + 1] phase times of profile_step
   // Causal probe.
   int groups = 0;
   detail::ProbeArgs probe;
@@ -95,10 +97,13 @@ GemmProblem InputGrad(const DenseView& w, const float* dy, int rows, float* dx, 
   return p;
 }
 
-GemmBatch Batch(std::initializer_list<GemmProblem> problems) {
-  GemmBatch b;
-  for (const GemmProblem& p : problems) b.p[b.count++] = p;
-  return b;
+/// Appends a phase to the program: products (kGemm) or one of the step's reductions.
+void AddPhase(CoreProgram& pr, PhaseKind kind, std::initializer_list<GemmProblem> problems = {}) {
+  if (pr.phases >= detail::kMaxPhases || problems.size() > detail::kMaxPhaseProblems)
+    throw std::logic_error("the learner's step program is larger than the kernel's limits");
+  detail::Phase& ph = pr.phase[pr.phases++];
+  ph.kind = kind;
+  for (const GemmProblem& p : problems) ph.p[ph.count++] = p;
 }
 
 int64_t EnvInt(const char* name, int64_t fallback) {
@@ -160,6 +165,11 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
 
   const int64_t b = config.batch_size, d = net.state_dim, a = net.n_actions, n = layout_.size();
   const auto& trunk = layout_.trunk();
+  // Slots of the gradient norm's partials: one per output tile of every weight gradient [W; b].
+  int64_t norm_slots = 0;
+  for (const DenseSlot& s : trunk) norm_slots += detail::TileCount(s.in + 1, s.out);
+  if (net.dueling) norm_slots += detail::TileCount(layout_.value().in + 1, layout_.value().out);
+  norm_slots += detail::TileCount(layout_.advantage().in + 1, layout_.advantage().out);
   int64_t groups = static_cast<int64_t>(causal_features_.size()), group_cols = 0;
   for (const FeatureGroup& g : causal_features_) group_cols += static_cast<int64_t>(g.indices.size());
   const int64_t probe_rows = groups > 0 ? (groups + 1) * b : 0;
@@ -192,10 +202,13 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     B.dh[0] = c.take<float>(b * layout_.max_width()), B.dh[1] = c.take<float>(b * layout_.max_width());
     B.td = c.take<float>(b);
     B.ctl = c.take<detail::LearnerControl>(1);
+    B.barrier = c.take<detail::GridBarrier>(1);
+    B.stamps = c.take<uint64_t>(detail::kMaxPhases + 1);
     B.scalars = c.take<ScalarBlock>(1);
     B.partials.loss = c.take<double>(8 * detail::kMaxPartialBlocks);
     B.partials.flags = c.take<uint32_t>(detail::kMaxPartialBlocks);
-    B.partials.norm = c.take<double>(detail::kMaxPartialBlocks);
+    B.partials.norm = c.take<double>(norm_slots);
+    B.partials.norm_slots = static_cast<int>(norm_slots);
     B.probe.inputs = c.take<float>(probe_rows * d);
     B.v_probe = c.take<float>(probe_rows), B.a_probe = c.take<float>(probe_rows * a);
     B.probe.per_group = c.take<double>(groups);
@@ -258,19 +271,10 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     init.adam_v.assign(init.online.size(), 0.0f);
     upload_params(init);
 
-    // The split-K workspace, sized by a dry run of every product the learner launches.
-    measuring_ = true;
-    forward(own_stream_);
-    backward(own_stream_);
-    if (groups > 0) launch_probe(own_stream_);
-    measuring_ = false;
-    const size_t ws_bytes = static_cast<size_t>(gemm_need_.partial_floats) * sizeof(float) +
-                            static_cast<size_t>(gemm_need_.counters) * sizeof(uint32_t) + kCarveAlign;
-    Check(cudaMalloc(&gemm_block_, ws_bytes), "allocating the matrix products' workspace");
-    Carver wc(gemm_block_);
-    B.gemm_ws.partials = wc.take<float>(gemm_need_.partial_floats);
-    B.gemm_ws.counters = wc.take<uint32_t>(gemm_need_.counters);
-    Check(cudaMemsetAsync(gemm_block_, 0, ws_bytes, own_stream_), "clearing the matrix products' workspace");
+    // The step kernel's blocks: all resident at once (its phases meet at grid-wide barriers).
+    Check(detail::CoreBlocks(precision_, static_cast<int>(EnvInt("DQN_CORE_BLOCKS_PER_SM", 1)), &core_blocks_),
+          "sizing the learner kernel's grid");
+    Check(cudaMemsetAsync(B.barrier, 0, sizeof(detail::GridBarrier), own_stream_), "clearing the learner kernel's barrier");
 
     const detail::LearnerControl ctl{};
     Check(cudaMemcpyAsync(B.ctl, &ctl, sizeof ctl, cudaMemcpyHostToDevice, own_stream_), "initialising the learner state");
@@ -311,7 +315,6 @@ void CudaLearner::release() {
   for (void* ptr : pinned_) cudaFreeHost(ptr);
   pinned_.clear();
   if (block_) cudaFree(block_), block_ = nullptr;
-  if (gemm_block_) cudaFree(gemm_block_), gemm_block_ = nullptr;
   delete buf_;
   buf_ = nullptr;
 }
@@ -329,84 +332,102 @@ void CudaLearner::upload_params(const LearnerTensors& t) {
 
 // ---- The step: every launch below is capturable (no sync, no allocation, no host reads). ----
 
-void CudaLearner::profile_step(Replay& replay, double* phases_ms) {
+void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<double>* per_phase_us) {
   CudaReplay* gpu = device_replay(replay);
   if (!gpu) throw std::invalid_argument("profile_step needs a replay on the GPU");
   cudaStream_t s = work_stream_ = gpu->stream();
-  cudaEvent_t ev[7];
-  for (cudaEvent_t& e : ev) Check(cudaEventCreate(&e), "creating a profiling event");
   Buffers& B = *buf_;
+  cudaEvent_t ev[4];
+  for (cudaEvent_t& e : ev) Check(cudaEventCreate(&e), "creating a profiling event");
   Check(cudaEventRecord(ev[0], s), "recording an event");
   gpu->sample_device(params_.batch, B.batch);
   Check(cudaEventRecord(ev[1], s), "recording an event");
-  build_step(s, &gpu->view(), ev + 2);  // ev[2..5]: after forward, loss, backward, optimizer
+  const CoreProgram pr = step_program(&gpu->view(), B.stamps);
+  launch_core(pr, s, "launching the learner step");
+  Check(cudaEventRecord(ev[2], s), "recording an event");
   gpu->update_device(B.batch.indices, B.batch.generations, B.td, params_.batch);
-  Check(cudaEventRecord(ev[6], s), "recording an event");
+  Check(cudaEventRecord(ev[3], s), "recording an event");
   Synchronize(s, "profiling a step");
-  for (int i = 0; i < 6 && phases_ms; ++i) {
-    float ms = 0;
-    Check(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), "reading a profiling event");
-    phases_ms[i] += ms;
-  }
+  float ms[3] = {};
+  for (int i = 0; i < 3; ++i) Check(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]), "reading a profiling event");
   for (cudaEvent_t e : ev) cudaEventDestroy(e);
+  uint64_t stamps[detail::kMaxPhases + 1] = {};
+  copy_now(stamps, B.stamps, sizeof(uint64_t) * (pr.phases + 1), "reading the phase times");
   ++steps_;
-}
-
-void CudaLearner::gemm(const detail::GemmBatch& batch, cudaStream_t s, const char* what) {
-  if (measuring_) {  // construction's dry run: size the split-K workspace for the largest launch
-    const detail::GemmWorkspaceSize n = detail::GemmWorkspaceNeeded(batch);
-    gemm_need_.partial_floats = std::max(gemm_need_.partial_floats, n.partial_floats);
-    gemm_need_.counters = std::max(gemm_need_.counters, n.counters);
-    return;
+  if (!phases_us) return;
+  if (per_phase_us) {
+    per_phase_us->resize(static_cast<size_t>(pr.phases));
+    for (int k = 0; k < pr.phases; ++k) (*per_phase_us)[k] += 1e-3 * static_cast<double>(stamps[k + 1] - stamps[k]);
   }
-  detail::GemmBatch b = batch;
-  b.workspace = buf_->gemm_ws;
-  Check(detail::LaunchGemm(b, precision_, s), what);
-}
-
-void CudaLearner::forward(cudaStream_t s) {
-  Buffers& B = *buf_;
-  const int b = params_.batch;
-  const float* x_on = B.x;
-  const float* x_tg = B.x + static_cast<int64_t>(b) * layout_.config().state_dim;
-  // 1. Online Q of s and s' as one product of 2B rows; target Q of s' (its B rows) in the same launch.
-  for (size_t l = 0; l < B.on.trunk.size(); ++l) {
-    gemm(Batch({Dense(B.on.trunk[l], x_on, 2 * b, B.h_on[l], true), Dense(B.tg.trunk[l], x_tg, b, B.h_tg[l], true)}), s,
-         "launching a trunk layer");
-    x_on = B.h_on[l], x_tg = B.h_tg[l];
+  // Phases of the program: trunk layers + head, loss, head + trunk backward, optimizer.
+  const int layers = static_cast<int>(B.on.trunk.size());
+  const int ends[4] = {layers + 1, layers + 2, 2 * layers + 3, 2 * layers + 4};
+  int begin = 0;
+  for (int k = 0; k < 4; ++k) {
+    phases_us[1 + k] += 1e-3 * static_cast<double>(stamps[ends[k]] - stamps[begin]);
+    begin = ends[k];
   }
-  // 2. Heads: V and A of both networks (the dueling combine happens where Q is read).
-  GemmBatch head = layout_.config().dueling
-                       ? Batch({Dense(B.on.value, x_on, 2 * b, B.v_on, false), Dense(B.on.advantage, x_on, 2 * b, B.a_on, false),
-                                Dense(B.tg.value, x_tg, b, B.v_tg, false), Dense(B.tg.advantage, x_tg, b, B.a_tg, false)})
-                       : Batch({Dense(B.on.advantage, x_on, 2 * b, B.a_on, false), Dense(B.tg.advantage, x_tg, b, B.a_tg, false)});
-  gemm(head, s, "launching the head");
+  const double inside = 1e-3 * static_cast<double>(stamps[pr.phases] - stamps[0]);
+  phases_us[0] += 1e3 * ms[0];
+  phases_us[5] += 1e3 * ms[2];
+  phases_us[6] += 1e3 * ms[1] - inside;  // the step kernel's launch and drain, outside its phases
 }
 
-void CudaLearner::backward(cudaStream_t s) {
-  Buffers& B = *buf_;
+void CudaLearner::launch_core(const CoreProgram& pr, cudaStream_t s, const char* what) {
+  Check(detail::LaunchCore(pr, precision_, core_blocks_, s), what);
+}
+
+void CudaLearner::add_forward(CoreProgram& pr, const Pass& on, const Pass* tg) const {
+  const bool dueling = layout_.config().dueling;
+  const float* x_on = on.x;
+  const float* x_tg = tg ? tg->x : nullptr;
+  for (size_t l = 0; l < on.net->trunk.size(); ++l) {
+    const GemmProblem p_on = Dense(on.net->trunk[l], x_on, on.rows, on.h[l], true);
+    if (tg) AddPhase(pr, PhaseKind::kGemm, {p_on, Dense(tg->net->trunk[l], x_tg, tg->rows, tg->h[l], true)});
+    else AddPhase(pr, PhaseKind::kGemm, {p_on});
+    x_on = on.h[l];
+    if (tg) x_tg = tg->h[l];
+  }
+  // Heads: V and A (the dueling combine happens where Q is read).
+  const GemmProblem a_on = Dense(on.net->advantage, x_on, on.rows, on.a, false);
+  if (!dueling && !tg) return AddPhase(pr, PhaseKind::kGemm, {a_on});
+  if (!dueling) return AddPhase(pr, PhaseKind::kGemm, {a_on, Dense(tg->net->advantage, x_tg, tg->rows, tg->a, false)});
+  const GemmProblem v_on = Dense(on.net->value, x_on, on.rows, on.v, false);
+  if (!tg) return AddPhase(pr, PhaseKind::kGemm, {v_on, a_on});
+  AddPhase(pr, PhaseKind::kGemm, {v_on, a_on, Dense(tg->net->value, x_tg, tg->rows, tg->v, false),
+                                  Dense(tg->net->advantage, x_tg, tg->rows, tg->a, false)});
+}
+
+void CudaLearner::add_backward(CoreProgram& pr) const {
+  const Buffers& B = *buf_;
   const int b = params_.batch;
+  // Each weight gradient's output tiles leave their sums of squares in its own slots.
+  double* slot = B.partials.norm;
+  const auto weight_grad = [&](const DenseView& g, const float* x, const float* dy, int rows) {
+    GemmProblem p = WeightGrad(g, x, dy, rows);
+    p.sq = slot;
+    slot += detail::TileCount(p.m, p.n);
+    return p;
+  };
   const size_t top = B.on.trunk.size() - 1;
   const float* feat = B.h_on[top];  // the first B rows: the states s
-  // 5. Head: its weight gradients, and dL/dfeatures = dA·Waᵀ + dV·Wvᵀ through the top ReLU.
+  // Head: its weight gradients, and dL/dfeatures = dA·Waᵀ + dV·Wvᵀ through the top ReLU.
   GemmProblem dfeat = InputGrad(B.on.advantage, B.d_a, b, B.dh[0], feat);
   if (layout_.config().dueling) {
     dfeat.u = B.d_v, dfeat.v = B.on.value.w;
-    gemm(Batch({WeightGrad(B.gr.value, feat, B.d_v, b), WeightGrad(B.gr.advantage, feat, B.d_a, b), dfeat}), s,
-         "launching the head's backward pass");
+    AddPhase(pr, PhaseKind::kGemm, {weight_grad(B.gr.value, feat, B.d_v, b), weight_grad(B.gr.advantage, feat, B.d_a, b), dfeat});
   } else {
-    gemm(Batch({WeightGrad(B.gr.advantage, feat, B.d_a, b), dfeat}), s, "launching the head's backward pass");
+    AddPhase(pr, PhaseKind::kGemm, {weight_grad(B.gr.advantage, feat, B.d_a, b), dfeat});
   }
-  // Trunk, top down: each layer's weight gradient and the gradient of its input in one launch.
+  // Trunk, top down: each layer's weight gradient and the gradient of its input in one phase.
   int cur = 0;
   for (size_t l = top + 1; l-- > 0;) {
     const float* x = l == 0 ? B.x : B.h_on[l - 1];
-    const GemmProblem dw = WeightGrad(B.gr.trunk[l], x, B.dh[cur], b);
+    const GemmProblem dw = weight_grad(B.gr.trunk[l], x, B.dh[cur], b);
     if (l == 0) {
-      gemm(Batch({dw}), s, "launching a trunk layer's backward pass");
+      AddPhase(pr, PhaseKind::kGemm, {dw});
     } else {
-      gemm(Batch({dw, InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1])}), s,
-           "launching a trunk layer's backward pass");
+      AddPhase(pr, PhaseKind::kGemm, {dw, InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1])});
       cur = 1 - cur;
     }
   }
@@ -427,22 +448,34 @@ detail::TdLossArgs CudaLearner::loss_args() const {
   return t;
 }
 
-void CudaLearner::build_step(cudaStream_t s, const detail::ReplayView* replay, cudaEvent_t* marks) {
-  Buffers& B = *buf_;
-  const auto mark = [&](int i) {
-    if (marks) Check(cudaEventRecord(marks[i], s), "recording a profiling event");
-  };
-  forward(s);
-  mark(0);
-  // 3-4. Double DQN target, IS-weighted Huber loss, TD errors, dL/dV and dL/dA.
-  Check(detail::LaunchTdLoss(params_, loss_args(), B.ctl, B.partials, B.scalars, s), "launching the TD loss");
-  mark(1);
-  backward(s);
-  mark(2);
-  // 6-7. Global-norm clip and Adam, then the target network.
-  Check(detail::LaunchGradNorm(params_, B.grads, B.ctl, B.partials, B.scalars, replay, s), "launching the gradient norm");
-  Check(detail::LaunchAdam(params_, B.grads, B.online, B.target, B.m, B.v, B.ctl, B.scalars, s), "launching Adam");
-  mark(3);
+CoreProgram CudaLearner::step_program(const detail::ReplayView* replay, uint64_t* stamps) const {
+  const Buffers& B = *buf_;
+  const int b = params_.batch;
+  CoreProgram pr;
+  pr.params = params_;
+  pr.loss = loss_args();
+  pr.grads = B.grads, pr.online = B.online, pr.target = B.target, pr.m = B.m, pr.v = B.v;
+  pr.ctl = B.ctl, pr.partials = B.partials, pr.scalars = B.scalars;
+  pr.barrier = B.barrier;
+  pr.stamps = stamps;
+  // 1-2. Online Q of s and s' as one product of 2B rows, target Q of s' (its B rows) beside it.
+  const Pass target{&B.tg, B.x + static_cast<int64_t>(b) * layout_.config().state_dim, b, B.h_tg, B.v_tg, B.a_tg};
+  add_forward(pr, Pass{&B.on, B.x, 2 * b, B.h_on, B.v_on, B.a_on}, &target);
+  if (replay) pr.replay = *replay, pr.phase[0].side = detail::SideJob::kPerScalars;
+  // 3-4. Double DQN target, IS-weighted Huber loss, TD errors, dL/dV and dL/dA; the loss's
+  // partials are folded beside the head's backward products.
+  const int loss_phase = pr.phases;
+  AddPhase(pr, PhaseKind::kTdLoss);
+  add_backward(pr);
+  pr.phase[loss_phase + 1].side = detail::SideJob::kFoldLoss;
+  // 6-7. Global-norm clip (the norm from the backward products' tile sums) and Adam, then the
+  // target network.
+  AddPhase(pr, PhaseKind::kOptimizer);
+  return pr;
+}
+
+void CudaLearner::build_step(cudaStream_t s, const detail::ReplayView* replay) {
+  launch_core(step_program(replay, nullptr), s, "launching the learner step");
 }
 
 void CudaLearner::queue_scalars(cudaStream_t s) {
@@ -594,17 +627,13 @@ void CudaLearner::after_launch(cudaStream_t s) {
 void CudaLearner::launch_probe(cudaStream_t s) {
   Buffers& B = *buf_;
   const int b = params_.batch, rows = (B.groups + 1) * b;
-  if (!measuring_) Check(detail::LaunchProbeInputs(B.probe, b, s), "launching the causal probe's inputs");
-  const float* x = B.probe.inputs;
-  for (size_t l = 0; l < B.on.trunk.size(); ++l) {
-    gemm(Batch({Dense(B.on.trunk[l], x, rows, B.h_probe[l], true)}), s, "launching the causal probe's trunk");
-    x = B.h_probe[l];
-  }
-  const GemmBatch head = layout_.config().dueling
-                             ? Batch({Dense(B.on.value, x, rows, B.v_probe, false), Dense(B.on.advantage, x, rows, B.a_probe, false)})
-                             : Batch({Dense(B.on.advantage, x, rows, B.a_probe, false)});
-  gemm(head, s, "launching the causal probe's head");
-  if (!measuring_) Check(detail::LaunchProbeReduce(params_, B.probe, B.ctl, B.scalars, s), "launching the causal probe's reduction");
+  Check(detail::LaunchProbeInputs(B.probe, b, s), "launching the causal probe's inputs");
+  CoreProgram pr;
+  pr.params = params_;
+  pr.barrier = B.barrier;
+  add_forward(pr, Pass{&B.on, B.probe.inputs, rows, B.h_probe, B.v_probe, B.a_probe}, nullptr);
+  launch_core(pr, s, "launching the causal probe's forward pass");
+  Check(detail::LaunchProbeReduce(params_, B.probe, B.ctl, B.scalars, s), "launching the causal probe's reduction");
 }
 
 void CudaLearner::publish(ScalarBlock& out) const {

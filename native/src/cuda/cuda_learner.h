@@ -1,8 +1,9 @@
 // The CUDA learner (DESIGN section 4): the Learner interface with every tensor on the GPU and a
 // training step that the host only launches. Parameters, gradients, target parameters and Adam
 // moments live in flat device buffers of the CPU layout (ParamLayout), every tensor pointer
-// computed once here. One step is one CUDA graph (kernels listed in kernels/learner_launch.cuh)
-// that starts with the GPU replay's sample, ends with its priority update and an asynchronous
+// computed once here. One step is one CUDA graph: the GPU replay's sample, one launch of the
+// persistent learner kernel (its phases listed in kernels/learner_launch.cuh), the replay's
+// priority update and an asynchronous
 // copy of the device scalar block into a pinned host block; the causal probe is a graph of its
 // own, launched on schedule. Acting on the host uses a pinned copy of the online weights that
 // an asynchronous copy refreshes every actor_sync_interval steps (an event query, never a wait).
@@ -61,24 +62,36 @@ class CudaLearner final : public Learner {
   uint32_t step_on_batch(const SampleBatch& batch, float* td);
   /// Host copy of the gradient buffer of the last step (synchronizes).
   std::vector<float> gradients() const;
-  /// One eager step on a GPU replay with CUDA events between its phases; adds each phase's
-  /// milliseconds (sample, forward, loss, backward, optimizer, update) to phases_ms[6] when not
-  /// null. Synchronizes (profiling only).
-  void profile_step(Replay& replay, double* phases_ms);
+  /// One eager step on a GPU replay, timed by CUDA events around the sample, the learner kernel
+  /// and the update, and inside the kernel by the global timer at each phase's barrier; adds
+  /// each part's microseconds (sample, forward, loss, backward, optimizer, update, and the
+  /// learner kernel's launch and drain outside its phases) to phases_us[7] when not null, and
+  /// each phase's own time to per_phase_us (resized to the phase count) when given.
+  /// Synchronizes (profiling only).
+  void profile_step(Replay& replay, double* phases_us, std::vector<double>* per_phase_us = nullptr);
   /// Steps queued by train() with a GPU replay: eager (graph off) or graph-replayed.
   void set_use_graphs(bool on) { use_graphs_ = on; }
   const LearnerConfig& config() const { return config_; }
 
  private:
   struct Buffers;   // every device buffer, carved from one block
-  /// Forward .. Adam, the step's core; `replay` (the GPU replay's view, or null) feeds the PER scalars.
-  /// marks (profiling only, or null): 4 events recorded after forward, loss, backward, optimizer.
-  void build_step(cudaStream_t s, const detail::ReplayView* replay, cudaEvent_t* marks = nullptr);
-  /// Launches one grouped product with the split-K workspace (or, while measuring_, only sizes it).
-  void gemm(const detail::GemmBatch& batch, cudaStream_t s, const char* what);
-  void forward(cudaStream_t s);
-  detail::TdLossArgs loss_args() const;  // the loss kernel's view of the buffers
-  void backward(cudaStream_t s);
+  /// One network's forward pass over `rows` rows of x: trunk activations h[l], heads v and a.
+  struct Pass {
+    const ParamView* net;
+    const float* x;
+    int rows;
+    const std::vector<float*>& h;
+    float *v, *a;
+  };
+  /// The step's core as one program (forward .. Adam); `replay` (the GPU replay's view, or
+  /// null) feeds the PER scalars; stamps (profiling only, or null) receives the phase times.
+  detail::CoreProgram step_program(const detail::ReplayView* replay, uint64_t* stamps) const;
+  /// Forward phases of `on` (and of `tg` beside it in each phase, when not null).
+  void add_forward(detail::CoreProgram& pr, const Pass& on, const Pass* tg) const;
+  void add_backward(detail::CoreProgram& pr) const;
+  void build_step(cudaStream_t s, const detail::ReplayView* replay);
+  void launch_core(const detail::CoreProgram& pr, cudaStream_t s, const char* what);
+  detail::TdLossArgs loss_args() const;  // the loss phase's view of the buffers
   void launch_probe(cudaStream_t s);
   /// Captures queue(s) once as a CUDA graph into *exec.
   template <typename Queue>
@@ -107,9 +120,7 @@ class CudaLearner final : public Learner {
   cudaStream_t own_stream_ = nullptr;  // construction, and steps with a CPU replay
   cudaStream_t work_stream_ = nullptr; // where steps are queued (the GPU replay's stream)
   void* block_ = nullptr;
-  void* gemm_block_ = nullptr;         // split-K workspace
-  bool measuring_ = false;
-  detail::GemmWorkspaceSize gemm_need_;
+  int core_blocks_ = 0;                // blocks of the learner kernel (all resident)
   std::vector<void*> pinned_;          // every pinned allocation, freed together
   Buffers* buf_ = nullptr;
   ScalarBlock* pinned_scalars_ = nullptr;

@@ -10,8 +10,10 @@
 //                              256 -> 45, dueling) with the GPU replay at capacity 1e6: batch
 //                              256 and 1024, TF32 / BF16 / FP32, eager and graph-replayed (1 and
 //                              16 steps per launch); JSON lines and a table.
-//   learner_cuda_tool profile  where a step's time goes: CUDA events between the phases of an
-//                              eager step (sample, forward, loss, backward, optimizer, update).
+//   learner_cuda_tool profile  where a step's time goes in an eager step: CUDA events around the
+//                              sample, the learner kernel and the update; the global timer at
+//                              each of the kernel's phase barriers (forward, loss, backward,
+//                              optimizer) and its launch and drain outside them.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -333,8 +335,7 @@ int Bench() {
 }
 
 int Profile() {
-  // Eager steps with events between the phases; the phases' sum against the graph's step time
-  // shows what the graph saves (launch gaps).
+  // Eager steps; the parts' sum against the graph's step time shows what the graph saves.
   std::mt19937_64 rng(2);
   const dqn::NetConfig net{51, 45, {256, 256}, true};
   auto replay = FilledReplay(1000000, 1000000, net.state_dim, net.n_actions, rng);
@@ -344,13 +345,18 @@ int Profile() {
     dqn::LearnerConfig c = MakeConfig(batch, dqn::MatmulPrecision::kTF32);
     c.q_stats_interval = 100;
     CudaLearner l(net, c, 3, {});
-    double phases[6] = {};
+    double us[7] = {};
+    std::vector<double> per_phase;
     const int iters = 500;
-    for (int i = 0; i < iters + 50; ++i) l.profile_step(*replay, i >= 50 ? phases : nullptr);
-    std::printf("profile B=%lld tf32 eager, us per step: sample %.2f forward %.2f loss %.2f backward %.2f optimizer %.2f update %.2f total %.2f\n",
-                static_cast<long long>(batch), 1e3 * phases[0] / iters, 1e3 * phases[1] / iters, 1e3 * phases[2] / iters,
-                1e3 * phases[3] / iters, 1e3 * phases[4] / iters, 1e3 * phases[5] / iters,
-                1e3 * (phases[0] + phases[1] + phases[2] + phases[3] + phases[4] + phases[5]) / iters);
+    for (int i = 0; i < iters + 50; ++i) l.profile_step(*replay, i >= 50 ? us : nullptr, &per_phase);
+    double total = 0;
+    for (double& x : us) total += x /= iters;
+    std::printf("profile B=%lld tf32 eager, us per step: sample %.2f forward %.2f loss %.2f backward %.2f optimizer %.2f "
+                "update %.2f launch+drain %.2f total %.2f\n",
+                static_cast<long long>(batch), us[0], us[1], us[2], us[3], us[4], us[5], us[6], total);
+    std::printf("  per phase (us, each up to its barrier's release):");
+    for (double x : per_phase) std::printf(" %.2f", x / iters);
+    std::printf("\n");
   }
   return 0;
 }
