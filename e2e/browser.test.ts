@@ -40,7 +40,7 @@ function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess;
 test('browser mode: start a CartPole run, see Loss and Epoch time points and the legends, reload mid-run and keep the points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
   await ensureRendererBuilt(ROOT);
   const load = loadWorkers ? startCpuLoad(loadWorkers) : undefined;
-  if (load) console.log(`# ${loadWorkers} busy processes beside the test: ${load.pids.join(', ')}`);
+  if (load) console.log(`${loadWorkers} busy processes beside the test: ${load.pids.join(', ')}`);
   const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-'));
   mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
   writeFileSync(join(tmp, 'data', 'presets', 'e2e-cartpole.json'), JSON.stringify(TINY_CARTPOLE));
