@@ -356,3 +356,37 @@ test('a CSV export holds every raw record of the live run (file + unflushed) and
   assert.ok(err && err.type === 'error', 'a run folder outside the runs folder is refused');
   await host.shutdown();
 });
+
+test('Stop or a shutdown while the trainer is being built stops the run as soon as it exists', async () => {
+  /** Builds take until the test opens the gate (a large replay buffer takes seconds). */
+  class GatedSession extends FakeSession {
+    gates: (() => void)[] = [];
+    override async startRun(opts: StartOptions, cb: RunCallbacks): Promise<RunHandle> {
+      await new Promise<void>((r) => this.gates.push(r));
+      return super.startRun(opts, cb);
+    }
+  }
+  const session = new GatedSession();
+  const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'start', config: cartpole });
+  await tick();
+  send({ type: 'stop' });
+  await tick();
+  assert.equal(session.starts.length, 0, 'still building');
+  session.gates[0]!();
+  for (let i = 0; i < 100 && session.starts[0]?.stopCalls !== 1; i++) await tick();
+  assert.equal(session.starts[0]!.stopCalls, 1, 'the Stop given during the build stops the run');
+  assert.equal(sent.filter((m) => m.type === 'state').at(-1)?.state, 'idle');
+
+  send({ type: 'start', config: cartpole });
+  for (let i = 0; i < 100 && session.gates.length < 2; i++) await tick();
+  let shutDown = false;
+  const shutdown = host.shutdown().then(() => (shutDown = true));
+  await tick();
+  assert.equal(shutDown, false, 'shutdown waits for the build');
+  session.gates[1]!();
+  await shutdown;
+  assert.equal(session.starts[1]!.stopCalls >= 1, true, 'and then stops the run (its checkpoint kept) before the host exits');
+});

@@ -76,6 +76,10 @@ export class TrainerHost {
   private backends: BackendStatus | undefined;
   private handle: RunHandle | undefined;
   private starting = false;
+  /** Settles when the run being started (its trainer being built) has started or failed. */
+  private started: Promise<unknown> = Promise.resolve();
+  /** Stop (or shutdown) came while the trainer was being built: stop the run as soon as it exists. */
+  private stopOnStart = false;
   private pending = new FrameBuilder();
   /**
    * Records the session reported since its last metrics flush (onFlushed: every few seconds,
@@ -137,6 +141,7 @@ export class TrainerHost {
           return await this.start({ config, runsDir: this.options.runsDir, resume: runDir }, config);
         }
         case 'stop':
+          if (this.starting) this.stopOnStart = true; // building can take seconds: honour it once built
           await this.handle?.stop();
           return;
         case 'ping':
@@ -171,6 +176,10 @@ export class TrainerHost {
 
   /** Stops the live run (checkpoint kept) and sends what is pending; used on shutdown. */
   async shutdown(): Promise<void> {
+    if (this.starting) {
+      this.stopOnStart = true;
+      await this.started;
+    }
     const handle = this.handle;
     if (handle) {
       await handle.stop();
@@ -196,6 +205,9 @@ export class TrainerHost {
     this.pending = new FrameBuilder();
     this.unflushed = { scalars: [], episodes: [] };
     let handle: RunHandle;
+    this.stopOnStart = false;
+    let settle!: () => void;
+    this.started = new Promise<void>((r) => (settle = r));
     try {
       handle = await this.session.startRun(opts, this.callbacks());
     } catch (e) {
@@ -203,6 +215,7 @@ export class TrainerHost {
       throw e;
     } finally {
       this.starting = false;
+      settle(); // shutdown() resumes after the rest of this method (no await below)
     }
     this.handle = handle;
     this.runDir = handle.runDir;
@@ -215,6 +228,10 @@ export class TrainerHost {
       (outcome) => this.finished(handle, outcome.state === 'halted' ? 'halted' : 'idle', outcome.haltReason),
       (e: unknown) => this.finished(handle, 'halted', `error: ${(e as Error).message}`),
     );
+    if (this.stopOnStart) {
+      this.stopOnStart = false;
+      void handle.stop();
+    }
   }
 
   private finished(handle: RunHandle, state: RunState, detail: string | undefined): void {
