@@ -165,6 +165,27 @@ export async function reloadKeepsHistory(page: Page): Promise<void> {
   assert.ok(after >= before, `the Loss chart shows ${after} points right after the reload, ${before} before it`);
 }
 
+/**
+ * While a run is live the config panel shows that run's config (here: after a reload, which
+ * resets the editor's draft to the defaults), read-only with the reason; "Edit a copy" makes it
+ * the draft, so the next Start runs the same config.
+ */
+export async function configShowsLiveRun(page: Page): Promise<void> {
+  const note = page.getByRole('note', { name: 'Config shown' });
+  await note.waitFor(LONG);
+  assert.match((await note.textContent()) ?? '', /Config of the live run \S+, read-only while it runs\./);
+  const spe = page.getByLabel('schedule.steps_per_epoch', { exact: true });
+  assert.equal(await spe.inputValue(), String(TINY_CARTPOLE.schedule.steps_per_epoch), 'the run\'s own value, not the default');
+  assert.equal(await spe.isDisabled(), true);
+  assert.equal(await page.getByLabel('network.hidden', { exact: true }).inputValue(), '32, 32');
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, 'config-of-live-run.png') });
+  await note.getByRole('button', { name: 'Edit a copy' }).click();
+  await note.waitFor({ state: 'detached', ...LONG });
+  assert.equal(await spe.inputValue(), String(TINY_CARTPOLE.schedule.steps_per_epoch), 'the copy is the run\'s config');
+  assert.match((await page.getByLabel('Changes against the preset').textContent()) ?? '', /\(copy\) \(0\)/);
+}
+
 /** Why the end-to-end tests cannot run here, or undefined when they can. */
 export async function trainerMissing(): Promise<string | undefined> {
   try {

@@ -7,6 +7,7 @@ import type { Preset } from '../../common/protocol.ts';
 import { validate, withDefaults } from '../config/fields.ts';
 import { createCsvRequester } from '../lib/csv-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
+import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
 import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ConfigEditor, draftConfig, type EditorState } from './ConfigEditor.tsx';
@@ -43,6 +44,13 @@ const RETURNS: ChartLine[] = [
   { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: '#ff7043', smooth: false, dots: true },
 ];
 
+const NO_PROBLEMS = new Map<string, string>();
+
+function readOnlyEditor(run: ShownRun): EditorState {
+  const full = run.config as unknown as Record<string, unknown>;
+  return { draft: full, base: full, baseName: run.name, texts: {} };
+}
+
 const DEFAULT_DRAFT = withDefaults({ env: { kind: 'cartpole' } }) as unknown as Record<string, unknown>;
 
 /** The dashboard: header badges, config editor, run history and the six charts, fed by `transport`. */
@@ -53,7 +61,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   // Only what the App draws: a frame (progress, series) does not re-render it.
   const s = useStore(
     dashboard.store,
-    useShallow((st) => ({ runState: st.runState, connection: st.connection, runDir: st.runDir, host: st.host, errors: st.errors, smoothing: st.smoothing, view: st.view })),
+    useShallow((st) => ({ runState: st.runState, connection: st.connection, runDir: st.runDir, runConfig: st.runConfig, host: st.host, errors: st.errors, smoothing: st.smoothing, view: st.view })),
   );
   const scheduler = useMemo(() => new RedrawScheduler((cb) => requestAnimationFrame(cb)), []);
   const csv = useMemo(() => createCsvRequester(transport), [transport]);
@@ -97,6 +105,18 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   const problems = useMemo(() => validate(editor.draft), [editor.draft]);
   const busy = s.runState === 'running' || s.runState === 'stopping';
   const canStart = problems.size === 0 && s.connection === 'open' && !busy;
+
+  // The config panel shows the config of the run the charts show (a past run, or the live one
+  // while it runs), read-only, until the user asks for an editable copy of it.
+  const shownRun = useMemo(() => shownRunConfig(s.view, busy ? s.runDir : undefined, s.runConfig), [s.view, busy, s.runDir, s.runConfig]);
+  const [copied, setCopied] = useState<string | undefined>();
+  const readOnlyRun = shownRun && shownRun.key !== copied ? shownRun : undefined;
+  const editCopy = useCallback(() => {
+    if (!shownRun) return;
+    const full = shownRun.config as unknown as Record<string, unknown>;
+    setEditor({ draft: full, base: full, baseName: `${shownRun.name} (copy)`, texts: {} });
+    setCopied(shownRun.key);
+  }, [shownRun]);
 
   const guard = useCallback((f: () => void) => {
     try {
@@ -144,9 +164,10 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
       <div className="layout">
         <aside className="side">
           <ConfigEditor
-            editor={editor}
+            editor={readOnlyRun ? readOnlyEditor(readOnlyRun) : editor}
             setEditor={setEditor}
-            problems={problems}
+            problems={readOnlyRun ? NO_PROBLEMS : problems}
+            readOnly={readOnlyRun && { reason: readOnlyRun.reason, onEditCopy: editCopy }}
             presets={presets}
             onLoadPreset={loadPreset}
             onSavePreset={async (name) => setPresets(await transport.savePreset(name, draftConfig(editor)))}

@@ -24,13 +24,19 @@ interface Props {
   onLoadPreset: (p: Preset) => void;
   onSavePreset: (name: string) => Promise<void>;
   disabled: boolean;
+  /**
+   * Shows `editor` as the config of a run (live or past) instead of the draft: every field
+   * read-only, `reason` said above them, and a button that copies it into the draft.
+   */
+  readOnly?: { reason: string; onEditCopy: () => void };
 }
 
 const fmt = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : typeof v === 'string' ? v || '""' : String(v));
 const inputId = (path: string) => `cfg-${path.replace(/\./g, '-')}`;
 
 /** Every config field with its default, unit and range; problems shown beside their fields; presets and the diff against the loaded one. */
-export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPreset, onSavePreset, disabled }: Props) {
+export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPreset, onSavePreset, disabled: busy, readOnly }: Props) {
+  const disabled = busy || !!readOnly;
   const [saveName, setSaveName] = useState('');
   const [saveMsg, setSaveMsg] = useState<string | undefined>();
   const rows = editorRows(editor.draft);
@@ -92,6 +98,15 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
           </select>
         </label>
       </div>
+      {readOnly && (
+        <div className="readonly-note" role="note" aria-label="Config shown">
+          <span>{readOnly.reason}</span>{' '}
+          <button type="button" onClick={readOnly.onEditCopy} title="Copy this config into the editor to change it and start a new run">
+            Edit a copy
+          </button>
+        </div>
+      )}
+      {!readOnly && (
       <form
         className="save-preset"
         onSubmit={(e) => {
@@ -108,6 +123,7 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
         </button>
         {saveMsg && <span className="muted">{saveMsg}</span>}
       </form>
+      )}
       <div className="fields" role="group" aria-label="Config fields" aria-keyshortcuts="Control+,">
         {rows.map((row) => {
           const id = inputId(row.path);
