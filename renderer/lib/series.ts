@@ -11,8 +11,13 @@ import { downsample, lowerBound, upperBound, type Downsampled } from './downsamp
 
 /** Points merged into one min/max/last triple when a full series is compacted. */
 export const COMPACT_BUCKET = 8;
-/** Default bound on the points one series holds (33 bytes each: x, y, smoothed y, EMA input and its flag): 131072 points, ~2.4 h at 3 points per 200 ms frame before compaction. */
-export const DEFAULT_MAX_POINTS = 1 << 17;
+/**
+ * Default bound on the points one series holds (33 bytes each: x, y, smoothed y, EMA input and its
+ * flag): 32768 points, about 1.1 MiB, ~36 min at 3 points per 200 ms frame before the first
+ * compaction, and some 30 times a chart's pixel width, so zooming in still finds detail. A
+ * trading run has ~70 series (51 causal features): ~75 MiB at most.
+ */
+export const DEFAULT_MAX_POINTS = 1 << 15;
 
 /** Both curves of a chart line, downsampled for drawing. */
 export interface SeriesView {
