@@ -10,21 +10,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { BridgeServerMessageSchema, type HostMessage } from '../../common/protocol.ts';
+import { TINY_CARTPOLE } from '../../e2e/flow.ts'; // a CartPole run still going when the test ends it
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), 'cli.ts');
 const LIMIT_MS = 90_000;
 
-/** A CartPole run that is still going when the test ends it. */
-const LONG_CARTPOLE = {
-  name: 'lifecycle',
-  backend: 'cpu',
-  seed: 5,
-  env: { kind: 'cartpole', num_envs: 4 },
-  network: { hidden: [32, 32] },
-  replay: { capacity: 4096 },
-  optim: { batch_size: 32 },
-  schedule: { epochs: 100_000, steps_per_epoch: 5000, learning_starts: 64, eval_episodes: 1 },
-};
 
 /** Polls `check` every 20 ms until it returns a value; fails after LIMIT_MS with `what`. */
 async function until<T>(check: () => T | undefined | false, what: string): Promise<T> {
@@ -79,7 +69,7 @@ async function serveWithLiveRun(): Promise<Served & { hostPid: number; runDir: s
   ws.on('error', () => undefined); // the server goes away in these tests
   await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
   const ready = await until(() => messages.find((m) => m.type === 'hostReady'), 'hostReady');
-  ws.send(JSON.stringify({ channel: 'trainer', command: { type: 'start', config: LONG_CARTPOLE } }));
+  ws.send(JSON.stringify({ channel: 'trainer', command: { type: 'start', config: TINY_CARTPOLE } }));
   const running = await until(() => messages.find((m) => m.type === 'state' && m.state === 'running' && m.runDir), `the run to start; messages: ${messages.map((m) => m.type).join(', ')}`);
   assert.ok(running.type === 'state' && running.runDir && ready.type === 'hostReady');
   const runDir = running.runDir;

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 import { estimateMemory } from '../../common/memory-estimate.ts';
+import { TINY_CARTPOLE } from '../../e2e/flow.ts';
 import { loadAddon } from '../addon.ts';
 import { ReplayBuffer } from '../replay.ts';
 import { readScalars } from '../scalars.ts';
@@ -17,16 +18,9 @@ const MiB = 1024 * 1024;
 const rss = () => process.memoryUsage().rss;
 const CLOSED = /is closed \(close\(\) freed its memory\)/;
 
+/** The end-to-end tests' small CartPole config; `patch` overrides whole sections. */
 function config(patch: Partial<RunConfigInput> = {}) {
-  return parseRunConfig({
-    seed: 3,
-    env: { kind: 'cartpole', num_envs: 4 },
-    network: { hidden: [32, 32] },
-    replay: { capacity: 4096 },
-    optim: { batch_size: 32 },
-    schedule: { learning_starts: 64 },
-    ...patch,
-  });
+  return parseRunConfig({ ...TINY_CARTPOLE, ...patch } as RunConfigInput);
 }
 
 test('closing a replay buffer gives its memory back at once; later calls say it is closed', () => {
