@@ -156,7 +156,7 @@ test('a host that stops answering heartbeats is killed and restarted, and the da
     assert.equal(first.killed, true);
     const exit = notes.find((n) => n.type === 'hostExit');
     assert.ok(exit?.type === 'hostExit');
-    assert.match(exit.reason, /^stopped answering \(no heartbeat for \d+\.\d s\); killed$/);
+    assert.equal(exit.reason, 'stopped answering (no answer to 12 heartbeats over 0.1 s); killed');
     assert.equal(exit.restarting, true);
     const ids = first.received.flatMap((m) => (m.type === 'heartbeat' ? [m.id] : []));
     assert.deepEqual(ids, ids.map((_, i) => i), 'heartbeat ids count up from 0');
@@ -190,6 +190,25 @@ test('after giving up the supervisor says so plainly, and a restart request star
     assert.equal(sup.state, 'restarting', 'the count started over: one automatic restart again');
     await sup.shutdown();
     assert.equal(sup.state, 'stopped');
+  } finally {
+    cleanup();
+  }
+});
+
+test('a supervisor that could not send beats for a while (the machine slept) does not kill a host that answers', async () => {
+  const { sup, spawned, notes, cleanup } = setup({ heartbeatMs: 5, heartbeatTimeoutMs: 20 });
+  try {
+    sup.start();
+    const host = spawned[0]!;
+    const beats = () => host.received.filter((m) => m.type === 'heartbeat').length;
+    await until(() => beats() >= 2, 'the first beats');
+    // A long pause of this process: no timer runs, so no beat goes out and none can be missed.
+    const end = Date.now() + 100;
+    while (Date.now() < end);
+    await until(() => beats() >= 12, 'beats after the pause');
+    assert.equal(host.killed, false);
+    assert.equal(notes.some((n) => n.type === 'hostExit'), false);
+    await sup.shutdown();
   } finally {
     cleanup();
   }

@@ -45,8 +45,10 @@ export interface SupervisorOptions {
   /** How often the host is sent a heartbeat (default 2 s). */
   heartbeatMs?: number;
   /**
-   * A host that echoed no heartbeat for this long is stuck: it is killed (and restarted) with
-   * that reason (default 15 s; the host's event loop stays free while it trains, builds and loads).
+   * A host that left the heartbeats of this long unanswered is stuck: it is killed (and
+   * restarted) with that reason (default 15 s; the host's event loop stays free while it trains,
+   * builds and loads). Counted in heartbeats sent, not in wall time, so a machine that slept
+   * (or a supervisor that was itself busy) does not kill a healthy host.
    */
   heartbeatTimeoutMs?: number;
 }
@@ -73,7 +75,7 @@ export class HostSupervisor {
   private runDir: string | undefined;
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private exitWaiters: (() => void)[] = [];
-  private heartbeat: { timer: ReturnType<typeof setInterval>; next: number; lastEcho: number } | undefined;
+  private heartbeat: { timer: ReturnType<typeof setInterval>; next: number; unanswered: number } | undefined;
   /** Why the supervisor killed the current child, when it did (a stuck host). */
   private killedBecause: string | undefined;
 
@@ -122,22 +124,25 @@ export class HostSupervisor {
     });
   }
 
-  /** Sends a heartbeat every heartbeatMs; a host silent for heartbeatTimeoutMs is killed as stuck. */
+  /**
+   * Sends a heartbeat every heartbeatMs; a host that answered none of the beats sent over
+   * heartbeatTimeoutMs is killed as stuck.
+   */
   private startHeartbeat(child: HostProcess): void {
     this.stopHeartbeat();
     const period = this.options.heartbeatMs ?? 2000;
-    const limit = this.options.heartbeatTimeoutMs ?? 15_000;
-    const hb = { next: 0, lastEcho: Date.now(), timer: setInterval(() => {
+    const limit = Math.max(1, Math.ceil((this.options.heartbeatTimeoutMs ?? 15_000) / period));
+    const hb = { next: 0, unanswered: 0, timer: setInterval(() => {
       if (this.child !== child) return this.stopHeartbeat();
-      const silentMs = Date.now() - hb.lastEcho;
-      if (silentMs > limit) {
+      if (hb.unanswered >= limit) {
         this.stopHeartbeat();
-        this.killedBecause = `stopped answering (no heartbeat for ${(silentMs / 1000).toFixed(1)} s); killed`;
+        this.killedBecause = `stopped answering (no answer to ${hb.unanswered} heartbeats over ${((hb.unanswered * period) / 1000).toFixed(1)} s); killed`;
         this.writeLog(`[supervisor] trainer host pid ${child.pid} ${this.killedBecause}\n`);
         child.kill();
         return;
       }
       child.postMessage({ type: 'heartbeat', id: hb.next++ });
+      hb.unanswered++;
     }, period) };
     hb.timer.unref?.();
     this.heartbeat = hb;
@@ -177,7 +182,7 @@ export class HostSupervisor {
     const msg = parsed.data;
     if (msg.type === 'runDir') this.runDir = msg.runDir;
     else if (msg.type === 'message') this.options.onHostMessage?.(msg.message);
-    else if (msg.type === 'heartbeat' && this.heartbeat) this.heartbeat.lastEcho = Date.now();
+    else if (msg.type === 'heartbeat' && this.heartbeat) this.heartbeat.unanswered = 0;
   }
 
   private exited(child: HostProcess, exitReason: string): void {
