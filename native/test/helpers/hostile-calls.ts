@@ -2,6 +2,7 @@
 // types, wrong lengths, detached buffers, 2^31 - 1, 1e12, negative and NaN sizes) and prints one
 // JSON line per call: {call, threw, name, message}. A binding that aborts the process instead of
 // throwing ends this script before its last line ("done"), which the test detects.
+import { parseRunConfig } from '../../../common/config.ts';
 import { loadAddon } from '../../addon.ts';
 
 const a = loadAddon() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -36,6 +37,12 @@ calls['netInit(nActions NaN)'] = () => lt.netInit({ stateDim: 4, nActions: Numbe
 calls['new Env(num_envs 2^31-1)'] = () => new a.Env({ kind: 'cartpole', num_envs: 2 ** 31 - 1 }, undefined, false);
 calls['philox4x32_10(number)'] = () => a.philox4x32_10(2 ** 31 - 1);
 calls['sumTreeFind(detached masses)'] = () => a.sumTreeFind(new Float64Array(4), detached());
+// Trainer.build checks its arguments before it queues the build: bad ones throw at once.
+const cfg = parseRunConfig({ env: { kind: 'cartpole' } });
+calls['Trainer.build(no config)'] = () => a.Trainer.build(undefined, undefined, 'cpu');
+calls['Trainer.build(capacity 1e12)'] = () => a.Trainer.build({ ...cfg, replay: { ...cfg.replay, capacity: 1e12 } }, undefined, 'cpu');
+calls['Trainer.build(hidden width 2^31-1)'] = () => a.Trainer.build({ ...cfg, network: { ...cfg.network, hidden: [2 ** 31 - 1] } }, undefined, 'cpu');
+calls['Trainer.build(backend NaN)'] = () => a.Trainer.build(cfg, undefined, Number.NaN);
 
 for (const [call, f] of Object.entries(calls)) {
   try {
