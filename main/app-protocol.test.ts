@@ -25,7 +25,7 @@ test('app:// serves the built renderer: the page with its CSP, assets with their
   const { renderer, cleanup } = rendererDir();
   try {
     assert.equal(APP_PAGE_URL, 'app://dqn/index.html');
-    assert.deepEqual(APP_SCHEME_PRIVILEGES, { scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } });
+    assert.deepEqual(APP_SCHEME_PRIVILEGES, { scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true } });
     const page = await get(renderer, APP_PAGE_URL);
     assert.equal(page.status, 200);
     assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');

@@ -13,9 +13,11 @@ export const APP_PAGE_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
 /**
  * For protocol.registerSchemesAsPrivileged (before the app is ready): a standard, secure scheme
- * (relative URLs, a real origin for the CSP's 'self', module scripts) that may be fetched.
+ * (relative URLs, a real origin for the CSP's 'self') that may be fetched in CORS mode (Vite's
+ * `<script type="module" crossorigin>`; answers carry no Access-Control header, so another
+ * origin still cannot read them).
  */
-export const APP_SCHEME_PRIVILEGES = { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } } as const;
+export const APP_SCHEME_PRIVILEGES = { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true } } as const;
 
 /** The part of Electron's `protocol` module used here. */
 export interface ProtocolLike {

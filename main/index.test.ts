@@ -22,7 +22,7 @@ test('Electron main: app:// page in a sandboxed window, no navigation, checked I
   await import('./index.ts');
   const names = () => fake.calls.map((c) => c[0]);
   const privileged = fake.calls.find((c) => c[0] === 'protocol.registerSchemesAsPrivileged')!;
-  assert.deepEqual(privileged.slice(1), [[{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }], false], 'registered before ready');
+  assert.deepEqual(privileged.slice(1), [[{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true } }], false], 'registered before ready');
   fake.becomeReady();
   await until(() => fake.windows.length === 1 && fake.forked.length === 1, 'the window and the host');
 
