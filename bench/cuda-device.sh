@@ -8,7 +8,7 @@
 # and carry .device).
 #   usage: bash bench/cuda-device.sh STEP...   (run from that source tree's root)
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
-#   learner steps: learner-check learner-sanitize learner-bench learner-profile learner-tests
+#   learner steps: learner-check learner-sanitize learner-bench learner-epoch learner-profile learner-tests
 #                  train-cartpole train-trading torch-dqn
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
@@ -78,6 +78,9 @@ for s in "$@"; do
     learner-bench)
       step learner-bench
       ./build/native/learner_cuda_tool bench 2>&1 | tee "$OUT/learner-bench.log" | grep -v '^JSON' ;;
+    learner-epoch)
+      step learner-epoch
+      ./build/native/learner_cuda_tool epoch 2>&1 | tee "$OUT/learner-epoch.log" | grep -v '^JSON' ;;
     learner-profile)
       step learner-profile
       ./build/native/learner_cuda_tool profile 2>&1 | tee "$OUT/learner-profile.log" ;;

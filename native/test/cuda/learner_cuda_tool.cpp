@@ -10,6 +10,8 @@
 //                              256 -> 45, dueling) with the GPU replay at capacity 1e6: batch
 //                              256 and 1024, TF32 / BF16 / FP32, eager and graph-replayed (1 and
 //                              16 steps per launch); JSON lines and a table.
+//   learner_cuda_tool epoch    GPU idle fraction inside an epoch of the full loop (host acting and
+//                              inserts between the training steps, as the trainer does them).
 //   learner_cuda_tool profile  where a step's time goes in an eager step: CUDA events around the
 //                              sample, the learner kernel and the update; the global timer at
 //                              each of the kernel's phase barriers (forward, loss, backward,
@@ -334,6 +336,66 @@ int Bench() {
   return 0;
 }
 
+/// GPU idle time inside an epoch of the full loop, collection included: per training step,
+/// train_every (4) env steps of acting on the host (greedy on the pinned acting weights, `envs`
+/// rows each), their transitions inserted through the pinned ring, then train() (B = 256, TF32,
+/// graph). CUDA events on the replay's stream bracket each insert and each train(); the idle
+/// fraction is 1 - (bracketed GPU time) / (first bracket's start to the last one's end).
+int Epoch() {
+  std::mt19937_64 rng(4);
+  const dqn::NetConfig net{51, 45, {256, 256}, true};
+  const int d = net.state_dim, train_every = 4, steps = 2000;
+  auto replay = FilledReplay(1000000, 1000000, d, net.n_actions, rng);
+  cudaStream_t s = replay->stream();
+  for (int envs : {1, 16}) {
+    dqn::LearnerConfig c = MakeConfig(256, dqn::MatmulPrecision::kTF32);
+    c.q_stats_interval = 100;
+    c.causal_interval = 1000000;
+    CudaLearner l(net, c, 3, {});
+    dqn::ScalarBlock out;
+    const int64_t rows = static_cast<int64_t>(train_every) * envs;
+    HostBatch hb(rows, d, net.n_actions, rng);
+    const dqn::TransitionBatch t{hb.buffers.states.data(), hb.buffers.actions.data(), hb.buffers.rewards.data(),
+                                 hb.buffers.next_states.data(), hb.buffers.dones.data(), hb.buffers.discounts.data(), rows};
+    std::vector<int32_t> actions(static_cast<size_t>(envs));
+    std::vector<cudaEvent_t> ev(4 * static_cast<size_t>(steps));
+    for (cudaEvent_t& e : ev) cudaEventCreate(&e);
+    const auto one_step = [&](int i) {
+      for (int e = 0; e < train_every; ++e) l.greedy(hb.buffers.states.data() + static_cast<int64_t>(e) * envs * d, envs, actions.data());
+      if (i >= 0) cudaEventRecord(ev[4 * i], s);
+      l.insert(*replay, t);
+      if (i >= 0) cudaEventRecord(ev[4 * i + 1], s), cudaEventRecord(ev[4 * i + 2], s);
+      l.train(*replay, out);
+      if (i >= 0) cudaEventRecord(ev[4 * i + 3], s);
+    };
+    for (int i = 0; i < 100; ++i) one_step(-1);
+    l.finish(out);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < steps; ++i) one_step(i);
+    l.finish(out);
+    const double wall = SecondsSince(t0);
+    double busy_ms = 0;
+    float ms = 0;
+    for (int i = 0; i < steps; ++i) {
+      cudaEventElapsedTime(&ms, ev[4 * i], ev[4 * i + 1]);
+      busy_ms += ms;
+      cudaEventElapsedTime(&ms, ev[4 * i + 2], ev[4 * i + 3]);
+      busy_ms += ms;
+    }
+    cudaEventElapsedTime(&ms, ev.front(), ev.back());
+    const auto a0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 200; ++i) l.greedy(hb.buffers.states.data(), envs, actions.data());
+    const double act_us = 1e6 * SecondsSince(a0) / 200;
+    std::printf("epoch loop B=256 tf32 graph, %d env(s), %d env steps per train step: %.0f train steps/s, GPU idle %.1f %% "
+                "(busy %.1f of %.1f ms), host acting %.1f us per env step\n",
+                envs, train_every, steps / wall, 100.0 * (1.0 - busy_ms / ms), busy_ms, ms, act_us);
+    std::printf("JSON {\"bench\":\"learner_epoch\",\"envs\":%d,\"steps_per_s\":%.1f,\"gpu_idle\":%.4f,\"act_us\":%.2f}\n", envs,
+                steps / wall, 1.0 - busy_ms / ms, act_us);
+    for (cudaEvent_t e : ev) cudaEventDestroy(e);
+  }
+  return 0;
+}
+
 int Profile() {
   // Eager steps; the parts' sum against the graph's step time shows what the graph saves.
   std::mt19937_64 rng(2);
@@ -363,4 +425,4 @@ int Profile() {
 
 }  // namespace
 
-int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}, {"profile", Profile}}); }
+int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}, {"profile", Profile}, {"epoch", Epoch}}); }
