@@ -450,6 +450,8 @@ __device__ __forceinline__ void Barrier(GridBarrier* b, unsigned blocks) {
 
 // The whole learner step (or the probe's forward pass): the program's phases in order, every
 // block taking part in each, a barrier between phases.
+static_assert(sizeof(CoreProgram) <= 32764, "the program travels as a kernel parameter (at most 32,764 bytes)");
+
 template <Precision P>
 __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ CoreProgram prog) {
   static_assert(tile::kThreads == kThreads, "one block shape for products and reductions");
