@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
 import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
-import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
+import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
@@ -61,6 +61,7 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     await startAndWatch(page, 'dashboard-running.png');
     await reloadKeepsHistory(page);
     await configShowsLiveRun(page);
+    await switchXAxis(page);
 
     // Kill the trainer host: the reason is shown, the run is halted, a new host comes up.
     const pid = Number(await page.getByTestId('host-pid').getAttribute('data-pid'));

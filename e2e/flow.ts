@@ -186,6 +186,37 @@ export async function configShowsLiveRun(page: Page): Promise<void> {
   assert.match((await page.getByLabel('Changes against the preset').textContent()) ?? '', /\(copy\) \(0\)/);
 }
 
+/** The numbers under a chart's x axis. */
+async function xTicks(page: Page, title: string): Promise<number[]> {
+  const texts = await page.getByRole('region', { name: title }).locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+  return texts.map(Number).filter((v) => Number.isFinite(v));
+}
+
+/** Waits until chart `title` labels its x axis `label`. */
+async function waitForXLabel(page: Page, title: string, label: string): Promise<void> {
+  await page.getByRole('region', { name: title }).locator('.recharts-label', { hasText: new RegExp(`^${label.replace(/[()]/g, '\\$&')}$`) }).waitFor(LONG);
+}
+
+/**
+ * The x-axis choice: wall time since the start turns the step charts' axis into seconds (ticks
+ * far below the step numbers), the episodic returns' too; back to step restores the steps.
+ */
+export async function switchXAxis(page: Page): Promise<void> {
+  await waitForXLabel(page, 'Loss', 'step');
+  const steps = await xTicks(page, 'Loss');
+  await page.getByRole('combobox', { name: 'x axis' }).selectOption({ label: 'wall time' });
+  await waitForXLabel(page, 'Loss', 'wall time (s)');
+  await waitForXLabel(page, 'Episodic return', 'wall time (s)');
+  const seconds = await xTicks(page, 'Loss');
+  assert.ok(seconds.length > 0 && steps.length > 0);
+  assert.ok(Math.max(...seconds) * 10 < Math.max(...steps), `wall-time ticks ${seconds} are seconds, step ticks ${steps} are steps`);
+  await waitForXLabel(page, 'Epoch time', 'epoch'); // epoch times keep their epoch axis
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, 'x-axis-wall-time.png') });
+  await page.getByRole('combobox', { name: 'x axis' }).selectOption({ label: 'step' });
+  await waitForXLabel(page, 'Loss', 'step');
+}
+
 /** Why the end-to-end tests cannot run here, or undefined when they can. */
 export async function trainerMissing(): Promise<string | undefined> {
   try {

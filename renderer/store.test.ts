@@ -169,3 +169,16 @@ test('a gap in the frame sequence is counted as lost frames', () => {
   d.apply(next(4));
   assert.deepEqual(d.stream, { frames: 2, lost: 2, lastSeq: 4 });
 });
+
+test('frames and epochs give the run its step <-> wall time <-> env step samples for the x-axis choice', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  d.apply(frame('/runs/a', [[100, 1, 1]]));
+  d.apply(frame('/runs/a', [[300, 2, 1]], { epochs: [{ epoch: 1, step: 300, env_steps: 2400, epoch_time_s: 2, steps_per_s: 150, eval_mean_return: 9, eval_episodes: 1, eval_metrics: {} }] }));
+  const axis = d.live.axis;
+  assert.equal(axis.convert('step', 'wall', 200), 1.5);
+  assert.equal(axis.convert('env', 'step', 1200), 150, 'one epoch sample: proportional');
+  assert.equal(d.store.getState().xAxis, 'step');
+  d.setXAxis('wall');
+  assert.equal(d.store.getState().xAxis, 'wall');
+});

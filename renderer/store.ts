@@ -7,6 +7,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunConfig } from '../common/config.ts';
 import { epochSeriesPoints, FRAME_SERIES, fromWire, type Frame, type HostMessage, type RunSummary, type SeriesSummary } from '../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
+import { AxisMap, type XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
 import { DEFAULT_MAX_POINTS, Series } from './lib/series.ts';
 import type { ConnectionState } from './transport/transport.ts';
@@ -39,6 +40,8 @@ export class SeriesBook {
   readonly series = new Map<string, Series>();
   /** Tells books apart (a chart redraws when the book it shows is another one). */
   readonly id = nextBookId++;
+  /** The run's step <-> env step <-> wall time samples, for the charts' x-axis choice. */
+  readonly axis = new AxisMap();
   constructor(
     private smoothing = DEFAULT_SMOOTHING,
     private readonly maxPoints = DEFAULT_MAX_POINTS,
@@ -59,13 +62,19 @@ export class SeriesBook {
   }
 
   addScalars(points: readonly ScalarPoint[]): void {
-    for (const p of points) for (const [name, v] of Object.entries(p.values)) this.push(name, p.step, fromWire(v));
+    for (const p of points) {
+      this.axis.addWall(p.step, p.wall_s);
+      for (const [name, v] of Object.entries(p.values)) this.push(name, p.step, fromWire(v));
+    }
   }
   addEpisodes(episodes: readonly { step: number; value: number }[]): void {
     for (const e of episodes) this.push(EPISODE_SERIES, e.step, e.value);
   }
   addEpochs(epochs: readonly EpochSummary[]): void {
-    for (const e of epochs) for (const [name, x, y] of epochSeriesPoints(e)) this.push(name, x, y);
+    for (const e of epochs) {
+      this.axis.addEnv(e.step, e.env_steps);
+      for (const [name, x, y] of epochSeriesPoints(e)) this.push(name, x, y);
+    }
   }
   /** Appends a frame's summaries (see summaryPoints), creating series on first use. */
   addSummaries(summaries: Frame['series']): void {
@@ -136,6 +145,8 @@ export interface DashboardState {
   /** Bumped whenever a series book changes (charts redraw on it). */
   version: number;
   smoothing: number;
+  /** What the step-based charts use as x: gradient step, env step or wall time since the start. */
+  xAxis: XAxisKind;
 }
 
 /** How far back (s of run time) the steps/s rate looks. */
@@ -164,6 +175,7 @@ export interface Dashboard {
   expectResume(runDir: string): void;
   showLive(): void;
   setSmoothing(weight: number): void;
+  setXAxis(axis: XAxisKind): void;
   dismissErrors(): void;
 }
 
@@ -187,6 +199,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     view: { kind: 'live' },
     version: 0,
     smoothing: DEFAULT_SMOOTHING,
+    xAxis: 'step',
   }));
   const set = store.setState;
   const get = store.getState;
@@ -237,6 +250,8 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         stream.frames++;
         live.addSummaries(m.series);
         const p = m.progress;
+        if (p) live.axis.addWall(p.step, p.wall_s);
+        if (m.lastEpoch) live.axis.addEnv(m.lastEpoch.step, m.lastEpoch.env_steps);
         const progress = updateProgress(p ? [p] : [], m.lastEpoch, nowMs);
         if (p) progress.envSteps = Math.max(progress.envSteps, p.env_steps);
         set({
@@ -344,6 +359,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       set({ smoothing: weight });
       bump();
     },
+    setXAxis: (xAxis) => set({ xAxis }),
     dismissErrors: () => set({ errors: [] }),
   };
 }

@@ -5,6 +5,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { SCALAR_NAMES } from '../../common/run.ts';
 import type { Preset } from '../../common/protocol.ts';
 import { validate, withDefaults } from '../config/fields.ts';
+import type { XAxisKind } from '../lib/axis-map.ts';
 import { createCsvRequester } from '../lib/csv-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
 import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
@@ -61,7 +62,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   // Only what the App draws: a frame (progress, series) does not re-render it.
   const s = useStore(
     dashboard.store,
-    useShallow((st) => ({ runState: st.runState, connection: st.connection, runDir: st.runDir, runConfig: st.runConfig, host: st.host, errors: st.errors, smoothing: st.smoothing, view: st.view })),
+    useShallow((st) => ({ runState: st.runState, connection: st.connection, runDir: st.runDir, runConfig: st.runConfig, host: st.host, errors: st.errors, smoothing: st.smoothing, xAxis: st.xAxis, view: st.view })),
   );
   const scheduler = useMemo(() => new RedrawScheduler((cb) => requestAnimationFrame(cb)), []);
   const csv = useMemo(() => createCsvRequester(transport), [transport]);
@@ -183,14 +184,22 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
               <input type="range" min={0} max={0.99} step={0.01} value={s.smoothing} onChange={(e) => dashboard.setSmoothing(Number(e.target.value))} aria-label="Smoothing weight" />{' '}
               {s.smoothing.toFixed(2)}
             </label>
+            <label>
+              x axis{' '}
+              <select aria-label="x axis" value={s.xAxis} onChange={(e) => dashboard.setXAxis(e.target.value as XAxisKind)}>
+                <option value="step">step</option>
+                <option value="env">env step</option>
+                <option value="wall">wall time</option>
+              </select>
+            </label>
             {s.view.kind === 'history' && <span className="viewing">showing a past run</span>}
           </div>
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Loss" lines={LOSS} xLabel="step" yLabel="Huber TD loss" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Loss" lines={LOSS} xLabel="step" xKind="step" yLabel="Huber TD loss" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" yLabel="Q (return units)" />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" yLabel="mean |Q − Q_do(f)|" />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" logDefault />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" yLabel="return" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" xKind="step" yLabel="Q (return units)" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" xKind="step" yLabel="mean |Q − Q_do(f)|" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel="return" />
         </main>
       </div>
     </div>

@@ -8,6 +8,7 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useStore } from 'zustand';
+import { X_AXIS_LABEL, type XAxisKind } from '../lib/axis-map.ts';
 import type { CsvRequest } from '../lib/csv-request.ts';
 import { downsampleBand, type Marker } from '../lib/downsample.ts';
 import { tooltipValue } from '../lib/format.ts';
@@ -35,7 +36,10 @@ interface Props {
   lines: ChartLine[];
   /** Names of a min/max pair drawn as a band behind the lines; `label` names it in the legend. */
   band?: { lo: string; hi: string; color: string; label: string };
+  /** x-axis label when the chart has no `xKind` (epochs). */
   xLabel: string;
+  /** The axis its series are stored against; the chart then follows the dashboard's x-axis choice (step, env step, wall time). */
+  xKind?: XAxisKind;
   /** Whole-number x (epochs): ticks step by at least 1. */
   xInteger?: boolean;
   /** What the y axis measures, with its unit (e.g. "seconds"). */
@@ -75,13 +79,13 @@ export function tick(v: number): string {
   return String(Number(v.toPrecision(4)));
 }
 
-function toPoints(xs: Float64Array, ys: Float64Array, n: number, logY: boolean): { pts: Pt[]; hidden: number } {
+function toPoints(xs: Float64Array, ys: Float64Array, n: number, logY: boolean, toX: (x: number) => number): { pts: Pt[]; hidden: number } {
   const pts: Pt[] = [];
   let hidden = 0;
   for (let i = 0; i < n; i++) {
     const y = ys[i]!;
     if (logY && y <= 0) hidden++;
-    else pts.push({ x: xs[i]!, y });
+    else pts.push({ x: toX(xs[i]!), y });
   }
   return { pts, hidden };
 }
@@ -131,7 +135,7 @@ function useVisible(ref: React.RefObject<HTMLElement | null>, onShow: () => void
 }
 
 /** One chart region (heading = title): raw series faint, smoothed on top, NaN/Inf markers, optional band, legend, log y, follow-latest, drag zoom and CSV export. */
-export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv, title, lines, band, xLabel, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
+export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv, title, lines, band, xLabel: fixedXLabel, xKind, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
   const [drawTick, setDrawTick] = useState(0);
   const drawnSig = useRef('');
   const sectionRef = useRef<HTMLElement | null>(null);
@@ -162,6 +166,9 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
     renderStart.current = undefined;
   });
   const smoothing = useStore(dashboard.store, (s) => s.smoothing);
+  const chosenAxis = useStore(dashboard.store, (s) => s.xAxis);
+  const shownAxis = xKind ? chosenAxis : undefined;
+  const xLabel = shownAxis ? X_AXIS_LABEL[shownAxis] : fixedXLabel;
   const [logY, setLogY] = useState(logDefault);
   const [zoom, setZoom] = useState<[number, number] | undefined>();
   const [drag, setDrag] = useState<{ from: number; to?: number } | undefined>();
@@ -172,6 +179,11 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
     const book = dashboard.shown();
     const all = linesOf(book, lines, dynamicLines);
     drawnSig.current = dataSignature(book, all, band);
+    // x as shown (display) and as stored (native): zoom is kept in display units.
+    const toShown = (x: number) => (xKind && shownAxis ? book.axis.convert(xKind, shownAxis, x) : x);
+    const toNative = (x: number) => (xKind && shownAxis && Number.isFinite(x) ? book.axis.convert(shownAxis, xKind, x) : x);
+    const z0 = zoom ? toNative(zoom[0]) : -Infinity;
+    const z1 = zoom ? toNative(zoom[1]) : Infinity;
     const buckets = Math.max(50, Math.floor(width * BUCKETS_PER_PX));
     let points = 0;
     let hidden = 0;
@@ -180,11 +192,11 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       const s = book.get(line.name);
       if (!s || s.length === 0) return [];
       points += s.length;
-      const v = s.view(buckets, zoom?.[0], zoom?.[1]);
-      const raw = toPoints(v.raw.x, v.raw.y, v.raw.length, logY);
-      const smooth = toPoints(v.smooth.x, v.smooth.y, v.smooth.length, logY);
+      const v = s.view(buckets, z0, z1);
+      const raw = toPoints(v.raw.x, v.raw.y, v.raw.length, logY, toShown);
+      const smooth = toPoints(v.smooth.x, v.smooth.y, v.smooth.length, logY, toShown);
       hidden += raw.hidden;
-      for (const m of v.raw.markers) if (markers.length < MAX_MARKERS) markers.push({ ...m, label: line.label });
+      for (const m of v.raw.markers) if (markers.length < MAX_MARKERS) markers.push({ ...m, x: toShown(m.x), label: line.label });
       const dots = !!line.dots && raw.pts.length * MIN_PX_PER_DOT <= width;
       return [{ line, raw: raw.pts, smooth: smooth.pts, dots }];
     });
@@ -193,8 +205,8 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       const lo = book.get(band.lo);
       const hi = book.get(band.hi);
       if (lo && hi) {
-        const b = downsampleBand(lo, hi, zoom?.[0] ?? -Infinity, zoom?.[1] ?? Infinity, buckets);
-        for (let i = 0; i < b.length; i++) if (!logY || b.lo[i]! > 0) bandPts.push({ x: b.x[i]!, range: [b.lo[i]!, b.hi[i]!] });
+        const b = downsampleBand(lo, hi, z0, z1, buckets);
+        for (let i = 0; i < b.length; i++) if (!logY || b.lo[i]! > 0) bandPts.push({ x: toShown(b.x[i]!), range: [b.lo[i]!, b.hi[i]!] });
       }
     }
     let x0 = Infinity;
@@ -207,7 +219,9 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
     const xRange: [number, number] = zoom ?? [x0, x1];
     return { series: out, markers, points, hidden, bandPts, xRange };
     // `drawTick` moves when the scheduler finds the drawn series changed (or the view switched).
-  }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick]);
+  }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick, xKind, shownAxis]);
+  // Another x axis: the zoom (in the old axis's units) no longer applies.
+  useEffect(() => setZoom(undefined), [shownAxis]);
 
   const legend = useMemo(
     () => legendEntries(drawn.series.map((d) => d.line), smoothing, band && drawn.bandPts.length > 0 ? band : undefined),
