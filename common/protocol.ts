@@ -29,6 +29,12 @@ export const RunSummarySchema = z.object({
   lastEvalReturn: z.number().optional(),
   /** The `--seeds` group (its summary file's name) the run belongs to, if any. */
   seedGroup: z.string().optional(),
+  /** Key results (main/trainer/run-results.ts): last TD loss, last epoch's steps/s, wall seconds, backend, how it ended. */
+  finalLoss: z.number().optional(),
+  stepsPerSec: z.number().optional(),
+  wallS: z.number().optional(),
+  backend: z.enum(['cpu', 'cuda']).optional(),
+  state: z.enum(['finished', 'stopped', 'halted', 'incomplete']).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 

@@ -217,6 +217,37 @@ export async function switchXAxis(page: Page): Promise<void> {
   await waitForXLabel(page, 'Loss', 'step');
 }
 
+/**
+ * The run history is a table of key results: after a run killed with its host and a stopped
+ * one, the newest (stopped) row shows its state, backend, final loss, steps/s and wall time; the
+ * filter keeps the matching rows; a heading click sorts by that column.
+ */
+export async function runHistoryTable(page: Page): Promise<void> {
+  const table = page.getByRole('table', { name: 'Runs' });
+  const rows = table.locator('tbody tr:not(.run-group)');
+  await rows.nth(1).waitFor(LONG);
+  const cell = (row: number, col: string) => rows.nth(row).locator(`td[data-col=${col}]`).textContent();
+  assert.equal(await cell(0, 'state'), 'stopped');
+  assert.equal(await cell(0, 'backend'), 'cpu');
+  assert.ok(Number.isFinite(Number(await cell(0, 'finalLoss'))), 'a final loss');
+  assert.ok(Number(await cell(0, 'stepsPerSec')) > 0, 'a steps/s');
+  assert.match((await cell(0, 'wallS')) ?? '', /^\d+ s$|min/);
+  assert.equal(await cell(1, 'state'), 'incomplete', 'the run whose host was killed never ended');
+  const newest = await cell(0, 'name');
+  const filter = page.getByRole('searchbox', { name: 'Filter runs' });
+  await filter.fill('incomplete');
+  await page.waitForFunction(() => document.querySelectorAll('table[aria-label=Runs] tbody tr:not(.run-group)').length === 1, undefined, LONG);
+  assert.notEqual(await cell(0, 'name'), newest);
+  await filter.fill('');
+  await rows.nth(1).waitFor(LONG);
+  await table.getByRole('button', { name: /^Run( [▲▼])?$/ }).click();
+  await table.locator('th[aria-sort=ascending]').waitFor(LONG);
+  const order = await rows.locator('td[data-col=name]').allTextContents();
+  assert.deepEqual(order, [...order].sort(), `${order.join(', ')}: sorted by name, ascending after a click on Run (newest first before)`);
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, 'run-history-table.png'), fullPage: true });
+}
+
 /** Why the end-to-end tests cannot run here, or undefined when they can. */
 export async function trainerMissing(): Promise<string | undefined> {
   try {

@@ -8,6 +8,7 @@ import { readJsonFile } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
 import { writeFileAtomic } from './atomic-file.ts';
+import { parseEvents, runResults, type RunResults } from './run-results.ts';
 
 /** One line of metrics.jsonl. */
 export type MetricsRecord =
@@ -144,7 +145,7 @@ export function readRunMetrics(runDir: string): MetricsRecord[] {
 }
 
 /** Summary of a past run for the run history. */
-export interface RunListing {
+export interface RunListing extends RunResults {
   runDir: string;
   name: string;
   createdMs: number;
@@ -197,8 +198,10 @@ export function listRuns(runsDir: string): RunListing[] {
     } catch {
       continue;
     }
-    const epochs = readRunMetrics(runDir).filter((r): r is Extract<MetricsRecord, { type: 'epoch' }> => r.type === 'epoch');
+    const records = readRunMetrics(runDir);
+    const epochs = records.filter((r): r is Extract<MetricsRecord, { type: 'epoch' }> => r.type === 'epoch');
     const last = epochs.at(-1);
+    const events = existsSync(join(runDir, 'events.log')) ? parseEvents(readFileSync(join(runDir, 'events.log'), 'utf8')) : [];
     out.push({
       runDir,
       name,
@@ -208,6 +211,7 @@ export function listRuns(runsDir: string): RunListing[] {
       lastStep: last?.step ?? 0,
       lastEvalReturn: last?.eval_mean_return,
       ...(groups.has(name) ? { seedGroup: groups.get(name) } : {}),
+      ...runResults(records, events),
     });
   }
   return out.sort((a, b) => b.name.localeCompare(a.name));

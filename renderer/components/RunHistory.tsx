@@ -1,23 +1,29 @@
 // Past runs from the runs folder: open one to see its charts from the metrics on disk, or resume it.
-import { Fragment } from 'react';
+import { Fragment, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
 import { groupRuns } from '../lib/run-groups.ts';
+import { RUN_COLUMNS, runTable, type RunSort } from '../lib/run-table.ts';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 
-/** Past runs from the runs folder (runs of one `--seeds` group together): open one to draw its charts from disk, or resume it. */
+/** Past runs from the runs folder as a table of key results that sorts (click a heading) and filters (runs of one `--seeds` group together): open one to draw its charts from disk, or resume it. */
 export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
   const runs = useStore(dashboard.store, (s) => s.runs);
   const state = useStore(dashboard.store, (s) => s.runState);
   const view = useStore(dashboard.store, (s) => s.view);
   const busy = state === 'running' || state === 'stopping';
+  const [sort, setSort] = useState<RunSort>({ key: 'name', dir: 'desc' });
+  const [filter, setFilter] = useState('');
+  const shown = useMemo(() => runTable(runs, sort, filter), [runs, sort, filter]);
+  const sortBy = (key: RunSort['key']) => setSort((s) => ({ key, dir: s.key === key && s.dir === 'desc' ? 'asc' : 'desc' }));
   const row = (r: RunSummary) => (
     <tr key={r.runDir}>
-      <td title={r.runDir}>{r.name}</td>
-      <td>{r.env}</td>
-      <td>{r.epochs}</td>
-      <td>{r.lastEvalReturn?.toFixed(1) ?? '–'}</td>
+      {RUN_COLUMNS.map((c) => (
+        <td key={c.key} title={c.key === 'name' ? r.runDir : undefined} data-col={c.key}>
+          {c.text(r)}
+        </td>
+      ))}
       <td className="actions">
         <button type="button" aria-label={`Open ${r.name}`} onClick={() => send(() => transport.send({ type: 'openRun', runDir: r.runDir }))}>
           Open
@@ -57,24 +63,31 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
       {runs.length === 0 ? (
         <p className="muted">No runs yet.</p>
       ) : (
-        <table className="runs">
+        <>
+        <input className="runs-filter" type="search" aria-label="Filter runs" placeholder="filter: name, env, state, backend" value={filter} onChange={(e) => setFilter(e.target.value)} />
+        <div className="runs-scroll">
+        <table className="runs" aria-label="Runs">
           <thead>
             <tr>
-              <th>Run</th>
-              <th>Env</th>
-              <th>Epochs</th>
-              <th>Eval return</th>
+              {RUN_COLUMNS.map((c) => (
+                <th key={c.key} aria-sort={sort.key === c.key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                  <button type="button" className="sort" onClick={() => sortBy(c.key)} title={`Sort by ${c.label.toLowerCase()}`}>
+                    {c.label}
+                    {sort.key === c.key ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+                  </button>
+                </th>
+              ))}
               <th />
             </tr>
           </thead>
           <tbody>
-            {groupRuns(runs).map((block) =>
+            {groupRuns(shown).map((block) =>
               block.group === undefined ? (
                 row(block.runs[0]!)
               ) : (
                 <Fragment key={block.group}>
                   <tr className="run-group">
-                    <th colSpan={5} scope="rowgroup" title="trained together by --seeds; the summary over seeds is this name + .json in the runs folder">
+                    <th colSpan={RUN_COLUMNS.length + 1} scope="rowgroup" title="trained together by --seeds; the summary over seeds is this name + .json in the runs folder">
                       {block.group}: {block.runs.length} seed{block.runs.length === 1 ? '' : 's'}
                     </th>
                   </tr>
@@ -84,6 +97,9 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
             )}
           </tbody>
         </table>
+        </div>
+        {shown.length === 0 && <p className="muted">No run matches the filter.</p>}
+        </>
       )}
     </section>
   );

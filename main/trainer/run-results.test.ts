@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RunEvent } from '../../common/run.ts';
+import type { MetricsRecord } from './run-dir.ts';
+import { parseEvents, runResults } from './run-results.ts';
+
+const ev = (kind: RunEvent['kind'], message: string): RunEvent => ({ time: 't', kind, message });
+const epoch = (n: number, sps: number): MetricsRecord => ({ type: 'epoch', epoch: n, step: 500 * n, env_steps: 4000 * n, epoch_time_s: 1, steps_per_s: sps, eval_mean_return: 10 * n, eval_episodes: 1, eval_metrics: {} });
+
+test('key results: the last loss, wall time and epoch rate; the backend it ran on; how it ended', () => {
+  const records: MetricsRecord[] = [
+    { type: 'scalars', step: 10, wall_s: 1, values: { 'losses/td_loss': 0.5 } },
+    epoch(1, 900),
+    { type: 'scalars', step: 20, wall_s: 2.5, values: { 'losses/td_loss': 0.25, 'q/mean': 3 } },
+    { type: 'scalars', step: 30, wall_s: 3, values: { 'losses/td_loss': 'NaN' } },
+    epoch(2, 1100),
+  ];
+  assert.deepEqual(runResults(records, [ev('start', 'run x on cuda'), ev('fallback', 'compute on CPU: CUDA context lost; continuing from the start'), ev('halt', 'NaN in loss')]), {
+    state: 'halted',
+    finalLoss: 0.25,
+    wallS: 3,
+    stepsPerSec: 1100,
+    backend: 'cpu',
+  });
+  assert.equal(runResults(records, [ev('start', 'run x on cpu'), ev('stop', 'stopped at step 30')]).state, 'stopped');
+  assert.equal(runResults(records, [ev('start', 'run x on cpu'), ev('finish', 'finished'), ev('resume', 'resumed from ...')]).state, 'incomplete', 'a resumed run that did not end yet');
+  assert.deepEqual(runResults([], []), { state: 'incomplete' });
+});
+
+test('events.log lines parse one by one; a torn line is skipped', () => {
+  const text = `${JSON.stringify(ev('start', 'run x on cpu'))}\n${JSON.stringify(ev('stop', 'stopped'))}\n{"time":"t","ki`;
+  assert.deepEqual(parseEvents(text).map((e) => e.kind), ['start', 'stop']);
+});

@@ -1,0 +1,22 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RunSummary } from '../../common/protocol.ts';
+import { runTable, wallText } from './run-table.ts';
+
+const run = (name: string, extra: Partial<RunSummary>): RunSummary => ({ runDir: `/runs/${name}`, name, createdMs: 0, env: 'cartpole', epochs: 1, lastStep: 1, ...extra });
+const runs = [
+  run('a-cartpole', { finalLoss: 0.5, lastEvalReturn: 200, state: 'finished', backend: 'cpu', wallS: 30 }),
+  run('b-trading', { env: 'trading', finalLoss: 0.1, state: 'halted', backend: 'cuda', wallS: 4000 }),
+  run('c-cartpole', { lastEvalReturn: 480, state: 'stopped', backend: 'cpu' }),
+];
+
+test('the run table sorts by any column, runs without the value last, and filters on every word', () => {
+  const names = (rs: RunSummary[]) => rs.map((r) => r.name);
+  assert.deepEqual(names(runTable(runs, { key: 'finalLoss', dir: 'asc' }, '')), ['b-trading', 'a-cartpole', 'c-cartpole']);
+  assert.deepEqual(names(runTable(runs, { key: 'finalLoss', dir: 'desc' }, '')), ['a-cartpole', 'b-trading', 'c-cartpole'], 'no loss: last either way');
+  assert.deepEqual(names(runTable(runs, { key: 'lastEvalReturn', dir: 'desc' }, '')), ['c-cartpole', 'a-cartpole', 'b-trading']);
+  assert.deepEqual(names(runTable(runs, { key: 'name', dir: 'desc' }, '')), ['c-cartpole', 'b-trading', 'a-cartpole']);
+  assert.deepEqual(names(runTable(runs, { key: 'name', dir: 'asc' }, 'CARTPOLE cpu')), ['a-cartpole', 'c-cartpole']);
+  assert.deepEqual(names(runTable(runs, { key: 'name', dir: 'asc' }, 'halted')), ['b-trading']);
+  assert.deepEqual([wallText(undefined), wallText(30), wallText(185), wallText(4000)], ['–', '30 s', '3 min 5 s', '1 h 7 min']);
+});

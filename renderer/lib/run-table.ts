@@ -1,0 +1,60 @@
+// The run history as a table of key results (issue 16, item 4): which columns it has, how a
+// column sorts, and the filter (every word must appear in the run's name, env, state or backend).
+import type { RunSummary } from '../../common/protocol.ts';
+
+/** A sortable column of the run table. */
+export interface RunColumn {
+  key: 'name' | 'env' | 'state' | 'epochs' | 'finalLoss' | 'lastEvalReturn' | 'stepsPerSec' | 'wallS' | 'backend';
+  label: string;
+  /** The cell's text. */
+  text(r: RunSummary): string;
+  /** The value it sorts by (undefined sorts last in either direction). */
+  value(r: RunSummary): number | string | undefined;
+}
+
+const num = (v: number | undefined, digits: number) => (v === undefined ? '–' : v.toFixed(digits));
+
+/** Wall seconds as "42 s", "3 min 5 s", "2 h 4 min". */
+export function wallText(s: number | undefined): string {
+  if (s === undefined) return '–';
+  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
+
+export const RUN_COLUMNS: RunColumn[] = [
+  { key: 'name', label: 'Run', text: (r) => r.name, value: (r) => r.name },
+  { key: 'env', label: 'Env', text: (r) => r.env, value: (r) => r.env },
+  { key: 'state', label: 'State', text: (r) => r.state ?? '–', value: (r) => r.state },
+  { key: 'epochs', label: 'Epochs', text: (r) => String(r.epochs), value: (r) => r.epochs },
+  { key: 'finalLoss', label: 'Final loss', text: (r) => (r.finalLoss === undefined ? '–' : r.finalLoss.toPrecision(3)), value: (r) => r.finalLoss },
+  { key: 'lastEvalReturn', label: 'Eval return', text: (r) => num(r.lastEvalReturn, 1), value: (r) => r.lastEvalReturn },
+  { key: 'stepsPerSec', label: 'Steps/s', text: (r) => num(r.stepsPerSec, 0), value: (r) => r.stepsPerSec },
+  { key: 'wallS', label: 'Wall', text: (r) => wallText(r.wallS), value: (r) => r.wallS },
+  { key: 'backend', label: 'Backend', text: (r) => r.backend ?? '–', value: (r) => r.backend },
+];
+
+/** How the table is sorted. */
+export interface RunSort {
+  key: RunColumn['key'];
+  dir: 'asc' | 'desc';
+}
+
+/** The runs whose name, env, state or backend hold every word of `filter` (case-insensitive), sorted by `sort`. */
+export function runTable(runs: readonly RunSummary[], sort: RunSort, filter: string): RunSummary[] {
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const col = RUN_COLUMNS.find((c) => c.key === sort.key) ?? RUN_COLUMNS[0]!;
+  const kept = runs.filter((r) => {
+    const hay = `${r.name} ${r.env} ${r.state ?? ''} ${r.backend ?? ''}`.toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  return kept
+    .map((r, i) => ({ r, i, v: col.value(r) }))
+    .sort((a, b) => {
+      if (a.v === undefined || b.v === undefined) return a.v === b.v ? a.i - b.i : a.v === undefined ? 1 : -1;
+      const c = typeof a.v === 'number' && typeof b.v === 'number' ? a.v - b.v : String(a.v).localeCompare(String(b.v));
+      return c !== 0 ? sign * c : a.i - b.i;
+    })
+    .map((x) => x.r);
+}
