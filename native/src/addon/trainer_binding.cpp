@@ -120,6 +120,8 @@ class BuildWorker : public Napi::AsyncWorker {
       SetError("out of memory in the native addon (building the trainer)");
     } catch (const std::exception& e) {
       SetError(e.what());
+    } catch (...) {
+      SetError("building the trainer failed with an unknown native error");
     }
   }
   void OnOK() override {
