@@ -59,6 +59,10 @@ export const HostCommandSchema = z.discriminatedUnion('type', [
    * The raw records of `series` in the run `runDir` (the live run or a past one) as CSV, answered
    * by `csv` with the same id: charts draw summaries, the export holds every logged record.
    */
+  /** Rename a past run's folder (not the live run's); answered by the new `runs` list. */
+  z.object({ type: z.literal('renameRun'), runDir: z.string().min(1), name: z.string().min(1).max(128) }),
+  /** Move a past run's folder to the runs folder's trash (`.trash/`); answered by the new `runs` list. */
+  z.object({ type: z.literal('deleteRun'), runDir: z.string().min(1) }),
   z.object({ type: z.literal('exportCsv'), id: z.number().int().nonnegative(), runDir: z.string().min(1), series: z.array(z.string().min(1).max(200)).min(1).max(64) }),
 ]);
 export type HostCommand = z.infer<typeof HostCommandSchema>;

@@ -248,6 +248,27 @@ export async function runHistoryTable(page: Page): Promise<void> {
   await page.screenshot({ path: join(RESULTS, 'run-history-table.png'), fullPage: true });
 }
 
+/**
+ * Renames the run `from` to `to` (answering the prompt), then deletes it (accepting the
+ * confirmation): the table shows the new name, then no longer lists it.
+ */
+export async function renameThenDeleteRun(page: Page, from: string, to: string): Promise<void> {
+  const table = page.getByRole('table', { name: 'Runs' });
+  page.once('dialog', (d) => void d.accept(to));
+  await table.getByRole('button', { name: `Rename ${from}`, exact: true }).click();
+  await table.getByRole('button', { name: `Delete ${to}`, exact: true }).waitFor(LONG);
+  const before = await table.locator('tbody tr:not(.run-group)').count();
+  let question = '';
+  page.once('dialog', (d) => {
+    question = d.message();
+    void d.accept();
+  });
+  await table.getByRole('button', { name: `Delete ${to}`, exact: true }).click();
+  await table.getByRole('button', { name: `Delete ${to}`, exact: true }).waitFor({ state: 'detached', ...LONG });
+  assert.match(question, new RegExp(`Move run ${to} to the trash\\?`));
+  assert.equal(await table.locator('tbody tr:not(.run-group)').count(), before - 1);
+}
+
 /** Why the end-to-end tests cannot run here, or undefined when they can. */
 export async function trainerMissing(): Promise<string | undefined> {
   try {

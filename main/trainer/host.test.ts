@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
@@ -389,4 +389,49 @@ test('Stop or a shutdown while the trainer is being built stops the run as soon 
   session.gates[1]!();
   await shutdown;
   assert.equal(session.starts[1]!.stopCalls >= 1, true, 'and then stops the run (its checkpoint kept) before the host exits');
+});
+
+test('a past run is renamed or moved to the trash (never the live one), and every page gets the new list', async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'dqn-host-rename-'));
+  for (const name of ['old', 'other', 'gone']) mkdirSync(join(runs, name));
+  const session = new FakeSession();
+  const listed: string[][] = [];
+  session.listRuns = () => {
+    const names = readdirSync(runs).filter((n) => !n.startsWith('.')).sort();
+    listed.push(names);
+    return names.map((name) => ({ runDir: join(runs, name), name, createdMs: 0, env: 'cartpole', epochs: 0, lastStep: 0 }));
+  };
+  const host = new TrainerHost(session, { runsDir: runs, framePeriodMs: 60_000 });
+  const { port, sent, send } = fakePort();
+  host.attach(port);
+  send({ type: 'renameRun', runDir: 'old', name: 'baseline-32x32' });
+  await tick();
+  assert.deepEqual(listed.at(-1), ['baseline-32x32', 'gone', 'other']);
+  send({ type: 'renameRun', runDir: 'other', name: 'gone' });
+  send({ type: 'renameRun', runDir: 'other', name: '../escape' });
+  send({ type: 'deleteRun', runDir: '../..' });
+  await tick();
+  const errors = sent.filter((m) => m.type === 'error').map((m) => (m.type === 'error' ? m.message : ''));
+  assert.match(errors[0]!, /a run named 'gone' already exists/);
+  assert.match(errors[1]!, /new run name '\.\.\/escape'/);
+  assert.match(errors[2]!, /is not inside the runs folder/);
+  send({ type: 'deleteRun', runDir: 'gone' });
+  await tick();
+  assert.deepEqual(readdirSync(join(runs, '.trash')), ['gone'], 'the deleted run waits in the trash');
+  assert.deepEqual(listed.at(-1), ['baseline-32x32', 'other']);
+  mkdirSync(join(runs, 'gone'));
+  send({ type: 'deleteRun', runDir: 'gone' });
+  await tick();
+  assert.equal(readdirSync(join(runs, '.trash')).length, 2, 'a second run of the same name gets its own place in the trash');
+  // The live run cannot be renamed or deleted.
+  session.configs.set(join(runs, 'other'), parseRunConfig(cartpole));
+  send({ type: 'resume', runDir: 'other' });
+  await tick();
+  assert.equal(session.starts.length, 1);
+  send({ type: 'deleteRun', runDir: 'other' });
+  await tick();
+  const refused = sent.filter((m) => m.type === 'error').at(-1);
+  assert.ok(refused?.type === 'error' && /is the live run: stop it first/.test(refused.message), JSON.stringify(refused));
+  assert.ok(readdirSync(runs).includes('other'), 'the live run stays');
+  await host.shutdown();
 });

@@ -21,6 +21,7 @@ import type { MetricsRecord } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 import { FrameBuilder } from '../../common/frame-builder.ts';
 import { recordsCsv } from './csv-export.ts';
+import { renameRunDir, trashRunDir } from './run-files.ts';
 
 export type { MetricsRecord };
 
@@ -147,6 +148,16 @@ export class TrainerHost {
         case 'ping':
           this.reply(from, { type: 'pong', id: cmd.id });
           return;
+        case 'renameRun':
+        case 'deleteRun': {
+          const runDir = resolveRunDir(this.options.runsDir, cmd.runDir);
+          if (runDir === this.runDir && (this.handle || this.starting)) throw new Error(`${runDir} is the live run: stop it first`);
+          const moved = cmd.type === 'renameRun' ? renameRunDir(this.options.runsDir, runDir, cmd.name) : trashRunDir(this.options.runsDir, runDir);
+          // The last run's folder (a reconnecting page reads its history from there) moves with it.
+          if (runDir === this.runDir) this.runDir = cmd.type === 'renameRun' ? moved : undefined;
+          this.broadcast({ type: 'runs', runs: this.session.listRuns(this.options.runsDir) });
+          return;
+        }
         case 'exportCsv': {
           const runDir = cmd.runDir === this.runDir ? this.runDir : resolveRunDir(this.options.runsDir, cmd.runDir);
           // The live run's file plus what the session reported since its last flush: every record once.

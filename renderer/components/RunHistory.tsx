@@ -1,4 +1,5 @@
-// Past runs from the runs folder: open one to see its charts from the metrics on disk, or resume it.
+// Past runs from the runs folder: open one to see its charts from the metrics on disk, resume it,
+// rename it, or move it to the trash (after a confirmation).
 import { Fragment, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
@@ -13,6 +14,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   const state = useStore(dashboard.store, (s) => s.runState);
   const view = useStore(dashboard.store, (s) => s.view);
   const busy = state === 'running' || state === 'stopping';
+  const liveRunDir = useStore(dashboard.store, (s) => s.runDir);
   const [sort, setSort] = useState<RunSort>({ key: 'name', dir: 'desc' });
   const [filter, setFilter] = useState('');
   const shown = useMemo(() => runTable(runs, sort, filter), [runs, sort, filter]);
@@ -40,6 +42,29 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
           }
         >
           Resume
+        </button>
+        <button
+          type="button"
+          aria-label={`Rename ${r.name}`}
+          disabled={busy && r.runDir === liveRunDir}
+          onClick={() => {
+            const name = window.prompt(`New name for run ${r.name} (letters, digits, ".", "_" and "-"):`, r.name);
+            if (name && name !== r.name) send(() => transport.send({ type: 'renameRun', runDir: r.runDir, name }));
+          }}
+        >
+          Rename
+        </button>
+        <button
+          type="button"
+          aria-label={`Delete ${r.name}`}
+          disabled={busy && r.runDir === liveRunDir}
+          onClick={() => {
+            if (!window.confirm(`Move run ${r.name} to the trash? It goes to .trash/ in the runs folder, where it can be taken back.`)) return;
+            if (view.kind === 'history' && view.runDir === r.runDir) dashboard.showLive();
+            send(() => transport.send({ type: 'deleteRun', runDir: r.runDir }));
+          }}
+        >
+          Delete
         </button>
       </td>
     </tr>
