@@ -13,7 +13,7 @@ import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 import { train } from '../../main/cli/run-cli.ts';
 import { loadAddon } from '../addon.ts';
 import { readScalars } from '../scalars.ts';
-import { createTrainer } from '../trainer.ts';
+import { buildTrainer, createTrainer } from '../trainer.ts';
 
 const addon = loadAddon();
 const gpu = addon.backendInfo();
@@ -57,6 +57,27 @@ test('a CUDA trainer trains on the GPU and streams its scalars from the pinned b
   assert.equal(s.causal_features, 4);
   assert.ok(s.per_total! > 0 && s.beta! > 0.4, `per_total ${s.per_total}, beta ${s.beta}`);
   assert.equal(s.nan_flags, 0);
+});
+
+test('a CUDA trainer built off the event loop trains; close() detaches its pinned block and gives its device memory back', { skip }, async () => {
+  const c = config({ replay: { capacity: 1 << 21 } }); // ~0.2 GiB of replay on the GPU
+  const before = addon.backendInfo().freeBytes!;
+  const t = await buildTrainer({ config: c, backend: 'cuda' });
+  assert.equal(t.info.backend, 'cuda');
+  const held = before - addon.backendInfo().freeBytes!;
+  assert.ok(held > 100 * 2 ** 20, `the trainer holds ${(held / 2 ** 20).toFixed(0)} MiB of device memory`);
+  const block = t.scalars;
+  await t.run(300);
+  assert.equal(readScalars(block, layout).step, 300);
+  t.close();
+  assert.equal(block.byteLength, 0, 'JS can no longer read the freed pinned block');
+  const back = addon.backendInfo().freeBytes! - (before - held);
+  assert.ok(back > 0.9 * held, `close() gave back ${(back / 2 ** 20).toFixed(0)} of ${(held / 2 ** 20).toFixed(0)} MiB`);
+  assert.throws(() => t.run(1), /closed/);
+  // The device stays usable: the next trainer trains.
+  const next = createTrainer({ config: config(), backend: 'cuda' });
+  assert.equal((await next.run(100)).steps, 100);
+  next.close();
 });
 
 test('1,000 training steps with collection on the CPU make no host synchronization but the epoch boundary', { skip }, async () => {
