@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
 import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
-import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, renameThenDeleteRun, runHistoryTable, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
+import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
@@ -88,6 +88,7 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     // The run history lists both runs once they ended.
     await page.getByRole('region', { name: 'Run history' }).getByRole('button', { name: /^Resume / }).nth(1).waitFor({ timeout: 30_000 });
     await runHistoryTable(page);
+    await overlayTwoRuns(page, [runs.at(-2)!, runs.at(-1)!]);
     // Rename the run whose host was killed, then move it to the trash.
     const killed = runs.at(-2)!;
     await renameThenDeleteRun(page, killed, 'e2e-killed-run');

@@ -182,3 +182,23 @@ test('frames and epochs give the run its step <-> wall time <-> env step samples
   d.setXAxis('wall');
   assert.equal(d.store.getState().xAxis, 'wall');
 });
+
+test('past runs picked as overlays get their own books and colours, without replacing the charts', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'idle', runDir: '/runs/live', config });
+  d.apply(frame('/runs/live', [[1, 0.1, 9]]));
+  d.addOverlay('/runs/a');
+  d.addOverlay('/runs/b');
+  const data = (runDir: string, loss: number): HostMessage => ({ type: 'runData', runDir, config, scalars: [{ step: 5, wall_s: 1, values: { 'losses/td_loss': loss } }], episodes: [], epochs: [] });
+  d.apply(data('/runs/a', 4));
+  d.apply(data('/runs/b', 6));
+  assert.equal(d.store.getState().view.kind, 'live', 'the charts still show the live run');
+  assert.deepEqual(d.store.getState().overlayDirs, ['/runs/a', '/runs/b']);
+  const [a, b] = d.overlays();
+  assert.deepEqual([a!.name, a!.book.get('losses/td_loss')!.y[0], b!.book.get('losses/td_loss')!.y[0]], ['a', 4, 6]);
+  assert.notEqual(a!.color, b!.color);
+  d.removeOverlay('/runs/a');
+  assert.deepEqual(d.store.getState().overlayDirs, ['/runs/b']);
+  d.apply(data('/runs/c', 1));
+  assert.equal(d.store.getState().view.kind, 'history', 'a run not asked for as an overlay opens as before');
+});

@@ -147,7 +147,21 @@ export interface DashboardState {
   smoothing: number;
   /** What the step-based charts use as x: gradient step, env step or wall time since the start. */
   xAxis: XAxisKind;
+  /** Past runs picked to be drawn over the charts, in the order picked (loaded or still loading; their books: Dashboard.overlays()). */
+  overlayDirs: string[];
 }
+
+/** A past run drawn over the charts: its series, config, folder name and colour. */
+export interface Overlay {
+  runDir: string;
+  name: string;
+  config: RunConfig;
+  book: SeriesBook;
+  color: string;
+}
+
+/** Colours of overlaid runs, in the order they are picked (then repeated). */
+export const OVERLAY_COLORS = ['#e57373', '#64b5f6', '#ffd54f', '#4db6ac', '#ba68c8', '#a1887f'];
 
 /** How far back (s of run time) the steps/s rate looks. */
 const RATE_WINDOW_S = 3;
@@ -174,6 +188,11 @@ export interface Dashboard {
   /** Marks that `runDir` is being resumed: its history (runData) becomes the live series. */
   expectResume(runDir: string): void;
   showLive(): void;
+  /** Marks `runDir` as asked for as an overlay: its runData is drawn over the charts instead of replacing them. */
+  addOverlay(runDir: string): void;
+  removeOverlay(runDir: string): void;
+  /** The overlaid past runs, in the order they were picked. */
+  overlays(): Overlay[];
   setSmoothing(weight: number): void;
   setXAxis(axis: XAxisKind): void;
   dismissErrors(): void;
@@ -187,6 +206,8 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   /** Recent (wall_s, step) pairs for the steps/s rate. */
   let recent: { wall: number; step: number }[] = [];
   const stream: StreamStats = { frames: 0, lost: 0, lastSeq: 0 };
+  const overlays = new Map<string, Overlay>();
+  const pendingOverlays = new Set<string>();
 
   const store = createStore<DashboardState>(() => ({
     connection: 'connecting',
@@ -200,6 +221,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     version: 0,
     smoothing: DEFAULT_SMOOTHING,
     xAxis: 'step',
+    overlayDirs: [],
   }));
   const set = store.setState;
   const get = store.getState;
@@ -290,6 +312,14 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         book.addScalars(m.scalars);
         book.addEpisodes(m.episodes);
         book.addEpochs(m.epochs);
+        if (pendingOverlays.delete(m.runDir)) {
+          const used = new Set([...overlays.values()].map((o) => o.color));
+          const color = OVERLAY_COLORS.find((c) => !used.has(c)) ?? OVERLAY_COLORS[overlays.size % OVERLAY_COLORS.length]!;
+          overlays.set(m.runDir, { runDir: m.runDir, name: m.runDir.split(/[\\/]/).pop() ?? m.runDir, config: m.config, book, color });
+          set((st) => ({ overlayDirs: [...st.overlayDirs] })); // a new array: the run history redraws
+          bump();
+          return;
+        }
         if (m.runDir === resuming) {
           live = book;
           recent = [];
@@ -348,6 +378,18 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     expectResume: (runDir) => {
       resuming = runDir;
     },
+    addOverlay: (runDir) => {
+      if (overlays.has(runDir) || pendingOverlays.has(runDir)) return;
+      pendingOverlays.add(runDir);
+      set((st) => ({ overlayDirs: [...st.overlayDirs, runDir] }));
+    },
+    removeOverlay: (runDir) => {
+      pendingOverlays.delete(runDir);
+      overlays.delete(runDir);
+      set((st) => ({ overlayDirs: st.overlayDirs.filter((d) => d !== runDir) }));
+      bump();
+    },
+    overlays: () => get().overlayDirs.flatMap((d) => overlays.get(d) ?? []),
     showLive: () => {
       history = undefined;
       set({ view: { kind: 'live' } });
@@ -356,6 +398,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     setSmoothing: (weight) => {
       live.setSmoothing(weight);
       history?.setSmoothing(weight);
+      for (const o of overlays.values()) o.book.setSmoothing(weight);
       set({ smoothing: weight });
       bump();
     },

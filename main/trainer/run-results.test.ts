@@ -25,6 +25,7 @@ test('key results: the last loss, wall time and epoch rate; the backend it ran o
   assert.equal(runResults(records, [ev('start', 'run x on cpu'), ev('stop', 'stopped at step 30')]).state, 'stopped');
   assert.equal(runResults(records, [ev('start', 'run x on cpu'), ev('finish', 'finished'), ev('resume', 'resumed from ...')]).state, 'incomplete', 'a resumed run that did not end yet');
   assert.deepEqual(runResults([], []), { state: 'incomplete' });
+  assert.equal(runResults(records.slice(0, 1), []).stepsPerSec, 10, 'no epoch ended: step 10 over 1 s');
 });
 
 test('events.log lines parse one by one; a torn line is skipped', () => {

@@ -8,6 +8,7 @@ import type { MetricsRecord } from './run-dir.ts';
 /** What the run history shows of a run besides its name, env and epochs. */
 export interface RunResults {
   finalLoss?: number;
+  /** The last epoch's steps/s, or the run's average (last step / wall s) when no epoch ended. */
   stepsPerSec?: number;
   wallS?: number;
   backend?: 'cpu' | 'cuda';
@@ -18,13 +19,17 @@ export interface RunResults {
 /** Key results from a run's metrics records (file order) and events (log order). */
 export function runResults(records: readonly MetricsRecord[], events: readonly RunEvent[]): RunResults {
   const out: RunResults = { state: 'incomplete' };
+  let lastStep = 0;
   for (const r of records) {
     if (r.type === 'scalars') {
       const loss = r.values[SCALAR_NAMES.loss];
       if (typeof loss === 'number') out.finalLoss = loss;
       out.wallS = r.wall_s;
+      lastStep = r.step;
     } else if (r.type === 'epoch') out.stepsPerSec = r.steps_per_s;
   }
+  // No epoch ended (a short or killed run): the run's average rate instead.
+  if (out.stepsPerSec === undefined && out.wallS && lastStep) out.stepsPerSec = lastStep / out.wallS;
   for (const e of events) {
     if (e.kind === 'finish') out.state = 'finished';
     else if (e.kind === 'stop') out.state = 'stopped';

@@ -3,9 +3,10 @@
 import { Fragment, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
+import { configDiff } from '../config/fields.ts';
 import { groupRuns } from '../lib/run-groups.ts';
 import { RUN_COLUMNS, runTable, type RunSort } from '../lib/run-table.ts';
-import type { Dashboard } from '../store.ts';
+import type { Dashboard, Overlay } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 
 /** Past runs from the runs folder as a table of key results that sorts (click a heading) and filters (runs of one `--seeds` group together): open one to draw its charts from disk, or resume it. */
@@ -15,6 +16,9 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   const view = useStore(dashboard.store, (s) => s.view);
   const busy = state === 'running' || state === 'stopping';
   const liveRunDir = useStore(dashboard.store, (s) => s.runDir);
+  const overlayDirs = useStore(dashboard.store, (s) => s.overlayDirs);
+  const loaded = overlayDirs.length >= 2 ? dashboard.overlays() : [];
+  const compared = loaded.length >= 2 ? loaded.slice(0, 2) : undefined;
   const [sort, setSort] = useState<RunSort>({ key: 'name', dir: 'desc' });
   const [filter, setFilter] = useState('');
   const shown = useMemo(() => runTable(runs, sort, filter), [runs, sort, filter]);
@@ -27,6 +31,19 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         </td>
       ))}
       <td className="actions">
+        <input
+          type="checkbox"
+          aria-label={`Overlay ${r.name}`}
+          title="Draw this run over the charts (pick two to compare their configs)"
+          checked={overlayDirs.includes(r.runDir)}
+          onChange={(e) => {
+            if (!e.target.checked) return dashboard.removeOverlay(r.runDir);
+            send(() => {
+              dashboard.addOverlay(r.runDir);
+              transport.send({ type: 'openRun', runDir: r.runDir });
+            });
+          }}
+        />
         <button type="button" aria-label={`Open ${r.name}`} onClick={() => send(() => transport.send({ type: 'openRun', runDir: r.runDir }))}>
           Open
         </button>
@@ -124,8 +141,40 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         </table>
         </div>
         {shown.length === 0 && <p className="muted">No run matches the filter.</p>}
+        {compared && <ConfigCompare a={compared[0]!} b={compared[1]!} />}
         </>
       )}
     </section>
+  );
+}
+
+const fmt = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : String(v));
+
+/** The configs of two overlaid runs side by side: every field whose value differs. */
+function ConfigCompare({ a, b }: { a: Overlay; b: Overlay }) {
+  const diff = configDiff(a.config, b.config).filter((d) => d.path !== 'name');
+  return (
+    <div className="diff" aria-label="Config diff">
+      <h3>
+        Config diff: <span style={{ color: a.color }}>{a.name}</span> vs <span style={{ color: b.color }}>{b.name}</span> ({diff.length})
+      </h3>
+      {diff.length === 0 ? (
+        <p className="muted">the same config (names aside)</p>
+      ) : (
+        <table className="runs">
+          <tbody>
+            {diff.map((d) => (
+              <tr key={d.path}>
+                <td>
+                  <code>{d.path}</code>
+                </td>
+                <td>{fmt(d.from)}</td>
+                <td>{fmt(d.to)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
   );
 }

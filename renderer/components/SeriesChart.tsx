@@ -14,7 +14,7 @@ import { downsampleBand, type Marker } from '../lib/downsample.ts';
 import { tooltipValue } from '../lib/format.ts';
 import { legendEntries, niceTicks, type LegendEntry } from '../lib/legend.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
-import type { Dashboard, SeriesBook } from '../store.ts';
+import type { Dashboard, Overlay, SeriesBook } from '../store.ts';
 
 export interface ChartLine {
   name: string;
@@ -109,11 +109,12 @@ function linesOf(book: SeriesBook, lines: ChartLine[], dynamicLines: Props['dyna
   return dynamicLines ? [...lines, ...dynamicLines((p) => book.names(p))] : lines;
 }
 
-/** What the chart's picture depends on: the book shown and the versions of the series it draws. */
-function dataSignature(book: SeriesBook, lines: ChartLine[], band: Props['band']): string {
+/** What the chart's picture depends on: the book shown, the overlaid books and the versions of the series it draws. */
+function dataSignature(book: SeriesBook, lines: ChartLine[], band: Props['band'], overlays: readonly Overlay[]): string {
   let sig = `${book.id}`;
   for (const l of lines) sig += `:${book.get(l.name)?.version ?? -1}`;
   if (band) sig += `:${book.get(band.lo)?.version ?? -1}:${book.get(band.hi)?.version ?? -1}`;
+  for (const o of overlays) sig += `|${o.book.id}`;
   return sig;
 }
 
@@ -147,7 +148,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
         visible: () => visible.current,
         changed: () => {
           const book = dashboard.shown();
-          return dataSignature(book, linesOf(book, lines, dynamicLines), band) !== drawnSig.current;
+          return dataSignature(book, linesOf(book, lines, dynamicLines), band, dashboard.overlays()) !== drawnSig.current;
         },
         redraw: () => setDrawTick((t) => t + 1),
       }),
@@ -178,7 +179,8 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   const drawn = useMemo(() => {
     const book = dashboard.shown();
     const all = linesOf(book, lines, dynamicLines);
-    drawnSig.current = dataSignature(book, all, band);
+    const overlays = dashboard.overlays();
+    drawnSig.current = dataSignature(book, all, band, overlays);
     // x as shown (display) and as stored (native): zoom is kept in display units.
     const toShown = (x: number) => (xKind && shownAxis ? book.axis.convert(xKind, shownAxis, x) : x);
     const toNative = (x: number) => (xKind && shownAxis && Number.isFinite(x) ? book.axis.convert(shownAxis, xKind, x) : x);
@@ -209,22 +211,36 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
         for (let i = 0; i < b.length; i++) if (!logY || b.lo[i]! > 0) bandPts.push({ x: toShown(b.x[i]!), range: [b.lo[i]!, b.hi[i]!] });
       }
     }
+    // Overlaid past runs: each fixed line's smoothed curve (raw for unsmoothed lines), dashed, in the run's colour.
+    const overlaid = overlays.flatMap((o) => {
+      const oShown = (x: number) => (xKind && shownAxis ? o.book.axis.convert(xKind, shownAxis, x) : x);
+      const oNative = (x: number) => (xKind && shownAxis && Number.isFinite(x) ? o.book.axis.convert(shownAxis, xKind, x) : x);
+      return lines.flatMap((line) => {
+        const s = o.book.get(line.name);
+        if (!s || s.length === 0) return [];
+        const v = s.view(buckets, zoom ? oNative(zoom[0]) : -Infinity, zoom ? oNative(zoom[1]) : Infinity);
+        const d = line.smooth === false ? v.raw : v.smooth;
+        return [{ key: `${o.runDir}|${line.name}`, label: `${o.name}: ${line.label}`, series: line.name, color: o.color, pts: toPoints(d.x, d.y, d.length, logY, oShown).pts }];
+      });
+    });
     let x0 = Infinity;
     let x1 = -Infinity;
-    for (const d of out)
-      for (const pts of [d.raw, d.smooth]) {
-        if (pts.length) x0 = Math.min(x0, pts[0]!.x);
-        if (pts.length) x1 = Math.max(x1, pts.at(-1)!.x);
-      }
+    for (const pts of [...out.flatMap((d) => [d.raw, d.smooth]), ...overlaid.map((o) => o.pts)]) {
+      if (pts.length) x0 = Math.min(x0, pts[0]!.x);
+      if (pts.length) x1 = Math.max(x1, pts.at(-1)!.x);
+    }
     const xRange: [number, number] = zoom ?? [x0, x1];
-    return { series: out, markers, points, hidden, bandPts, xRange };
+    return { series: out, overlaid, markers, points, hidden, bandPts, xRange };
     // `drawTick` moves when the scheduler finds the drawn series changed (or the view switched).
   }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick, xKind, shownAxis]);
   // Another x axis: the zoom (in the old axis's units) no longer applies.
   useEffect(() => setZoom(undefined), [shownAxis]);
 
   const legend = useMemo(
-    () => legendEntries(drawn.series.map((d) => d.line), smoothing, band && drawn.bandPts.length > 0 ? band : undefined),
+    () => [
+      ...legendEntries(drawn.series.map((d) => d.line), smoothing, band && drawn.bandPts.length > 0 ? band : undefined),
+      ...drawn.overlaid.map((o): LegendEntry => ({ key: o.key, label: o.label, color: o.color, kind: 'line', series: o.series })),
+    ],
     [drawn, smoothing, band],
   );
   const xTicks = useMemo(() => niceTicks(drawn.xRange[0], drawn.xRange[1], Math.max(2, Math.floor(width / PX_PER_TICK)), xInteger), [drawn.xRange, width, xInteger]);
@@ -302,7 +318,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
         </ul>
       )}
       <div ref={ref} className="chart-body">
-        {drawn.series.length === 0 ? (
+        {drawn.series.length === 0 && drawn.overlaid.length === 0 ? (
           <p className="chart-empty">No data yet.</p>
         ) : (
           <ComposedChart width={width} height={220} margin={{ top: 8, right: 12, bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
@@ -327,6 +343,9 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
                     <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={line.color} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
                   ],
             )}
+            {drawn.overlaid.map((o) => (
+              <Line key={o.key} data={o.pts} dataKey="y" name={o.label} stroke={o.color} strokeDasharray="5 3" dot={false} isAnimationActive={false} strokeWidth={1.5} />
+            ))}
             {drawn.markers.map((m, i) => (
               <ReferenceLine key={`m${i}`} x={m.x} stroke="#ff5370" strokeDasharray="2 2" label={{ value: m.kind, fill: '#ff5370', fontSize: 10, position: 'top' }} />
             ))}
