@@ -89,6 +89,11 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     await page.getByRole('region', { name: 'Run history' }).getByRole('button', { name: /^Resume / }).nth(1).waitFor({ timeout: 30_000 });
     await runHistoryTable(page);
     await overlayTwoRuns(page, [runs.at(-2)!, runs.at(-1)!]);
+    // A bookmark without the token (the cookie of the tokened load) that names a run opens it.
+    await page.goto(`${server.url.replace(/\?token=.*/, '')}?run=${runs.at(-1)}`);
+    await page.getByText('showing a past run').waitFor({ timeout: 60_000 });
+    assert.match((await page.getByRole('region', { name: 'Run history' }).locator('.viewing').textContent()) ?? '', new RegExp(`Viewing ${runs.at(-1)}`));
+    await waitForPoints(page, 'Loss', 2);
     // Rename the run whose host was killed, then move it to the trash.
     const killed = runs.at(-2)!;
     await renameThenDeleteRun(page, killed, 'e2e-killed-run');

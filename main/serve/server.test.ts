@@ -136,6 +136,34 @@ test('the page needs the token, assets do not, and nothing outside the renderer 
   }
 });
 
+test('after a tokened load the token lives in an HttpOnly, SameSite=Strict cookie: a bookmark without it works, for the page and the WebSocket', async () => {
+  const { server, cleanup } = await setup();
+  try {
+    const base = `http://127.0.0.1:${server.port}`;
+    const page = await fetch(server.url);
+    const cookie = page.headers.get('set-cookie') ?? '';
+    assert.equal(cookie, `dqn_token_${server.port}=tok123; HttpOnly; SameSite=Strict; Path=/`);
+    const jar = cookie.split(';')[0]!;
+    assert.equal((await fetch(`${base}/`, { headers: { Cookie: jar } })).status, 200, 'the bookmark without the token');
+    assert.equal((await fetch(`${base}/?run=some-run`, { headers: { Cookie: `other=1; ${jar}` } })).status, 200);
+    assert.equal((await fetch(`${base}/`, { headers: { Cookie: jar } })).headers.get('set-cookie'), null, 'set only by a tokened load');
+    assert.equal((await fetch(`${base}/`, { headers: { Cookie: `dqn_token_${server.port}=wrong` } })).status, 401);
+    assert.equal((await fetch(`${base}/`, { headers: { Cookie: `dqn_token_1=tok123` } })).status, 401, "another port's cookie does not count");
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=`, { headers });
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on('open', () => (ws.close(), resolve(101)));
+        ws.on('error', () => undefined);
+      });
+    assert.equal(await status({ Cookie: jar, Origin: base }), 101);
+    assert.equal(await status({ Cookie: jar, Origin: 'http://evil.example' }), 401, 'the origin check still applies');
+    assert.equal(await status({ Cookie: `dqn_token_${server.port}=nope` }), 401);
+  } finally {
+    await cleanup();
+  }
+});
+
 test('a WebSocket without the token, or from another origin, is refused', async () => {
   const { server, cleanup } = await setup();
   try {

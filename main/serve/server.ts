@@ -63,6 +63,28 @@ export function tokenMatches(given: string | null, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Name of the cookie that keeps the token after a tokened page load (one per port: servers on other ports keep theirs). */
+export const tokenCookieName = (port: number) => `dqn_token_${port}`;
+
+/** The token the request's cookie holds for the server on `port`, or null. */
+export function cookieToken(req: IncomingMessage, port: number): string | null {
+  const name = tokenCookieName(port);
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/**
+ * Whether the request carries the token: in the URL (`?token=`), or in the cookie a tokened
+ * page load set (HttpOnly, SameSite=Strict), so a bookmark without the token works in that
+ * browser.
+ */
+export function requestHasToken(req: IncomingMessage, query: URLSearchParams, token: string): boolean {
+  return tokenMatches(query.get('token'), token) || tokenMatches(cookieToken(req, req.socket.localPort ?? 0), token);
+}
+
 /**
  * The Host header values that name this server: every loopback name when it binds a loopback
  * address, else the bound address itself; each with the port (and also bare on port 80, where
@@ -130,7 +152,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     if (!target) return refuse('400 Bad Request', 'bad request');
     if (!hostOk(req)) return refuse('403 Forbidden', 'unknown Host');
     if (target.path !== '/ws') return refuse('401 Unauthorized', 'unknown path');
-    if (!tokenMatches(target.query.get('token'), o.token)) return refuse('401 Unauthorized', 'missing or wrong token');
+    if (!requestHasToken(req, target.query, o.token)) return refuse('401 Unauthorized', 'missing or wrong token');
     // A page of another site must not drive the trainer even if it learned the token.
     if (origin && origin !== `http://${req.headers.host}`) return refuse('401 Unauthorized', 'cross-origin connection refused');
     // A malformed handshake is answered 400 by ws itself.
@@ -221,13 +243,16 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, o: BridgeServerO
     if (!target) return fail(400, 'bad request');
     let path = target.path;
     if (path === '/' || path === '/index.html') {
-      if (!tokenMatches(target.query.get('token'), o.token)) return fail(401, 'this page needs the token printed by `npm run serve` (…/?token=…)');
+      if (!requestHasToken(req, target.query, o.token)) return fail(401, 'this page needs the token printed by `npm run serve` (…/?token=…)');
       path = '/index.html';
     }
     const file = fileInsideFolder(o.staticDir, path);
     if (!file) return fail(404, 'not found');
     const headers: Record<string, string> = { 'Content-Type': contentTypeOf(file), ...security };
     if (path === '/index.html') Object.assign(headers, { 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' });
+    // After a tokened load the browser keeps the token (never readable by scripts, never sent by other sites).
+    if (path === '/index.html' && tokenMatches(target.query.get('token'), o.token))
+      headers['Set-Cookie'] = `${tokenCookieName(req.socket.localPort ?? 0)}=${o.token}; HttpOnly; SameSite=Strict; Path=/`;
     res.writeHead(200, headers);
     if (req.method === 'HEAD') return void res.end();
     createReadStream(file)

@@ -71,10 +71,16 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
 
   useEffect(() => {
     const off1 = transport.subscribe((m) => dashboard.apply(m));
+    // A link with ?run=NAME opens that past run once the host is reachable (browser mode).
+    let runFromLink = new URLSearchParams(window.location.search).get('run') ?? undefined;
     const off2 = transport.onConnection((st, d) => {
       dashboard.setConnection(st, d);
-      if (st === 'open')
-        transport.listPresets().then(setPresets, (e: Error) => setLocalError(`could not list presets: ${e.message}`));
+      if (st !== 'open') return;
+      transport.listPresets().then(setPresets, (e: Error) => setLocalError(`could not list presets: ${e.message}`));
+      if (runFromLink) {
+        transport.send({ type: 'openRun', runDir: runFromLink });
+        runFromLink = undefined;
+      }
     });
     return () => {
       off1();
