@@ -202,3 +202,15 @@ test('past runs picked as overlays get their own books and colours, without repl
   d.apply(data('/runs/c', 1));
   assert.equal(d.store.getState().view.kind, 'history', 'a run not asked for as an overlay opens as before');
 });
+
+test('a page that just connected ignores frames until it knows the live run; the history then brings their records', () => {
+  const d = createDashboard();
+  d.apply(frame('/runs/a', [[60, 6, 0.6]]));
+  assert.equal(d.live.get('losses/td_loss'), undefined, 'no run known yet: the frame is dropped');
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  const scalars = [10, 60].map((step) => ({ step, wall_s: step / 10, values: { 'losses/td_loss': step / 100 } }));
+  d.apply({ type: 'liveHistory', runDir: '/runs/a', scalars, episodes: [], epochs: [] });
+  d.apply(frame('/runs/a', [[70, 7, 0.7]]));
+  const loss = d.live.get('losses/td_loss')!;
+  assert.deepEqual(Array.from(loss.x.subarray(0, loss.length)), [10, 60, 70]);
+});

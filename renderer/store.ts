@@ -266,7 +266,10 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     switch (m.type) {
       case 'frame': {
         const s = get();
-        if (s.runDir && m.runDir && m.runDir !== s.runDir) return; // a frame of a run we no longer show
+        // Only frames of the run this page knows as live: a page that just connected drops the
+        // frames broadcast before the answer to its hello (state, then liveHistory, which holds
+        // those records too), so its charts never start from a frame and then jump.
+        if (!s.runDir || m.runDir !== s.runDir) return;
         if (stream.lastSeq && m.seq > stream.lastSeq + 1) stream.lost += m.seq - stream.lastSeq - 1;
         stream.lastSeq = m.seq;
         stream.frames++;
