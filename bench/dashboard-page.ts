@@ -11,15 +11,14 @@
 //    Protocol), the series' bytes, and the trainer host's resident set (/proc/PID/status);
 // then clicks Stop and times until the run state shows Idle. Targets (2 cores, 100,000 steps/s):
 // round trip p95 < 100 ms, Stop to Idle < 1 s, memory flat after the first minute.
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
-import { describeExit, type HostProcess } from '../main/host-supervisor.ts';
 import { PresetStore } from '../main/presets-store.ts';
+import { forkHostProcess } from '../main/serve/fork-host.ts';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
 import { startBridgeServer } from '../main/serve/server.ts';
 import type { ProbeStats } from '../renderer/probe.ts';
@@ -83,20 +82,6 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-/** Starts a trainer host (the synthetic one, or the real host-entry) as the serve bridge does. */
-function forkHost(entry: string, env: NodeJS.ProcessEnv): HostProcess {
-  const child = fork(entry, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env, serialization: 'advanced', execArgv: ['--import', 'tsx'] });
-  return {
-    pid: child.pid ?? -1,
-    stdout: child.stdout,
-    stderr: child.stderr,
-    postMessage: (m) => void (child.connected && child.send(m)),
-    onMessage: (l) => void child.on('message', l),
-    onExit: (l) => void child.once('exit', (code, signal) => l(describeExit(code, signal))),
-    kill: () => void child.kill('SIGKILL'),
-  };
-}
-
 function rssMiB(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -138,7 +123,7 @@ export async function runPageBench(o: PageBenchOptions): Promise<PageBenchResult
     token: randomBytes(18).toString('base64url'),
     staticDir: join(ROOT, 'out', 'renderer'),
     presets: new PresetStore(join(tmp, 'presets')),
-    spawnHost: () => forkHost(entry, env),
+    spawnHost: () => forkHostProcess(entry, env),
     logDir: join(tmp, 'logs'),
   });
   const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1500, height: 1000 } });

@@ -2,14 +2,14 @@
 // needed, starts the trainer host under Node (supervised, restarted when it dies), serves the
 // dashboard and bridges its messages over a WebSocket. Prints the URL with a random token;
 // connections without the token are refused. Binds to loopback unless told otherwise.
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { describeExit, type HostProcess } from '../host-supervisor.ts';
+import type { HostProcess } from '../host-supervisor.ts';
 import { PresetStore } from '../presets-store.ts';
+import { forkHostProcess } from './fork-host.ts';
 import { ensureRendererBuilt } from './renderer-build.ts';
 import { startBridgeServer } from './server.ts';
 
@@ -24,16 +24,7 @@ const port = (v: string) => {
 
 /** Starts host-entry.ts under Node (tsx, inherited from this process's exec arguments). */
 export function forkHost(env: NodeJS.ProcessEnv): HostProcess {
-  const child = fork(HOST_ENTRY, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env, serialization: 'advanced' });
-  return {
-    pid: child.pid ?? -1,
-    stdout: child.stdout,
-    stderr: child.stderr,
-    postMessage: (m) => void (child.connected && child.send(m)),
-    onMessage: (l) => void child.on('message', l),
-    onExit: (l) => void child.once('exit', (code, signal) => l(describeExit(code, signal))),
-    kill: () => void child.kill('SIGKILL'),
-  };
+  return forkHostProcess(HOST_ENTRY, env);
 }
 
 async function main(): Promise<void> {
