@@ -118,6 +118,9 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   const shownRun = useMemo(() => shownRunConfig(s.view, busy ? s.runDir : undefined, s.runConfig), [s.view, busy, s.runDir, s.runConfig]);
   const [copied, setCopied] = useState<string | undefined>();
   const readOnlyRun = shownRun && shownRun.key !== copied ? shownRun : undefined;
+  // Trading rewards are basis points of equity per step, summed over an episode (issue 17):
+  // not the fraction that the evaluation's `return` reports.
+  const returnUnit = shownRun?.config.env.kind === 'trading' ? 'summed reward, bps of equity' : 'return';
   const editCopy = useCallback(() => {
     if (!shownRun) return;
     const full = shownRun.config as unknown as Record<string, unknown>;
@@ -205,7 +208,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" xKind="step" yLabel="Q (return units)" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" xKind="step" yLabel="mean |Q − Q_do(f)|" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel="return" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
         </main>
       </div>
     </div>
