@@ -9,6 +9,7 @@
 //   browser <--Bridge*Message--> serve server     (the above wrapped in channels, plus presets)
 import { z } from 'zod';
 import { RunConfigSchema } from './config.ts';
+import { EvalCurvesSchema } from './trading-curves.ts';
 import { BackendStatusSchema, EpochSummarySchema, RunEventSchema, RunStateSchema, ScalarPointSchema, type EpochSummary } from './run.ts';
 
 /** How often the trainer host sends a frame of batched live records (DESIGN: 100-250 ms). */
@@ -63,6 +64,8 @@ export const HostCommandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('renameRun'), runDir: z.string().min(1), name: z.string().min(1).max(128) }),
   /** Move a past run's folder to the runs folder's trash (`.trash/`); answered by the new `runs` list. */
   z.object({ type: z.literal('deleteRun'), runDir: z.string().min(1) }),
+  /** The per-bar curves of epoch `epoch`'s trading evaluation in `runDir`, answered by `evalCurves` with the same id. */
+  z.object({ type: z.literal('evalCurves'), id: z.number().int().nonnegative(), runDir: z.string().min(1), epoch: z.number().int().nonnegative() }),
   z.object({ type: z.literal('exportCsv'), id: z.number().int().nonnegative(), runDir: z.string().min(1), series: z.array(z.string().min(1).max(200)).min(1).max(64) }),
 ]);
 export type HostCommand = z.infer<typeof HostCommandSchema>;
@@ -194,6 +197,12 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('pong'), id: z.number().int().nonnegative() }),
   /** The answer to `exportCsv`: `series,step,value` rows (main/trainer/csv-export.ts). */
   z.object({ type: z.literal('csv'), id: z.number().int().nonnegative(), runDir: z.string(), rows: z.number().int().nonnegative(), text: z.string() }),
+  /**
+   * The answer to `evalCurves`: the curves (each at most MAX_CURVE_POINTS points,
+   * common/trading-curves.ts), or null when that evaluation kept none (not a trading run, an
+   * older run, an epoch that did not end).
+   */
+  z.object({ type: z.literal('evalCurves'), id: z.number().int().nonnegative(), runDir: z.string(), epoch: z.number().int().nonnegative(), curves: EvalCurvesSchema.nullable() }),
   /** A command failed (invalid config, unreadable run folder...): `message` says why. */
   z.object({ type: z.literal('error'), command: z.string(), message: z.string() }),
   /** Sent by the supervisor: a trainer host process is up. */

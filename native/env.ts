@@ -48,6 +48,13 @@ export interface NativeEnv {
    * ma_crossover_ baselines (native/src/env/trading_env.h; regrouped by common/trading-eval.ts).
    */
   episodeMetrics(): Record<string, number>;
+  /**
+   * Per-bar series of the last evaluation episode that finished (trading eval env only; else {}):
+   * `equity` and `buy_and_hold_equity`, compounded equity (1 at the walk's first decision bar,
+   * then after each of its n bars: n + 1 values, fewer for a ruined walk), and `position`, the
+   * position held over each bar as a multiple of equity (n values).
+   */
+  episodeSeries(): Record<string, Float64Array>;
 }
 
 type EnvConstructor = new (env: EnvOptions, market: MarketArrays | undefined, evalMode: boolean) => NativeEnv;

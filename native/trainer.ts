@@ -55,6 +55,11 @@ export interface EvalResult {
   returns: number[];
   /** Environment metrics (trading: return, sharpe, max_drawdown, buy_and_hold_return, buy_and_hold_sharpe). */
   metrics: Record<string, number>;
+  /**
+   * Per-bar series of the last episode (trading: equity, buy_and_hold_equity, position; see
+   * NativeEnv.episodeSeries); {} otherwise. Always set by the native trainer (optional for test doubles).
+   */
+  series?: Record<string, Float64Array>;
 }
 
 /**

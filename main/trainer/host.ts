@@ -21,6 +21,7 @@ import type { MetricsRecord } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 import { FrameBuilder } from '../../common/frame-builder.ts';
 import { recordsCsv } from './csv-export.ts';
+import { readEvalCurves } from './eval-curves.ts';
 import { renameRunDir, trashRunDir } from './run-files.ts';
 
 export type { MetricsRecord };
@@ -169,6 +170,11 @@ export class TrainerHost {
           ];
           const { text, rows } = recordsCsv(records, cmd.series);
           this.reply(from, { type: 'csv', id: cmd.id, runDir, rows, text });
+          return;
+        }
+        case 'evalCurves': {
+          const runDir = cmd.runDir === this.runDir ? this.runDir : resolveRunDir(this.options.runsDir, cmd.runDir);
+          this.reply(from, { type: 'evalCurves', id: cmd.id, runDir, epoch: cmd.epoch, curves: readEvalCurves(runDir, cmd.epoch) });
           return;
         }
         case 'listRuns':

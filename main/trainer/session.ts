@@ -11,6 +11,7 @@ import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
 import { buildTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
 import { removeStaleTemps } from './atomic-file.ts';
+import { writeEvalCurves } from './eval-curves.ts';
 import { expectationFor, latestCheckpoint, pruneCheckpoints, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
 import { loadOhlcvOffThread } from './data/ohlcv.ts';
 import { REPO_ROOT } from './paths.ts';
@@ -336,6 +337,11 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
             eval_episodes: ev.episodes,
             eval_metrics: ev.metrics,
           };
+          try {
+            writeEvalCurves(runDir, ev.series, meta.epoch, meta.step);
+          } catch (e) {
+            event('warning', `evaluation curves of epoch ${meta.epoch} not kept: ${(e as Error).message}`);
+          }
           metrics.add({ type: 'epoch', ...last });
           flushMetrics();
           cb.onEpoch?.(last);

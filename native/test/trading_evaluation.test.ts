@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseRunConfig } from '../../common/config.ts';
 import { createEnv, type NativeEnv } from '../env.ts';
-import type { MarketArrays } from '../trainer.ts';
+import { createTrainer, type MarketArrays } from '../trainer.ts';
 import { maCrossover, Reference, referenceWalk, rng, summarizeEquity, type RefParams, type WalkResult } from './trading_reference.ts';
 
 /** The bars of a bundled CSV file, parsed here without the product's loader. */
@@ -171,4 +171,67 @@ test('equity at or below zero ends the evaluation as ruin and says so', () => {
   assert.deepEqual([m.ruined, m.return, m.max_drawdown, m.bars], [1, -1, 1, 110 - 70]);
   assert.deepEqual([m.buy_and_hold_ruined, m.buy_and_hold_return], [1, -1], 'buy-and-hold at 10 x equity is ruined on the same walk');
   assert.deepEqual([m.flat_ruined, m.flat_return], [0, 0]);
+});
+
+test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is the CSV closes compounded, positions are the policy\'s (issue 16 item 5)', () => {
+  // Daily SPY, always long at full position with a 1 bp cost: buy-and-hold's equity after bar
+  // t0 + i is (close[t0+1] / close[t0] - c) * close[t0+i] / close[t0+1], t0 the first decision bar.
+  const bars = readCsv(resolve('resources/data/spy_1d_1999-2020.csv'));
+  const env = createEnv({ kind: 'trading', num_envs: 1, n_actions: 9, cost_bps: 1, reward_scale: 1 }, bars, true);
+  assert.deepEqual(env.episodeSeries(), {}, 'nothing before an episode finished');
+  const { metrics: m } = walkEnv(env, () => 8, 1);
+  const s = env.episodeSeries();
+  assert.equal(s.equity!.length, m.bars! + 1);
+  assert.equal(s.position!.length, m.bars!);
+  assert.equal(s.equity![0], 1);
+  near(s.equity!.at(-1), 1 + m.return!, 1e-12, 'last equity = 1 + return');
+  near(s.buy_and_hold_equity!.at(-1), 1 + m.buy_and_hold_return!, 1e-12, 'last buy-and-hold equity = 1 + its return');
+  assert.ok(s.position!.every((p) => p === 1), 'always long at max_position 1');
+  const d = parseRunConfig({ env: { kind: 'trading', data: 'x.csv' } }).env;
+  if (d.kind !== 'trading') throw new Error('a trading config');
+  const ref = new Reference(bars, { lags: d.lags, nActions: 9, maxPosition: 1, costBps: 1, validationFraction: d.validation_fraction, maxGapBars: d.max_gap_bars });
+  assert.equal(d.max_position, 1);
+  const t0 = ref.decisionBars(true)[0]!;
+  const c = bars.close;
+  for (let i = 1; i <= 60; i++) near(s.buy_and_hold_equity![i], (c[t0 + 1]! / c[t0]! - 1e-4) * (c[t0 + i]! / c[t0 + 1]!), 1e-12, `buy-and-hold equity after bar ${i}`);
+  assert.deepEqual(Array.from(s.equity!), Array.from(s.buy_and_hold_equity!), 'always long is buy-and-hold, bar by bar');
+
+  // A fixed random policy on 6E: every bar of the equity and position series against the float64 reference walk.
+  const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', 'trading-6e.json'), 'utf8')));
+  if (config.env.kind !== 'trading') throw new Error('a trading preset');
+  const e = config.env;
+  const six = readCsv(resolve(e.data));
+  const r6 = new Reference(six, { lags: e.lags, nActions: e.n_actions, maxPosition: e.max_position, costBps: e.cost_bps, validationFraction: e.validation_fraction, maxGapBars: e.max_gap_bars });
+  const u = rng(5);
+  const random = Array.from({ length: r6.decisionBars(true).length }, () => Math.floor(u() * e.n_actions));
+  for (const gapPolicy of ['hold', 'flat'] as const) {
+    const env6 = createEnv({ ...e, num_envs: 1, gap_policy: gapPolicy }, six, true);
+    const { metrics: m6 } = walkEnv(env6, (k) => random[k]!, e.reward_scale);
+    const s6 = env6.episodeSeries();
+    const w = referenceWalk(r6, (_, k) => r6.position(random[k]!), gapPolicy);
+    assert.equal(s6.equity!.length, w.equity.length);
+    w.equity.forEach((v, i) => near(s6.equity![i], v, 1e-9, `${gapPolicy} equity at bar ${i}`));
+    near(s6.equity!.at(-1), 1 + m6.return!, 1e-12, `${gapPolicy}: last equity = 1 + return`);
+    const hold = referenceWalk(r6, () => e.max_position, gapPolicy);
+    hold.equity.forEach((v, i) => near(s6.buy_and_hold_equity![i], v, 1e-9, `${gapPolicy} buy-and-hold equity at bar ${i}`));
+    // The position over a bar is the last decision's target (0 after a flat-policy close before a gap and after the final close).
+    assert.equal(s6.position!.at(-1), r6.position(random.at(-1)!));
+    const maxAbs = Math.max(...Array.from(s6.position!, Math.abs));
+    assert.ok(maxAbs <= e.max_position && maxAbs > 0);
+  }
+});
+
+test('the trainer\'s evaluate() returns the walk\'s series: equity ends at 1 + eval return, buy-and-hold at 1 + its return', async () => {
+  const config = parseRunConfig({ env: { kind: 'trading', data: 'x.csv' }, network: { hidden: [8] }, seed: 3 });
+  const t = createTrainer({ config, market: readCsv(resolve('resources/data/spy_1d_1999-2020.csv')), backend: 'cpu' });
+  try {
+    const ev = await t.evaluate(1);
+    const s = ev.series!;
+    assert.equal(s.equity!.length, ev.metrics.bars! + 1);
+    assert.equal(s.position!.length, ev.metrics.bars!);
+    near(s.equity!.at(-1), 1 + ev.metrics.return!, 1e-12, 'last equity = 1 + eval return');
+    near(s.buy_and_hold_equity!.at(-1), 1 + ev.metrics.buy_and_hold_return!, 1e-12, 'last buy-and-hold equity');
+  } finally {
+    t.close();
+  }
 });

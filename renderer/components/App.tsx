@@ -7,6 +7,7 @@ import type { Preset } from '../../common/protocol.ts';
 import { validate, withDefaults } from '../config/fields.ts';
 import type { XAxisKind } from '../lib/axis-map.ts';
 import { createCsvRequester } from '../lib/csv-request.ts';
+import { createEvalCurvesRequester } from '../lib/eval-curves-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
 import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
 import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
@@ -16,6 +17,8 @@ import { Header } from './Header.tsx';
 import { HostBanner } from './HostBanner.tsx';
 import { RunHistory } from './RunHistory.tsx';
 import { TradingEval } from './TradingEval.tsx';
+import { TradingCurves } from './TradingCurves.tsx';
+import { TradingEpochCharts } from './TradingEpochCharts.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 
 const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: '#f4b400' }];
@@ -66,6 +69,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   );
   const scheduler = useMemo(() => new RedrawScheduler((cb) => requestAnimationFrame(cb)), []);
   const csv = useMemo(() => createCsvRequester(transport), [transport]);
+  const evalCurves = useMemo(() => createEvalCurvesRequester(transport), [transport]);
   // Any change of the series books (a frame, a past run opened, the smoothing) is looked at on the next animation frame.
   useEffect(() => dashboard.store.subscribe((st, prev) => void (st.version !== prev.version && scheduler.invalidate())), [dashboard, scheduler]);
 
@@ -185,6 +189,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           />
           <RunHistory dashboard={dashboard} transport={transport} send={guard} />
           <TradingEval dashboard={dashboard} />
+          <TradingCurves dashboard={dashboard} request={evalCurves} />
         </aside>
         <main className="charts">
           <div className="chart-toolbar">
@@ -209,6 +214,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" xKind="step" yLabel="mean |Q − Q_do(f)|" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
+          {shownRun?.config.env.kind === 'trading' && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
         </main>
       </div>
     </div>

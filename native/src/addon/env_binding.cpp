@@ -24,6 +24,7 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
     return DefineClass(env, "Env",
                        {InstanceMethod<&EnvWrap::Reset>("reset"), InstanceMethod<&EnvWrap::Step>("step"),
                         InstanceMethod<&EnvWrap::EpisodeMetrics>("episodeMetrics"),
+                        InstanceMethod<&EnvWrap::EpisodeSeries>("episodeSeries"),
                         InstanceAccessor<&EnvWrap::ObsDim>("obsDim"), InstanceAccessor<&EnvWrap::NumActions>("numActions"),
                         InstanceAccessor<&EnvWrap::NumEnvs>("numEnvs"),
                         InstanceAccessor<&EnvWrap::CausalFeatures>("causalFeatures")});
@@ -47,6 +48,16 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
   Napi::Value EpisodeMetrics(const Napi::CallbackInfo& info) {
     Napi::Object out = Napi::Object::New(info.Env());
     for (const auto& [name, value] : impl_->episode_metrics()) out.Set(name, value);
+    return out;
+  }
+
+  Napi::Value EpisodeSeries(const Napi::CallbackInfo& info) {
+    Napi::Object out = Napi::Object::New(info.Env());
+    for (const auto& [name, v] : impl_->episode_series()) {
+      Napi::Float64Array a = Napi::Float64Array::New(info.Env(), v.size());
+      for (size_t i = 0; i < v.size(); ++i) a[i] = v[i];
+      out.Set(name, a);
+    }
     return out;
   }
 

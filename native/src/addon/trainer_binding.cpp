@@ -8,6 +8,7 @@
 // and every later call throws.
 #include <napi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -293,6 +294,13 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
           Napi::Object metrics = Napi::Object::New(e);
           for (const auto& [k, v] : r.metrics) metrics.Set(k, v);
           o.Set("metrics", metrics);
+          Napi::Object series = Napi::Object::New(e);
+          for (const auto& [k, v] : r.series) {
+            Napi::Float64Array a = Napi::Float64Array::New(e, v.size());
+            std::copy(v.begin(), v.end(), a.Data());
+            series.Set(k, a);
+          }
+          o.Set("series", series);
           return Napi::Value(o);
         });
     w->Queue();

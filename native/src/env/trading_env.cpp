@@ -116,7 +116,9 @@ class TradingEnv final : public VecEnv {
       Copy& c = copies_[i];
       const double position = Position(actions[i]);
       if (eval_ && position != c.position) ++c.changes;
+      const size_t before = c.bar_returns.size();
       const StepBooking b = BookWalkStep(c.index, c.position, position, eval_ ? &c.bar_returns : nullptr);
+      if (eval_) RecordPositions(c, position, before);
       c.position = b.held;
       c.last_reward = b.reward;
       c.reward_sum += b.reward;
@@ -141,6 +143,8 @@ class TradingEnv final : public VecEnv {
     }
   }
 
+  std::map<std::string, std::vector<double>> episode_series() override { return last_series_; }
+
   std::map<std::string, double> episode_metrics() override {
     if (finished_ == 0) return {};
     std::map<std::string, double> m;
@@ -158,6 +162,7 @@ class TradingEnv final : public VecEnv {
     int steps = 0, changes = 0;     // changes: eval steps that changed the position
     double position = 0, last_reward = 0, reward_sum = 0;  // position held; unscaled rewards
     std::vector<double> bar_returns;  // eval: this episode's per-bar returns on equity
+    std::vector<double> bar_positions;  // eval: the position held over each of those bars
   };
 
   /// Target position of action a, a multiple of equity; the middle action is exactly 0 and
@@ -180,6 +185,27 @@ class TradingEnv final : public VecEnv {
     return BookStep(market_->close, t, until, held, position, spec_.cost_bps * 1e-4, close_at, bar_returns);
   }
 
+  /// Appends the position held over each bar that the step just booked (bars before..end of
+  /// c.bar_returns): `position`, or 0 after the bar at which the step closed it.
+  void RecordPositions(Copy& c, double position, size_t before) const {
+    const int t = decision_bars_[c.index];
+    const bool last = c.index + 1 >= decision_bars_.size();
+    const int until = last ? t + 1 : decision_bars_[c.index + 1];
+    int close_at = last ? until : -1;
+    if (!last && spec_.gap_policy == GapPolicy::kFlat && Segment(until) != Segment(t)) close_at = t + 1;
+    for (size_t j = before; j < c.bar_returns.size(); ++j) {
+      const int b = t + 1 + static_cast<int>(j - before);
+      c.bar_positions.push_back(close_at >= 0 && b > close_at ? 0.0 : position);
+    }
+  }
+
+  /// Equity curve E_0 = 1, E_i = E_{i-1} (1 + r_i) of per-bar returns (n + 1 values).
+  static std::vector<double> Compound(const std::vector<double>& bar_returns) {
+    std::vector<double> e(bar_returns.size() + 1, 1.0);
+    for (size_t i = 0; i < bar_returns.size(); ++i) e[i + 1] = bar_returns[i] <= -1 ? 0.0 : e[i] * (1 + bar_returns[i]);
+    return e;
+  }
+
   /// Metrics of a baseline rule (decision bar -> position) walked like the agent, under `prefix`.
   template <typename Rule>
   void WalkBaseline(const std::string& prefix, Rule rule) {
@@ -192,6 +218,7 @@ class TradingEnv final : public VecEnv {
       if (b.ruined) break;
     }
     const ReturnSummary s = SummarizeReturns(bars, features_.bars_per_year);
+    if (prefix == "buy_and_hold_") buy_and_hold_equity_ = Compound(bars);
     baselines_[prefix + "return"] = s.total_return;
     baselines_[prefix + "return_simple"] = simple;
     baselines_[prefix + "sharpe"] = s.sharpe;
@@ -232,6 +259,7 @@ class TradingEnv final : public VecEnv {
     c.last_reward = 0;
     c.reward_sum = 0;
     c.bar_returns.clear();
+    c.bar_positions.clear();
   }
 
   void WriteObs(const Copy& c, int t, float* out) const {
@@ -257,6 +285,10 @@ class TradingEnv final : public VecEnv {
     metric_sums_["bars_per_year"] += features_.bars_per_year;
     for (const auto& [k, v] : baselines_) metric_sums_[k] += v;
     ++finished_;
+    last_series_.clear();
+    last_series_["equity"] = Compound(c.bar_returns);
+    last_series_["position"] = c.bar_positions;
+    last_series_["buy_and_hold_equity"] = buy_and_hold_equity_;
   }
 
   EnvSpec spec_;
@@ -269,6 +301,8 @@ class TradingEnv final : public VecEnv {
   std::map<std::string, double> baselines_;  // eval: the baselines' metrics (the same every episode)
   std::map<std::string, double> metric_sums_;
   int finished_ = 0;
+  std::vector<double> buy_and_hold_equity_;  // eval: buy-and-hold's compounded curve (n + 1 values)
+  std::map<std::string, std::vector<double>> last_series_;  // eval: the last finished episode's series
 };
 
 }  // namespace

@@ -50,6 +50,12 @@ class VecEnv {
   /// Environment-specific metrics of the episodes finished since the last call (trading: the
   /// agent's and the baselines' walk figures, see trading_env.h). Default: none.
   virtual std::map<std::string, double> episode_metrics() { return {}; }
+
+  /// Per-bar series of the last evaluation episode that finished (trading: `equity` and
+  /// `buy_and_hold_equity`, compounded equity E_0 = 1 then after each bar of the walk, so n + 1
+  /// values for n bars; `position`, the position held over each bar as a multiple of equity, n
+  /// values, see trading_env.h). Full resolution: the host downsamples. Default: none.
+  virtual std::map<std::string, std::vector<double>> episode_series() { return {}; }
 };
 
 }  // namespace dqn

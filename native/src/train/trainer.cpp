@@ -234,6 +234,7 @@ EvalStats Trainer::evaluate(int episodes) {
   for (double r : out.returns) sum += r;
   out.mean_return = out.episodes ? sum / out.episodes : 0.0;
   out.metrics = eval_env_->episode_metrics();
+  out.series = eval_env_->episode_series();
   return out;
 }
 

@@ -60,6 +60,8 @@ struct EvalStats {
   double mean_return = 0;
   std::vector<double> returns;
   std::map<std::string, double> metrics;
+  /// Per-bar series of the last episode (VecEnv::episode_series; trading only, else empty).
+  std::map<std::string, std::vector<double>> series;
 };
 
 /// The trainer: collection on the CPU, the learner on the compute backend.
