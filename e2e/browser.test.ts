@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
 import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
-import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
+import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
@@ -100,6 +100,29 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     assert.deepEqual(readdirSync(join(tmp, 'runs', '.trash')), ['e2e-killed-run'], 'the deleted run waits in the trash');
     assert.ok(!readdirSync(join(tmp, 'runs')).includes(killed));
     assert.deepEqual(cspErrors, [], 'no Content-Security-Policy violations');
+  } finally {
+    await browser.close();
+    server.child.kill('SIGTERM');
+    await new Promise((r) => server.child.once('exit', r));
+    rmSync(tmp, { recursive: true, force: true });
+    await load?.stop();
+  }
+});
+
+test('browser mode: a trading run shows its evaluation curves (equity beside buy-and-hold, position, drawdown) and per-epoch return, Sharpe and drawdown charts', { skip, timeout: 300_000 }, async () => {
+  await ensureRendererBuilt(ROOT);
+  const load = loadWorkers ? startCpuLoad(loadWorkers) : undefined;
+  const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-trading-'));
+  mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
+  writeFileSync(join(tmp, 'data', 'presets', 'e2e-trading.json'), JSON.stringify(TINY_TRADING));
+  const server = await serve(join(tmp, 'data'), join(tmp, 'runs'));
+  const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1500, height: 1000 } });
+  try {
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    await page.goto(server.url);
+    await tradingViews(page, 'e2e-trading (user)');
+    const [run] = readdirSync(join(tmp, 'runs')).filter((n) => !n.startsWith('.'));
+    assert.deepEqual(readdirSync(join(tmp, 'runs', run!, 'eval')).sort(), ['epoch-1.json', 'epoch-2.json'], 'one curves file per evaluation');
   } finally {
     await browser.close();
     server.child.kill('SIGTERM');

@@ -300,3 +300,54 @@ export async function trainerMissing(): Promise<string | undefined> {
   }
   return undefined;
 }
+
+/** A trading config (daily SPY) whose two epochs end within seconds on the CPU backend. */
+export const TINY_TRADING = {
+  name: 'e2e-trading',
+  backend: 'cpu',
+  seed: 3,
+  env: { kind: 'trading', data: 'resources/data/spy_1d_1999-2020.csv', num_envs: 4 },
+  network: { hidden: [16] },
+  replay: { capacity: 4096 },
+  optim: { batch_size: 32 },
+  schedule: { epochs: 2, steps_per_epoch: 200, learning_starts: 64, eval_episodes: 1, q_stats_interval: 50, causal_interval: 100 },
+};
+
+/**
+ * Trading views (issue 16 item 5): runs the tiny trading preset to its end, then checks what a
+ * person sees: the latest evaluation's equity (agent beside buy-and-hold), position and drawdown,
+ * an earlier epoch picked, and per-epoch return, Sharpe (tooltip with the bars per year) and max
+ * drawdown charts with the agent beside buy-and-hold. Waits for states only.
+ */
+export async function tradingViews(page: Page, presetLabel: string): Promise<void> {
+  await page.getByRole('button', { name: 'Start' }).waitFor(LONG);
+  await page.getByRole('combobox', { name: 'Preset' }).locator('option', { hasText: presetLabel }).waitFor({ state: 'attached', ...LONG });
+  await page.getByRole('combobox', { name: 'Preset' }).selectOption({ label: presetLabel });
+  await page.getByRole('button', { name: 'Start' }).and(page.locator(':enabled')).click();
+  // The panel appears with the first evaluation and names the latest epoch; the run ends after two.
+  const panel = page.getByTestId('trading-curves');
+  const pick = panel.getByRole('combobox', { name: 'evaluation epoch' });
+  await pick.locator('option', { hasText: 'latest (2)' }).waitFor({ state: 'attached', ...LONG });
+  await waitForState(page, 'Idle');
+  const equity = panel.getByRole('figure', { name: 'Equity' });
+  await equity.and(page.locator('[title*="epoch 2 at step 400"]')).waitFor(LONG);
+  assert.match((await equity.locator('figcaption').textContent()) ?? '', /Equity.*agent \d+\.\d\d.*buy and hold \d+\.\d\d/);
+  assert.equal(await equity.locator('path[data-series]').count(), 2);
+  assert.match((await panel.getByRole('figure', { name: 'Position' }).locator('figcaption').textContent()) ?? '', /agent -?\d+\.\d\d/);
+  assert.match((await panel.getByRole('figure', { name: 'Drawdown' }).locator('figcaption').textContent()) ?? '', /agent \d+\.\d%.*buy and hold \d+\.\d%/);
+  assert.ok(((await equity.locator('path[data-series="agent"]').getAttribute('d')) ?? '').length > 100, 'the equity curve is drawn');
+  // An earlier evaluation, picked.
+  await pick.selectOption('1');
+  await equity.and(page.locator('[title*="epoch 1 at step 200"]')).waitFor(LONG);
+  for (const title of ['Evaluation return', 'Evaluation Sharpe', 'Evaluation max drawdown']) {
+    await page.getByRole('region', { name: title }).scrollIntoViewIfNeeded(); // charts draw only while on screen
+    await waitForPoints(page, title, 2);
+    assert.deepEqual((await legend(page, title)).map(([l]) => l), ['agent', 'buy and hold']);
+  }
+  // One reward unit: the episodic return axis names the bps unit of trading rewards, also after the run ended.
+  await page.getByRole('region', { name: 'Episodic return' }).getByText('summed reward, bps of equity').waitFor(LONG);
+  const sharpe = page.locator('div[title]', { has: page.getByRole('region', { name: 'Evaluation Sharpe' }) });
+  assert.match((await sharpe.getAttribute('title')) ?? '', /√\(\d+ bars per year \(the training span's bars per 365\.25-day calendar year\)/);
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, 'trading-views.png'), fullPage: true });
+}

@@ -124,7 +124,10 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   const readOnlyRun = shownRun && shownRun.key !== copied ? shownRun : undefined;
   // Trading rewards are basis points of equity per step, summed over an episode (issue 17):
   // not the fraction that the evaluation's `return` reports.
-  const returnUnit = shownRun?.config.env.kind === 'trading' ? 'summed reward, bps of equity' : 'return';
+  // The charts' run: the opened past run, else the live or last run (also once it ended, when the
+  // config panel no longer shows it).
+  const chartsTrading = (s.view.kind === 'history' ? s.view.config : s.runConfig)?.env.kind === 'trading';
+  const returnUnit = chartsTrading ? 'summed reward, bps of equity' : 'return';
   const editCopy = useCallback(() => {
     if (!shownRun) return;
     const full = shownRun.config as unknown as Record<string, unknown>;
@@ -214,7 +217,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" xKind="step" yLabel="mean |Q − Q_do(f)|" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
-          {shownRun?.config.env.kind === 'trading' && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
+          {chartsTrading && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
         </main>
       </div>
     </div>
