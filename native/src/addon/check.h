@@ -52,9 +52,14 @@ inline void CheckOutputBytes(Napi::Env env, double bytes, const std::string& wha
 
 /// A finite number in [lo, hi]; `what` names the argument in the message.
 inline double Number(const Napi::Value& v, const std::string& what, double lo, double hi) {
-  if (!v.IsNumber())
-    ThrowType(v.Env(), what + " must be a number, got " +
-                           (v.IsString() ? "'" + v.ToString().Utf8Value() + "'" : v.ToString().Utf8Value()));
+  if (!v.IsNumber()) {
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on the inlined
+    // `"'" + std::string&&`, which inserts at the front of the temporary.
+    std::string got = what + " must be a number, got ";
+    if (v.IsString()) got.append("'").append(v.ToString().Utf8Value()).append("'");
+    else got.append(v.ToString().Utf8Value());
+    ThrowType(v.Env(), got);
+  }
   double x = v.As<Napi::Number>().DoubleValue();
   if (!std::isfinite(x)) ThrowRange(v.Env(), what + " must be a finite number, got " + Show(x));
   if (x < lo || x > hi) ThrowRange(v.Env(), what + " must be in [" + Show(lo) + ", " + Show(hi) + "], got " + Show(x));

@@ -330,6 +330,7 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
     }
 #endif
     (void)graph;
+    (void)b;
     throw Napi::TypeError::New(env, "step needs the CUDA backend, this buffer is on the " + Live(info).backend());
   }
 
