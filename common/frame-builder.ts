@@ -3,7 +3,7 @@
 // their x, mean over the finite values, last value, first non-finite value), so the frame the host
 // sends every FRAME_PERIOD_MS has a size bounded by the number of series, not by the step rate.
 // The raw records go to metrics.jsonl (the session) and from there to CSV export and liveHistory.
-import { epochSeriesPoints, FRAME_SERIES, MAX_FRAME_EVENTS, toWire, type EpisodePoint, type Frame, type SeriesSummary, type WireValue } from './protocol.ts';
+import { epochSeriesPoints, FRAME_SERIES, MAX_FRAME_EVENTS, systemSeriesPoints, toWire, type EpisodePoint, type Frame, type GpuStatus, type SeriesSummary, type SystemSample, type WireValue } from './protocol.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from './run.ts';
 
 /** Running summary of one series over a frame period. */
@@ -67,6 +67,7 @@ export class FrameBuilder {
   private lastEpoch: EpochSummary | undefined;
   private events: RunEvent[] = [];
   private eventsOmitted = 0;
+  private gpu: GpuStatus | undefined;
   private seq = 0;
 
   /** @param runDir the live run's folder, copied into every frame. */
@@ -105,6 +106,12 @@ export class FrameBuilder {
     this.progress = { step: Math.max(p?.step ?? 0, e.step), env_steps: e.env_steps, epoch: e.epoch, wall_s: p?.wall_s ?? 0 };
   }
 
+  /** A system sample (SYSTEM_SERIES, at x = its step); the frame carries the GPU status of the last one. */
+  addSystem(sample: SystemSample): void {
+    for (const [name, v] of systemSeriesPoints(sample)) this.put(name, sample.step, v);
+    this.gpu = { available: sample.gpu.available, reason: sample.gpu.reason };
+  }
+
   /** An event of the run's log (kept up to MAX_FRAME_EVENTS per frame, see the class comment). */
   addEvent(e: RunEvent): void {
     const routine = (k: RunEvent['kind']) => k === 'checkpoint' || k === 'warning';
@@ -137,12 +144,14 @@ export class FrameBuilder {
     if (this.stepFrom !== undefined) f.steps = { from: this.stepFrom, to: this.stepTo! };
     if (this.progress) f.progress = this.progress;
     if (this.lastEpoch) f.lastEpoch = this.lastEpoch;
+    if (this.gpu) f.gpu = this.gpu;
     this.series = new Map();
     this.stepFrom = this.stepTo = undefined;
     this.epochsEnded = 0;
     this.lastEpoch = undefined;
     this.events = [];
     this.eventsOmitted = 0;
+    this.gpu = undefined;
     return f;
   }
 }

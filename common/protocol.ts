@@ -98,6 +98,75 @@ export function epochSeriesPoints(e: EpochSummary): [string, number, number][] {
   return out;
 }
 
+/**
+ * Series of the system panel, x = gradient step at the sample (one sample about every
+ * SYSTEM_PERIOD_MS on the trainer host): rates over the last sample period, the host's CPU and
+ * resident memory, and the GPU readings from NVML where it is present.
+ */
+export const SYSTEM_SERIES = {
+  /** Gradient steps per second since the previous sample. */
+  stepsPerSec: 'system/steps_per_s',
+  /** Environment steps per second since the previous sample. */
+  envStepsPerSec: 'system/env_steps_per_s',
+  /** CPU time of the trainer host process, percent of one core (above 100 with several threads). */
+  processCpu: 'system/process_cpu_percent',
+  /** CPU use of the whole machine, percent of all cores. */
+  hostCpu: 'system/host_cpu_percent',
+  /** Resident memory of the trainer host process, MiB. */
+  rssMiB: 'system/rss_mib',
+  gpuUtil: 'system/gpu_util_percent',
+  gpuMemUsedMiB: 'system/gpu_mem_used_mib',
+  gpuMemTotalMiB: 'system/gpu_mem_total_mib',
+  gpuTemperature: 'system/gpu_temperature_c',
+  gpuPower: 'system/gpu_power_w',
+} as const;
+
+/** How often the trainer host samples system statistics (cheap reads; at most about once a second). */
+export const SYSTEM_PERIOD_MS = 1000;
+
+/** Whether GPU readings (NVML) are there, and if not, why (shown in place of the GPU charts). */
+export const GpuStatusSchema = z.object({ available: z.boolean(), reason: z.string() });
+export type GpuStatus = z.infer<typeof GpuStatusSchema>;
+
+/** One sample of the system panel (main/trainer/system-stats.ts); GPU fields only where NVML gave them. */
+export const SystemSampleSchema = z.object({
+  step: z.number().nonnegative(),
+  env_steps: z.number().nonnegative(),
+  wall_s: z.number().nonnegative(),
+  stepsPerSec: z.number().nonnegative(),
+  envStepsPerSec: z.number().nonnegative(),
+  processCpuPercent: z.number().nonnegative(),
+  hostCpuPercent: z.number().nonnegative(),
+  rssBytes: z.number().nonnegative(),
+  gpu: GpuStatusSchema.extend({
+    utilPercent: z.number().optional(),
+    memUsedBytes: z.number().optional(),
+    memTotalBytes: z.number().optional(),
+    temperatureC: z.number().optional(),
+    powerW: z.number().optional(),
+  }),
+});
+export type SystemSample = z.infer<typeof SystemSampleSchema>;
+
+/** The series points of one system sample: [series name, value], all at x = sample.step. */
+export function systemSeriesPoints(s: SystemSample): [string, number][] {
+  const MiB = 1024 * 1024;
+  const out: [string, number][] = [
+    [SYSTEM_SERIES.stepsPerSec, s.stepsPerSec],
+    [SYSTEM_SERIES.envStepsPerSec, s.envStepsPerSec],
+    [SYSTEM_SERIES.processCpu, s.processCpuPercent],
+    [SYSTEM_SERIES.hostCpu, s.hostCpuPercent],
+    [SYSTEM_SERIES.rssMiB, s.rssBytes / MiB],
+  ];
+  const g = s.gpu;
+  if (g.utilPercent !== undefined) out.push([SYSTEM_SERIES.gpuUtil, g.utilPercent]);
+  if (g.memUsedBytes !== undefined) out.push([SYSTEM_SERIES.gpuMemUsedMiB, g.memUsedBytes / MiB]);
+  if (g.memTotalBytes !== undefined) out.push([SYSTEM_SERIES.gpuMemTotalMiB, g.memTotalBytes / MiB]);
+  if (g.temperatureC !== undefined) out.push([SYSTEM_SERIES.gpuTemperature, g.temperatureC]);
+  if (g.powerW !== undefined) out.push([SYSTEM_SERIES.gpuPower, g.powerW]);
+  return out;
+}
+
 /** Most events one frame carries; the rest are counted in `eventsOmitted` (events.log has them all). */
 export const MAX_FRAME_EVENTS = 20;
 
@@ -152,6 +221,8 @@ export const FrameSchema = z.object({
   lastEpoch: EpochSummarySchema.optional(),
   events: z.array(RunEventSchema).max(MAX_FRAME_EVENTS),
   eventsOmitted: z.number().int().nonnegative(),
+  /** GPU readings' status at the period's last system sample (absent when none was taken). */
+  gpu: GpuStatusSchema.optional(),
 });
 export type Frame = z.infer<typeof FrameSchema>;
 

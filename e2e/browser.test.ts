@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
 import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
-import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
+import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, systemPanel, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
@@ -59,6 +59,7 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     await openDashboard(page, 'e2e-cartpole (user)');
     await rejectNegativeLearningRate(page);
     await startAndWatch(page, 'dashboard-running.png');
+    await systemPanel(page);
     await reloadKeepsHistory(page);
     await configShowsLiveRun(page);
     await switchXAxis(page);

@@ -136,6 +136,37 @@ export async function startAndWatch(page: Page, screenshot?: string): Promise<vo
   }
 }
 
+/**
+ * The system panel of a live CPU run (issue 16 item 6): the Throughput chart draws steps/s and
+ * env steps/s, the host CPU and memory charts fill, and where NVML is absent (a machine without
+ * the NVIDIA driver) a note with the reason stands in place of the GPU charts. Waits for states
+ * (samples come about once a second), never for a fixed time. Screenshot test-results/system-panel.png.
+ */
+export async function systemPanel(page: Page): Promise<void> {
+  const panel = page.getByRole('region', { name: 'System', exact: true });
+  await panel.waitFor(LONG);
+  // Charts redraw only while on screen: bring each into view before waiting for its points.
+  for (const title of ['Throughput', 'Host memory']) {
+    await page.getByRole('region', { name: title, exact: true }).scrollIntoViewIfNeeded();
+    await waitForPoints(page, title, 2);
+  }
+  const legendText = (await legend(page, 'Throughput')).map(([label]) => label);
+  assert.deepEqual(legendText, ['steps/s', 'env steps/s']);
+  const note = panel.getByRole('note');
+  const gpuChart = page.getByRole('region', { name: 'GPU utilisation', exact: true });
+  await note.filter({ hasText: /^GPU readings hidden: / }).or(gpuChart).first().waitFor(LONG);
+  if (await gpuChart.count()) {
+    await gpuChart.scrollIntoViewIfNeeded();
+    await waitForPoints(page, 'GPU utilisation', 2); // a machine with the NVIDIA driver
+  } else {
+    assert.match((await note.textContent()) ?? '', /^GPU readings hidden: NVML/);
+  }
+  mkdirSync(RESULTS, { recursive: true });
+  await panel.scrollIntoViewIfNeeded();
+  await panel.screenshot({ path: join(RESULTS, 'system-panel.png') });
+  await page.evaluate(() => window.scrollTo(0, 0)); // the flows after this one start at the top
+}
+
 /** Stops the run with Ctrl+. and waits for Idle. */
 export async function stop(page: Page): Promise<void> {
   const button = page.getByRole('button', { name: 'Stop' });

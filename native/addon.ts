@@ -25,12 +25,30 @@ export interface BackendInfo {
   totalBytes?: number;
 }
 
+/**
+ * GPU readings from NVML, which the addon loads at run time (native/src/addon/nvml_binding.cpp):
+ * `available: false` with the reason where NVML is absent or fails. A reading the device does
+ * not support is left out.
+ */
+export interface NvmlReading {
+  available: boolean;
+  /** Why there are no readings ('' when available). */
+  reason: string;
+  utilPercent?: number;
+  memUsedBytes?: number;
+  memTotalBytes?: number;
+  temperatureC?: number;
+  powerW?: number;
+}
+
 /** The raw addon exports; typed wrappers narrow the class constructors. */
 export interface NativeAddon {
   scalarLayout: ScalarLayout;
   backendInfo(): BackendInfo;
   /** Host synchronizations of the CUDA backend so far in this process (0 without CUDA). */
   cudaSyncCount(): number;
+  /** NVML readings of GPU `deviceIndex` (default 0); never throws for an absent NVML. */
+  nvmlSample?(deviceIndex?: number): NvmlReading;
   [name: string]: unknown;
 }
 

@@ -5,7 +5,7 @@
 // whatever the step rate: each summary appends at most four points to its series.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunConfig } from '../common/config.ts';
-import { epochSeriesPoints, FRAME_SERIES, fromWire, type Frame, type HostMessage, type RunSummary, type SeriesSummary } from '../common/protocol.ts';
+import { epochSeriesPoints, FRAME_SERIES, fromWire, type Frame, type GpuStatus, type HostMessage, type RunSummary, type SeriesSummary } from '../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
 import { AxisMap, type XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
@@ -149,6 +149,8 @@ export interface DashboardState {
   xAxis: XAxisKind;
   /** Past runs picked to be drawn over the charts, in the order picked (loaded or still loading; their books: Dashboard.overlays()). */
   overlayDirs: string[];
+  /** Whether the live run's host has GPU readings (NVML), and if not why; unknown before its first system sample. */
+  gpu?: GpuStatus;
 }
 
 /** A past run drawn over the charts: its series, config, folder name and colour. */
@@ -231,7 +233,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     live = new SeriesBook(get().smoothing, maxPoints);
     recent = [];
     stream.lastSeq = 0;
-    set({ lastEpoch: undefined, events: [], progress: { step: 0, envSteps: 0, epoch: 0 } });
+    set({ lastEpoch: undefined, events: [], progress: { step: 0, envSteps: 0, epoch: 0 }, gpu: undefined });
   };
 
   /** Progress after `points` ((wall_s, step) reads, oldest first) and the epoch summary `e`. */
@@ -283,6 +285,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
           progress,
           lastEpoch: m.lastEpoch ?? s.lastEpoch,
           events: m.events.length ? [...s.events, ...m.events].slice(-MAX_EVENTS) : s.events,
+          gpu: m.gpu ?? s.gpu,
         });
         bump();
         return;

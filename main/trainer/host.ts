@@ -280,6 +280,7 @@ export class TrainerHost {
         this.unflushed = { scalars: [], episodes: [] };
       },
       onEvent: (event: RunEvent) => this.pending.addEvent(event),
+      onSystem: (sample) => this.pending.addSystem(sample),
     };
   }
 

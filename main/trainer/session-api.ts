@@ -1,6 +1,7 @@
 // The contract between the training session (the epoch loop, main/trainer/session.ts) and
 // whoever drives it: the CLI, the Electron trainer host, the browser-mode server.
 import type { RunConfigInput } from '../../common/config.ts';
+import type { SystemSample } from '../../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
 
 export interface StartOptions {
@@ -33,6 +34,8 @@ export interface RunCallbacks {
    */
   onEpoch?(summary: EpochSummary): void;
   onEvent?(event: RunEvent): void;
+  /** A system sample (steps/s, CPU, memory, GPU readings), at most one per SYSTEM_PERIOD_MS while running. */
+  onSystem?(sample: SystemSample): void;
   /**
    * metrics.jsonl now holds every record reported so far (scalars, episodes, epochs): called
    * after each flush, every few seconds while the run is live and at epoch ends.

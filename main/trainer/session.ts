@@ -18,6 +18,7 @@ import { REPO_ROOT } from './paths.ts';
 import { resolveDataPath } from './paths-policy.ts';
 import { appendEvent, createRunDir, MetricsWriter, readRunConfig, trimRunMetrics } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, RunOutcome, StartOptions } from './session-api.ts';
+import { nvmlReader, SystemSampler } from './system-stats.ts';
 
 /** How often live scalars are read from the scalar block and sent (DESIGN: 100-250 ms). */
 const SCALAR_PERIOD_MS = 200;
@@ -254,8 +255,11 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   const fresh: PointMemory = { qStep: -1, causalStep: -1 };
   const causalNames = trainer.info.causalFeatureNames; // fixed for the run: read once, not per poll
   let lastStep = ckpt ? meta.step : -1; // metrics.jsonl already holds the checkpoint's step
+  const system = new SystemSampler(nvmlReader(addon)); // at most one sample per SYSTEM_PERIOD_MS
   const pollScalars = () => {
     const s = readScalars(trainer.scalars, layout);
+    const sample = system.sample(s.step!, s.env_steps!, wall());
+    if (sample) cb.onSystem?.(sample);
     if (s.step === lastStep) return;
     lastStep = s.step!;
     const point = toScalarPoint(s, wall(), fresh, causalNames);

@@ -20,6 +20,7 @@ import { TradingEval } from './TradingEval.tsx';
 import { TradingCurves } from './TradingCurves.tsx';
 import { TradingEpochCharts } from './TradingEpochCharts.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
+import { SystemPanel } from './SystemPanel.tsx';
 
 const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: '#f4b400' }];
 const EPOCH_TIME: ChartLine[] = [{ name: EPOCH_TIME_SERIES, label: 'epoch time (s)', color: '#ff7043', smooth: false, dots: true }];
@@ -218,6 +219,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
           {chartsTrading && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
+          <SystemPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
         </main>
       </div>
     </div>

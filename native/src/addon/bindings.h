@@ -26,4 +26,6 @@ void InitEnv(Napi::Env env, Napi::Object exports);
 void InitReplay(Napi::Env env, Napi::Object exports);
 void InitTrainer(Napi::Env env, Napi::Object exports);
 void InitLearnerTesting(Napi::Env env, Napi::Object exports);
+/// nvmlSample(): GPU readings through NVML loaded at run time (nvml_binding.cpp).
+void InitNvml(Napi::Env env, Napi::Object exports);
 }  // namespace dqn::addon

@@ -1,0 +1,79 @@
+// The system panel (issue 16 item 6): steps/s and env steps/s over the run, the trainer host's CPU
+// use and resident memory, and the GPU's utilisation, memory, temperature and power from NVML.
+// The trainer host samples them about once a second (main/trainer/system-stats.ts) into the
+// SYSTEM_SERIES of the live frames; where NVML is absent the GPU charts are replaced by a note
+// with the reason. Past runs do not keep these readings (metrics.jsonl holds training records).
+import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
+import { SYSTEM_SERIES } from '../../common/protocol.ts';
+import type { CsvRequest } from '../lib/csv-request.ts';
+import type { RedrawScheduler } from '../lib/redraw.ts';
+import type { Dashboard, DashboardState } from '../store.ts';
+import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
+
+export const SYSTEM_RATE_LINES: ChartLine[] = [
+  { name: SYSTEM_SERIES.stepsPerSec, label: 'steps/s', color: '#8ab4f8', smooth: false },
+  { name: SYSTEM_SERIES.envStepsPerSec, label: 'env steps/s', color: '#81c995', smooth: false },
+];
+const CPU_LINES: ChartLine[] = [
+  { name: SYSTEM_SERIES.processCpu, label: 'trainer host process (% of one core)', color: '#f4b400', smooth: false },
+  { name: SYSTEM_SERIES.hostCpu, label: 'whole machine (% of all cores)', color: '#c58af9', smooth: false },
+];
+const RSS_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.rssMiB, label: 'resident memory (MiB)', color: '#5bb9c2', smooth: false }];
+const GPU_UTIL_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuUtil, label: 'GPU utilisation (%)', color: '#76b900', smooth: false }];
+const GPU_MEM_LINES: ChartLine[] = [
+  { name: SYSTEM_SERIES.gpuMemUsedMiB, label: 'used (MiB)', color: '#76b900', smooth: false },
+  { name: SYSTEM_SERIES.gpuMemTotalMiB, label: 'total (MiB)', color: '#9aa0a6', smooth: false },
+];
+const GPU_TEMP_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuTemperature, label: 'temperature (°C)', color: '#f28b82', smooth: false }];
+const GPU_POWER_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuPower, label: 'power (W)', color: '#ff7043', smooth: false }];
+
+/** The sentence shown in place of the GPU charts, or undefined when they are shown. */
+export function gpuNote(st: Pick<DashboardState, 'gpu' | 'view' | 'runState'>): string | undefined {
+  if (st.gpu?.available) return undefined;
+  if (st.gpu) return `GPU readings hidden: ${st.gpu.reason}`;
+  if (st.view.kind === 'history') return 'GPU readings hidden: system readings are streamed only while a run is live; past runs do not keep them.';
+  return st.runState === 'running' ? 'GPU readings: waiting for the first system sample (about one a second).' : 'GPU readings appear while a run is live (NVML, loaded when the NVIDIA driver is present).';
+}
+
+interface PanelProps {
+  dashboard: Dashboard;
+  scheduler: RedrawScheduler;
+  csv: CsvRequest;
+}
+
+/** The system panel of the dashboard's store (see SystemPanelView). */
+export function SystemPanel(props: PanelProps) {
+  const st = useStore(props.dashboard.store, useShallow((s) => ({ gpu: s.gpu, view: s.view, runState: s.runState })));
+  return <SystemPanelView {...props} note={gpuNote(st)} />;
+}
+
+/**
+ * The system panel: throughput, host CPU and memory charts, and either the GPU charts or `note`,
+ * the sentence saying why they are hidden (gpuNote).
+ */
+export function SystemPanelView({ dashboard, scheduler, csv, note }: PanelProps & { note: string | undefined }) {
+  const chart = (title: string, lines: ChartLine[], yLabel: string) => (
+    <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title={title} lines={lines} xLabel="step" xKind="step" yLabel={yLabel} />
+  );
+  return (
+    <section className="system-panel" aria-label="System">
+      <h2>System</h2>
+      {chart('Throughput', SYSTEM_RATE_LINES, 'per second')}
+      {chart('Host CPU', CPU_LINES, 'percent')}
+      {chart('Host memory', RSS_LINES, 'MiB')}
+      {note ? (
+        <p className="system-gpu-note" role="note">
+          {note}
+        </p>
+      ) : (
+        <>
+          {chart('GPU utilisation', GPU_UTIL_LINES, 'percent')}
+          {chart('GPU memory', GPU_MEM_LINES, 'MiB')}
+          {chart('GPU temperature', GPU_TEMP_LINES, '°C')}
+          {chart('GPU power', GPU_POWER_LINES, 'W')}
+        </>
+      )}
+    </section>
+  );
+}
