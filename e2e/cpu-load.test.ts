@@ -36,9 +36,10 @@ test('a worker exits by itself when its lifetime ends', { timeout: 60_000 }, asy
 });
 
 test('DQN_E2E_CPU_LOAD is a worker count', () => {
-  assert.equal(loadFromEnv(undefined), 0);
-  assert.equal(loadFromEnv('0'), 0);
-  assert.equal(loadFromEnv('2'), 2);
-  assert.throws(() => loadFromEnv('lots'), /DQN_E2E_CPU_LOAD must be a number of busy processes/);
+  // Its own environments, so that the test holds whatever the ambient DQN_E2E_CPU_LOAD is.
+  assert.equal(loadFromEnv({}), 0);
+  assert.equal(loadFromEnv({ DQN_E2E_CPU_LOAD: '0' }), 0);
+  assert.equal(loadFromEnv({ DQN_E2E_CPU_LOAD: '2' }), 2);
+  assert.throws(() => loadFromEnv({ DQN_E2E_CPU_LOAD: 'lots' }), /DQN_E2E_CPU_LOAD must be a number of busy processes/);
   assert.throws(() => startCpuLoad(0), /workers must be a positive integer/);
 });

@@ -66,8 +66,9 @@ export function startCpuLoad(workers = availableParallelism(), maxLifetimeMs = 2
   };
 }
 
-/** Parses DQN_E2E_CPU_LOAD (a worker count; absent or 0: no load). @throws Error for anything else. */
-export function loadFromEnv(value = process.env.DQN_E2E_CPU_LOAD): number {
+/** Parses DQN_E2E_CPU_LOAD of `env` (a worker count; absent or 0: no load). @throws Error for anything else. */
+export function loadFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.DQN_E2E_CPU_LOAD;
   if (value === undefined || value === '' || value === '0') return 0;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`DQN_E2E_CPU_LOAD must be a number of busy processes (e.g. 2), got '${value}'`);
