@@ -359,9 +359,14 @@ void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<do
     per_phase_us->resize(static_cast<size_t>(pr.phases));
     for (int k = 0; k < pr.phases; ++k) (*per_phase_us)[k] += 1e-3 * static_cast<double>(stamps[k + 1] - stamps[k]);
   }
-  // Phases of the program: trunk layers + head, loss, head + trunk backward, optimizer.
-  const int layers = static_cast<int>(B.on.trunk.size());
-  const int ends[4] = {layers + 1, layers + 2, 2 * layers + 3, 2 * layers + 4};
+  // Parts of the program, read from its phase kinds: products up to the loss (forward), the
+  // loss, products up to the optimizer (backward), the optimizer.
+  int loss = 0, optimizer = 0;
+  for (int k = 0; k < pr.phases; ++k) {
+    if (pr.phase[k].kind == PhaseKind::kTdLoss) loss = k;
+    if (pr.phase[k].kind == PhaseKind::kOptimizer) optimizer = k;
+  }
+  const int ends[4] = {loss, loss + 1, optimizer, optimizer + 1};
   int begin = 0;
   for (int k = 0; k < 4; ++k) {
     phases_us[1 + k] += 1e-3 * static_cast<double>(stamps[ends[k]] - stamps[begin]);
