@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
 import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
 import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, systemPanel, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState } from './flow.ts';
@@ -37,23 +37,43 @@ function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess;
   });
 }
 
-test('browser mode: start a CartPole run, see Loss and Epoch time points and the legends, reload mid-run and keep the points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
+/**
+ * One served dashboard for a test: an optional CPU load beside it, a temporary data folder with
+ * `preset` saved as `<presetName>.json`, `npm run serve` on loopback and Chromium with a fresh
+ * profile (--user-data-dir); `body` gets the page (not yet navigated), the server and the folder.
+ * Everything is stopped and removed afterwards, whatever the body did.
+ */
+async function withServedPage(
+  presetName: string,
+  preset: unknown,
+  body: (ctx: { page: Page; server: Awaited<ReturnType<typeof serve>>; tmp: string }) => Promise<void>,
+): Promise<void> {
   await ensureRendererBuilt(ROOT);
   const load = loadWorkers ? startCpuLoad(loadWorkers) : undefined;
   if (load) console.log(`${loadWorkers} busy processes beside the test: ${load.pids.join(', ')}`);
   const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-'));
   mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
-  writeFileSync(join(tmp, 'data', 'presets', 'e2e-cartpole.json'), JSON.stringify(TINY_CARTPOLE));
+  writeFileSync(join(tmp, 'data', 'presets', `${presetName}.json`), JSON.stringify(preset));
   const server = await serve(join(tmp, 'data'), join(tmp, 'runs'));
-  // A fresh profile (--user-data-dir) per run.
   const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1500, height: 1000 } });
-  const cspErrors: string[] = [];
   try {
+    await body({ page: browser.pages()[0] ?? (await browser.newPage()), server, tmp });
+  } finally {
+    await browser.close();
+    server.child.kill('SIGTERM');
+    await new Promise((r) => server.child.once('exit', r));
+    rmSync(tmp, { recursive: true, force: true });
+    await load?.stop();
+  }
+}
+
+test('browser mode: start a CartPole run, see Loss and Epoch time points and the legends, reload mid-run and keep the points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
+  await withServedPage('e2e-cartpole', TINY_CARTPOLE, async ({ page, server, tmp }) => {
+    const cspErrors: string[] = [];
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/, 'loopback by default, with a token');
     const refused = await fetch(server.url.replace(/\?token=.*/, ''));
     assert.equal(refused.status, 401, 'the page is refused without the token');
 
-    const page = browser.pages()[0] ?? (await browser.newPage());
     page.on('console', (m) => /Content Security Policy/i.test(m.text()) && cspErrors.push(m.text()));
     await page.goto(server.url);
     await openDashboard(page, 'e2e-cartpole (user)');
@@ -101,34 +121,14 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     assert.deepEqual(readdirSync(join(tmp, 'runs', '.trash')), ['e2e-killed-run'], 'the deleted run waits in the trash');
     assert.ok(!readdirSync(join(tmp, 'runs')).includes(killed));
     assert.deepEqual(cspErrors, [], 'no Content-Security-Policy violations');
-  } finally {
-    await browser.close();
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.once('exit', r));
-    rmSync(tmp, { recursive: true, force: true });
-    await load?.stop();
-  }
+  });
 });
 
 test('browser mode: a trading run shows its evaluation curves (equity beside buy-and-hold, position, drawdown) and per-epoch return, Sharpe and drawdown charts', { skip, timeout: 300_000 }, async () => {
-  await ensureRendererBuilt(ROOT);
-  const load = loadWorkers ? startCpuLoad(loadWorkers) : undefined;
-  const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-trading-'));
-  mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
-  writeFileSync(join(tmp, 'data', 'presets', 'e2e-trading.json'), JSON.stringify(TINY_TRADING));
-  const server = await serve(join(tmp, 'data'), join(tmp, 'runs'));
-  const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1500, height: 1000 } });
-  try {
-    const page = browser.pages()[0] ?? (await browser.newPage());
+  await withServedPage('e2e-trading', TINY_TRADING, async ({ page, server, tmp }) => {
     await page.goto(server.url);
     await tradingViews(page, 'e2e-trading (user)');
     const [run] = readdirSync(join(tmp, 'runs')).filter((n) => !n.startsWith('.'));
     assert.deepEqual(readdirSync(join(tmp, 'runs', run!, 'eval')).sort(), ['epoch-1.json', 'epoch-2.json'], 'one curves file per evaluation');
-  } finally {
-    await browser.close();
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.once('exit', r));
-    rmSync(tmp, { recursive: true, force: true });
-    await load?.stop();
-  }
+  });
 });
