@@ -173,10 +173,10 @@ struct CoreProgram {
 
 // Launchers: each enqueues on `stream` and returns the launch error (cudaSuccess when queued).
 
-/// Blocks of one LaunchCore: every multiprocessor's resident share (all blocks must be resident
-/// at once for the barriers), at most `per_sm` per multiprocessor. Reads device attributes
+/// Blocks of one LaunchCore: one per multiprocessor (all blocks must be resident at once for the
+/// barriers; cudaErrorInvalidConfiguration when not even one fits). Reads device attributes
 /// (call once, at construction).
-cudaError_t CoreBlocks(Precision precision, int per_sm, int* blocks);
+cudaError_t CoreBlocks(Precision precision, int* blocks);
 /// The program's phases in one launch of `blocks` resident blocks (from CoreBlocks).
 cudaError_t LaunchCore(const CoreProgram& program, Precision precision, int blocks, cudaStream_t stream);
 /// Builds the probe's intervened inputs from the batch's states (B rows).

@@ -492,14 +492,14 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
 __global__ void KernelFault(float* bad) { *bad = 1.0f; }
 
 template <Precision P>
-cudaError_t BlocksOf(int per_sm, int* blocks) {
+cudaError_t BlocksOf(int* blocks) {
   int device = 0, sms = 0, resident = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, CoreKernel<P>, kThreads, 0);
   if (e != cudaSuccess) return e;
   if (resident < 1) return cudaErrorInvalidConfiguration;
-  *blocks = sms * (per_sm < resident ? (per_sm < 1 ? 1 : per_sm) : resident);
+  *blocks = sms;
   return cudaSuccess;
 }
 
@@ -521,11 +521,11 @@ cudaError_t Launch(const CoreProgram& program, int blocks, cudaStream_t stream) 
 
 }  // namespace
 
-cudaError_t CoreBlocks(Precision precision, int per_sm, int* blocks) {
+cudaError_t CoreBlocks(Precision precision, int* blocks) {
   switch (precision) {
-    case Precision::kF32: return BlocksOf<Precision::kF32>(per_sm, blocks);
-    case Precision::kTF32: return BlocksOf<Precision::kTF32>(per_sm, blocks);
-    case Precision::kBF16: return BlocksOf<Precision::kBF16>(per_sm, blocks);
+    case Precision::kF32: return BlocksOf<Precision::kF32>(blocks);
+    case Precision::kTF32: return BlocksOf<Precision::kTF32>(blocks);
+    case Precision::kBF16: return BlocksOf<Precision::kBF16>(blocks);
   }
   return cudaErrorInvalidValue;
 }

@@ -272,7 +272,7 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     upload_params(init);
 
     // The step kernel's blocks: all resident at once (its phases meet at grid-wide barriers).
-    Check(detail::CoreBlocks(precision_, static_cast<int>(EnvInt("DQN_CORE_BLOCKS_PER_SM", 1)), &core_blocks_),
+    Check(detail::CoreBlocks(precision_, &core_blocks_),
           "sizing the learner kernel's grid");
     Check(cudaMemsetAsync(B.barrier, 0, sizeof(detail::GridBarrier), own_stream_), "clearing the learner kernel's barrier");
 
