@@ -84,7 +84,7 @@ struct LearnerControl {
   int64_t t = 0;              ///< gradient steps done (Adam's t); advanced by a healthy step
   uint32_t loss_flags = 0;    ///< NanFlag bits found by the loss phase in the current step
   uint32_t halted = 0;        ///< sticky NanFlag bits: once set, no step changes a parameter
-  uint32_t norm_blocks_done = 0, probe_blocks_done = 0;  ///< last-block counters
+  uint32_t optimizer_blocks_done = 0, probe_blocks_done = 0;  ///< last-block counters
   uint32_t inject_flag = 0;   ///< test switch: NanFlag of the tensor poisoned at inject_step
   int64_t inject_step = -1;
 };

@@ -353,7 +353,7 @@ __device__ void Adam(const LearnerParams& p, const StepPlan& plan, const float* 
 /// The last block to finish the optimizer phase commits the step: the device step counter,
 /// the halt flags and the step's scalars (cumulative sums included).
 __device__ void CommitStep(const StepPlan& plan, LearnerControl* ctl, ScalarBlock* sc) {
-  if (!LastBlock(&ctl->norm_blocks_done, gridDim.x) || threadIdx.x != 0) return;
+  if (!LastBlock(&ctl->optimizer_blocks_done, gridDim.x) || threadIdx.x != 0) return;
   if (plan.flags == 0) sc->grad_norm = plan.norm;
   ctl->loss_flags = 0;
   if (!plan.apply) {
