@@ -96,7 +96,7 @@ for s in "$@"; do
       grep -E "Duration|Warp Cycles Per Issued|Stall|Achieved Occupancy|Grid Size|Registers|Issued Warp|L2 Hit|Memory Throughput" "$OUT/learner-ncu.txt" | cut -c1-120 | head -60 ;;
     learner-tests)
       step learner-tests
-      PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/trainer.test > "$OUT/learner-tests.log" 2>&1; rc=$?
+      PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/system-cuda native/test/trainer.test > "$OUT/learner-tests.log" 2>&1; rc=$?
       grep -E "^# (tests|pass|fail|skipped)|^not ok" "$OUT/learner-tests.log" | head -40; [ $rc = 0 ] || status=$rc ;;
     train-cartpole)
       step train-cartpole
