@@ -9,7 +9,7 @@
 #   usage: bash bench/cuda-device.sh STEP...   (run from that source tree's root)
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
 #   learner steps: learner-check learner-sanitize learner-bench learner-epoch learner-profile learner-tests
-#                  train-cartpole train-trading torch-dqn
+#                  train-cartpole cartpole-seeds train-trading torch-dqn
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
 OUT=${OUT:-/tmp/replay-cuda-out}
@@ -93,7 +93,9 @@ for s in "$@"; do
         --warp-sampling-interval 0 -f -o "$OUT/learner-ncu" ./build/native/learner_cuda_tool profile > "$OUT/learner-ncu.log" 2>&1 || status=1
       ncu -i "$OUT/learner-ncu.ncu-rep" --page details > "$OUT/learner-ncu.txt" 2>&1
       ncu -i "$OUT/learner-ncu.ncu-rep" --page source --csv --print-source sass > "$OUT/learner-ncu-sass.csv" 2>&1
-      grep -E "Duration|Warp Cycles Per Issued|Stall|Achieved Occupancy|Grid Size|Registers|Issued Warp|L2 Hit|Memory Throughput" "$OUT/learner-ncu.txt" | cut -c1-120 | head -60 ;;
+      grep -E "Duration|Warp Cycles Per Issued|Stall|Achieved Occupancy|Grid Size|Registers|Issued Warp|L2 Hit|Memory Throughput" "$OUT/learner-ncu.txt" | cut -c1-120 | head -60
+      python3 bench/ncu_stalls.py "$OUT/learner-ncu-sass.csv" 60 > "$OUT/learner-ncu-stalls.txt" 2>&1 || head -c 4000 "$OUT/learner-ncu-sass.csv"
+      head -50 "$OUT/learner-ncu-stalls.txt"; gzip -f "$OUT/learner-ncu-sass.csv"; rm -f "$OUT/learner-ncu.ncu-rep" ;;
     learner-tests)
       step learner-tests
       PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/system-cuda native/test/trainer.test > "$OUT/learner-tests.log" 2>&1; rc=$?
@@ -104,6 +106,19 @@ for s in "$@"; do
         PATH=/tmp:$PATH node --import tsx main/cli/train.ts --preset cartpole --backend cuda --precision $p --runs-dir /tmp/runs --json \
           > "$OUT/train-cartpole-$p.log" 2>&1 || status=1
         tail -1 "$OUT/train-cartpole-$p.log"
+      done ;;
+    cartpole-seeds)
+      # The cartpole preset on the GPU over seeds (SEEDS, default 1-8) in each precision (PRECISIONS,
+      # default tf32 bf16), PAR runs at a time (default 4): greedy mean return of each run's last epoch.
+      step cartpole-seeds
+      for p in ${PRECISIONS:-tf32 bf16}; do
+        for seed in ${SEEDS:-1 2 3 4 5 6 7 8}; do
+          echo "$p $seed"
+        done
+      done | xargs -P "${PAR:-4}" -n 2 sh -c 'PATH=/tmp:$PATH node --import tsx main/cli/train.ts --preset cartpole --backend cuda \
+          --precision $0 --seed $1 --runs-dir /tmp/runs-seeds --json > "'"$OUT"'/cartpole-$0-seed$1.log" 2>&1'
+      for f in "$OUT"/cartpole-*-seed*.log; do
+        printf "%s: %s\n" "$(basename "$f" .log)" "$(tail -1 "$f" | grep -o '"eval_mean_return":[^,]*')"
       done ;;
     train-trading)
       step train-trading

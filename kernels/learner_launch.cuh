@@ -166,10 +166,17 @@ struct CoreProgram {
   ScalarBlock* scalars = nullptr;
   ReplayView replay;            ///< the GPU replay (PER scalars, SideJob::kPerScalars)
   GridBarrier* barrier = nullptr;
-  /// Profiling only (or null): block 0 writes the global timer (ns) at the kernel's start and
-  /// after each phase's barrier, [phases + 1] values.
+  /// Profiling only (or null): the global timer (ns) of every block, [StampCount(phases,
+  /// blocks)] values: at Stamp(ph, b, 0) block b starts phase ph (after the barrier before it),
+  /// at Stamp(ph, b, 1) it arrives at the barrier after it; Stamp(phases, b, 0) is its exit
+  /// from the last barrier.
   uint64_t* stamps = nullptr;
 };
+
+/// Index of one profiling stamp (see CoreProgram::stamps): phase ph, block b, 0 start / 1 arrive.
+constexpr int64_t Stamp(int ph, int b, int what, int blocks) { return (static_cast<int64_t>(ph) * blocks + b) * 2 + what; }
+/// Stamps of a program of `phases` phases on `blocks` blocks.
+constexpr int64_t StampCount(int phases, int blocks) { return Stamp(phases + 1, 0, 0, blocks); }
 
 // Launchers: each enqueues on `stream` and returns the launch error (cudaSuccess when queued).
 

@@ -307,9 +307,9 @@ __device__ void PlanStep(const LearnerParams& p, const LearnerControl* ctl, cons
 
 constexpr int kAdamUnroll = 4;  // elements a thread loads before it computes (loads in flight)
 
-/// Adam on this block's share of the parameters, then the target network (a hard copy every C
+/// Adam on the share of the parameters of the block of arrival rank `rank`, then the target network (a hard copy every C
 /// steps, or Polyak averaging every step) and the weights' NaN check.
-__device__ void Adam(const LearnerParams& p, const StepPlan& plan, const float* grads, float* online, float* target,
+__device__ void Adam(const LearnerParams& p, const StepPlan& plan, int rank, const float* grads, float* online, float* target,
                      float* m, float* v, LearnerControl* ctl, ScalarBlock* sc) {
   const float b1 = static_cast<float>(p.beta1), b2 = static_cast<float>(p.beta2);
   // 1 - beta is formed in f64: in f32, 1 - 0.999f is off by 1.3e-5 relative.
@@ -318,7 +318,7 @@ __device__ void Adam(const LearnerParams& p, const StepPlan& plan, const float* 
   const bool polyak = !p.target_hard, poison = Injected(ctl, kNanWeights, plan.t);
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
   bool bad = false;
-  for (int64_t i0 = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i0 < p.n_params; i0 += kAdamUnroll * stride) {
+  for (int64_t i0 = static_cast<int64_t>(rank) * kThreads + threadIdx.x; i0 < p.n_params; i0 += kAdamUnroll * stride) {
     float g[kAdamUnroll], mo[kAdamUnroll], vo[kAdamUnroll], w[kAdamUnroll], tg[kAdamUnroll];
 #pragma unroll
     for (int u = 0; u < kAdamUnroll; ++u) {
@@ -424,26 +424,39 @@ __device__ __forceinline__ uint64_t GlobalTimer() {
   return t;
 }
 
-/// Grid-wide barrier of `blocks` resident blocks (the scheme of cooperative groups' grid sync,
-/// with release/acquire operations instead of full fences): a block arrives with an acq_rel add
-/// (its threads' writes, ordered before by __syncthreads, become visible first); the last to
-/// arrive resets the count and opens the next generation with a release; the others poll the
-/// generation, then acquire.
-__device__ __forceinline__ void Barrier(GridBarrier* b, unsigned blocks) {
+/// Grid-wide barrier of `blocks` resident blocks, in two halves (the scheme of cooperative
+/// groups' grid sync, with release/acquire operations instead of full fences). Arrive: a block
+/// arrives with an acq_rel add (its threads' writes, ordered before by __syncthreads, become
+/// visible first), which also gives its arrival rank (0 first, blocks - 1 last); the last to
+/// arrive resets the count and opens the next generation with a release. Between the halves a
+/// block may do work that reads no data of the phase just ended. Wait: the others poll the
+/// generation, then acquire. Returns the rank in every thread.
+__device__ __forceinline__ int Arrive(GridBarrier* b, unsigned blocks, uint32_t* generation) {
+  __shared__ uint32_t rank;
   __syncthreads();
   if (threadIdx.x == 0) {
-    uint32_t g, arrived, now;
+    uint32_t g, arrived;
     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(g) : "l"(&b->generation) : "memory");
     asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(&b->count) : "memory");
     if (arrived == blocks - 1) {
       asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" ::"l"(&b->count) : "memory");
       asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&b->generation), "r"(g + 1) : "memory");
-    } else {
-      do {  // relaxed polls, then one acquire fence (an acquire load invalidates L1 on every poll)
-        asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(&b->generation) : "memory");
-      } while (now == g);
-      asm volatile("fence.acq_rel.gpu;" ::: "memory");
     }
+    rank = arrived;
+    *generation = g;
+  }
+  __syncthreads();
+  return static_cast<int>(rank);
+}
+
+/// The second half: returns when the barrier of `generation` (from Arrive, thread 0's) is open.
+__device__ __forceinline__ void Wait(GridBarrier* b, int rank, unsigned blocks, uint32_t generation) {
+  if (threadIdx.x == 0 && rank != static_cast<int>(blocks) - 1) {
+    uint32_t now;
+    do {  // relaxed polls, then one acquire fence (an acquire load invalidates L1 on every poll)
+      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(&b->generation) : "memory");
+    } while (now == generation);
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
   }
   __syncthreads();
 }
@@ -457,11 +470,20 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
   static_assert(tile::kThreads == kThreads, "one block shape for products and reductions");
   __shared__ tile::Smem smem;
   __shared__ StepPlan plan;
-  const bool stamp = prog.stamps && blockIdx.x == 0 && threadIdx.x == 0;
-  if (stamp) prog.stamps[0] = GlobalTimer();
+  __shared__ uint32_t generation;
+  const bool stamp = prog.stamps && threadIdx.x == 0;
+  const int blocks = static_cast<int>(gridDim.x), self = static_cast<int>(blockIdx.x);
+  if (stamp) prog.stamps[Stamp(0, self, 0, blocks)] = GlobalTimer();
+  // A block's share of each phase follows its arrival rank at the barrier before the phase, and
+  // its first tile is set up between arriving and the barrier's opening: the first blocks to
+  // finish a phase take the next one's tiles, the last ones (when tiles are fewer than blocks)
+  // none, so neither the set-up nor the stragglers sit on the critical path.
+  int rank = self;
+  tile::Job job;
+  tile::Prepare(prog.phase[0], rank, job);
   for (int ph = 0; ph < prog.phases; ++ph) {
     const Phase& phase = prog.phase[ph];
-    if (phase.side != SideJob::kNone && blockIdx.x == gridDim.x - 1) {
+    if (phase.side != SideJob::kNone && rank == blocks - 1) {
       if (phase.side == SideJob::kFoldLoss)
         FoldLoss(prog.params, prog.ctl, prog.partials, prog.scalars, (prog.params.batch + kWarps - 1) / kWarps);
       else
@@ -469,10 +491,10 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
       __syncthreads();  // the side job's shared scratch and early-returning threads
     }
     switch (phase.kind) {
-      case PhaseKind::kGemm: tile::RunPhase<P>(phase, smem); break;
+      case PhaseKind::kGemm: tile::RunPhase<P>(phase, rank, job, smem); break;
       case PhaseKind::kTdLoss: {
         const unsigned nvb = static_cast<unsigned>((prog.params.batch + kWarps - 1) / kWarps);
-        for (unsigned vb = blockIdx.x; vb < nvb; vb += gridDim.x) {
+        for (unsigned vb = static_cast<unsigned>(rank); vb < nvb; vb += gridDim.x) {
           TdLoss(prog.params, prog.loss, prog.ctl, prog.partials, vb);
           __syncthreads();  // the block's shared partials are reused by its next virtual block
         }
@@ -480,12 +502,20 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
       }
       case PhaseKind::kOptimizer:
         PlanStep(prog.params, prog.ctl, prog.partials.norm, prog.partials.norm_slots, &plan);
-        if (plan.apply) Adam(prog.params, plan, prog.grads, prog.online, prog.target, prog.m, prog.v, prog.ctl, prog.scalars);
+        if (plan.apply) Adam(prog.params, plan, rank, prog.grads, prog.online, prog.target, prog.m, prog.v, prog.ctl, prog.scalars);
         CommitStep(plan, prog.ctl, prog.scalars);
         break;
     }
-    if (ph + 1 < prog.phases || prog.stamps) Barrier(prog.barrier, gridDim.x);
-    if (stamp) prog.stamps[ph + 1] = GlobalTimer();
+    if (prog.stamps) {
+      __syncthreads();  // the block's work is done
+      if (stamp) prog.stamps[Stamp(ph, self, 1, blocks)] = GlobalTimer();
+    }
+    if (ph + 1 < prog.phases || prog.stamps) {
+      rank = Arrive(prog.barrier, gridDim.x, &generation);
+      if (ph + 1 < prog.phases) tile::Prepare(prog.phase[ph + 1], rank, job);
+      Wait(prog.barrier, rank, gridDim.x, generation);
+    }
+    if (stamp) prog.stamps[Stamp(ph + 1, self, 0, blocks)] = GlobalTimer();
   }
 }
 

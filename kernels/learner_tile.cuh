@@ -3,8 +3,9 @@
 // resident blocks. A block of 8 warps computes one tile at a time: K is walked in chunks of 32,
 // kDepth chunks in flight in registers (L2-coherent loads: the operands were written by earlier
 // phases of the same launch) while the previous chunk, staged in shared memory, is multiplied.
-// TF32 and BF16 use mma.sync (m16n8k8 / m16n8k16) with each operand split into a high and a
-// low part (three products, FP32-level accuracy: CUTLASS's 3xTF32); FP32 uses SIMT FMAs. The
+// TF32 and BF16 use mma.sync (m16n8k8 / m16n8k16) with each operand split into parts for
+// FP32-level accuracy: TF32 high + low (three products, CUTLASS's 3xTF32), BF16 high + middle +
+// low (six products, as cuBLAS's BF16x9 FP32 emulation less its three smallest); FP32 uses SIMT FMAs. The
 // epilogue (bias, rank-one term, ReLU, ReLU mask) runs on the accumulators in registers.
 // The approach is that of tiny-cuda-nn's fully fused MLP (Müller et al. 2021) cut at layer
 // boundaries: at width 256 a layer's weights (256 KB) do not fit one block's shared memory.
@@ -104,11 +105,17 @@ __device__ __forceinline__ void SplitTf32(float x, uint32_t& hi, uint32_t& lo) {
   lo = __float_as_uint(x - __uint_as_float(hi));
 }
 
-/// (x0, x1) as packed bf16 high parts and packed bf16 low parts (lower index in the low half).
-__device__ __forceinline__ void SplitBf16(float x0, float x1, uint32_t& hi, uint32_t& lo) {
+/// (x0, x1) in three packed bf16 parts (lower index in the low half of each): x = hi + mid + lo
+/// up to FP32 rounding (8 + 8 + 8 mantissa bits: 24, FP32's). Two parts (16 bits) were not
+/// enough: the cartpole preset solved in 13 of 18 BF16 runs against 18 of 18 in TF32 and on the
+/// CPU (runs L13-L16 and G1, bench/RESULTS.md).
+__device__ __forceinline__ void SplitBf16(float x0, float x1, uint32_t& hi, uint32_t& mid, uint32_t& lo) {
   const __nv_bfloat162 h = __floats2bfloat162_rn(x0, x1);
-  const __nv_bfloat162 l = __floats2bfloat162_rn(x0 - __low2float(h), x1 - __high2float(h));
+  const float r0 = x0 - __low2float(h), r1 = x1 - __high2float(h);
+  const __nv_bfloat162 m = __floats2bfloat162_rn(r0, r1);
+  const __nv_bfloat162 l = __floats2bfloat162_rn(r0 - __low2float(m), r1 - __high2float(m));
   hi = *reinterpret_cast<const uint32_t*>(&h);
+  mid = *reinterpret_cast<const uint32_t*>(&m);
   lo = *reinterpret_cast<const uint32_t*>(&l);
 }
 
@@ -133,8 +140,8 @@ struct Acc {
   float x[8];
 };
 
-/// Multiplies the staged chunk into acc. Products are summed lo·hi + hi·lo + hi·hi per step
-/// (lo·lo is below FP32 rounding): a single rounding of the inputs flips ReLU masks and moves
+/// Multiplies the staged chunk into acc. TF32 products are summed lo·hi + hi·lo + hi·hi per step
+/// (lo·lo is below FP32 rounding), BF16 as its split says: a single rounding of the inputs flips ReLU masks and moves
 /// sums with cancellation (first-layer weight gradients) by percents. Tensor cores sum a chunk
 /// into fresh accumulators that are then added to acc in FP32: the tensor cores' own
 /// accumulation rounds less carefully, and over all of K = 256 it cost a factor of 4 in
@@ -181,25 +188,31 @@ __device__ __forceinline__ void Multiply(const float* a, const float* b, Acc& ac
         MmaTf32(d1, ah, bh[1][0], bh[1][1]);
       }
     } else {
+      // Three parts: the six products down to 2^-16 relative (hi·hi, hi·mid, mid·hi, hi·lo,
+      // lo·hi, mid·mid), smallest first; the rest are below FP32 rounding.
 #pragma unroll
       for (int k0 = 0; k0 < kK; k0 += 16) {
-        uint32_t ah[4], al[4], bh[2][2], bl[2][2];
-        SplitBf16(ar[k0 + 2 * q], ar[k0 + 2 * q + 1], ah[0], al[0]);
-        SplitBf16(ar[8 * kLdA + k0 + 2 * q], ar[8 * kLdA + k0 + 2 * q + 1], ah[1], al[1]);
-        SplitBf16(ar[k0 + 2 * q + 8], ar[k0 + 2 * q + 9], ah[2], al[2]);
-        SplitBf16(ar[8 * kLdA + k0 + 2 * q + 8], ar[8 * kLdA + k0 + 2 * q + 9], ah[3], al[3]);
+        uint32_t ah[4], am[4], al[4], bh[2][2], bm[2][2], bl[2][2];
+        SplitBf16(ar[k0 + 2 * q], ar[k0 + 2 * q + 1], ah[0], am[0], al[0]);
+        SplitBf16(ar[8 * kLdA + k0 + 2 * q], ar[8 * kLdA + k0 + 2 * q + 1], ah[1], am[1], al[1]);
+        SplitBf16(ar[k0 + 2 * q + 8], ar[k0 + 2 * q + 9], ah[2], am[2], al[2]);
+        SplitBf16(ar[8 * kLdA + k0 + 2 * q + 8], ar[8 * kLdA + k0 + 2 * q + 9], ah[3], am[3], al[3]);
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
           const float* bc = b + col + 8 * n;
-          SplitBf16(bc[(k0 + 2 * q) * kLdB], bc[(k0 + 2 * q + 1) * kLdB], bh[n][0], bl[n][0]);
-          SplitBf16(bc[(k0 + 2 * q + 8) * kLdB], bc[(k0 + 2 * q + 9) * kLdB], bh[n][1], bl[n][1]);
+          SplitBf16(bc[(k0 + 2 * q) * kLdB], bc[(k0 + 2 * q + 1) * kLdB], bh[n][0], bm[n][0], bl[n][0]);
+          SplitBf16(bc[(k0 + 2 * q + 8) * kLdB], bc[(k0 + 2 * q + 9) * kLdB], bh[n][1], bm[n][1], bl[n][1]);
         }
-        MmaBf16(d0, al, bh[0][0], bh[0][1]);
-        MmaBf16(d1, al, bh[1][0], bh[1][1]);
-        MmaBf16(d0, ah, bl[0][0], bl[0][1]);
-        MmaBf16(d1, ah, bl[1][0], bl[1][1]);
-        MmaBf16(d0, ah, bh[0][0], bh[0][1]);
-        MmaBf16(d1, ah, bh[1][0], bh[1][1]);
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+          float(&d)[4] = n == 0 ? d0 : d1;
+          MmaBf16(d, am, bm[n][0], bm[n][1]);
+          MmaBf16(d, al, bh[n][0], bh[n][1]);
+          MmaBf16(d, ah, bl[n][0], bl[n][1]);
+          MmaBf16(d, am, bh[n][0], bh[n][1]);
+          MmaBf16(d, ah, bm[n][0], bm[n][1]);
+          MmaBf16(d, ah, bh[n][0], bh[n][1]);
+        }
       }
     }
 #pragma unroll
@@ -221,27 +234,60 @@ __device__ __forceinline__ void AccCoords(int e, int& r, int& c) {
   }
 }
 
-/// C tile [i0.., j0..] of problem p (its tile number `tile`): the whole K range, then the
-/// epilogue, written to p.c; with p.sq, the tile's sum of squares to p.sq[tile].
-template <Precision P>
-__device__ void Tile(const GemmProblem& p, int i0, int j0, int tile, Smem& s) {
+/// One output tile of a phase, located in its problem, with this thread's operand walk set up:
+/// integer work a block does while it waits at the barrier before the phase (Prepare).
+struct Job {
+  int t = -1;               ///< tile number in the phase (-1: none)
+  int q = 0, tile = 0;      ///< the problem, and the tile's number in it
+  int i0 = 0, j0 = 0;       ///< the tile's corner
   Walk w;
-  MakeWalk(p, i0, j0, w);
+};
+
+__device__ __forceinline__ int TilesOf(const GemmProblem& p) { return TileCount(p.m, p.n); }
+
+__device__ __forceinline__ int TotalTiles(const Phase& ph) {
+  int total = 0;
+  for (int q = 0; q < ph.count; ++q) total += TilesOf(ph.p[q]);
+  return total;
+}
+
+/// Sets job up for tile t of the phase (none when t is past its tiles). Reads only the program,
+/// never data, so it may run before the barrier that opens the phase.
+__device__ __forceinline__ void Prepare(const Phase& ph, int t, Job& job) {
+  job.t = -1;
+  if (ph.kind != PhaseKind::kGemm || t >= TotalTiles(ph)) return;
+  int q = 0, local = t;
+  while (local >= TilesOf(ph.p[q])) local -= TilesOf(ph.p[q]), ++q;
+  const GemmProblem& p = ph.p[q];
+  const int tiles_n = (p.n + kN - 1) / kN;
+  job.t = t, job.q = q, job.tile = local;
+  job.i0 = (local / tiles_n) * kM, job.j0 = (local % tiles_n) * kN;
+  MakeWalk(p, job.i0, job.j0, job.w);
+}
+
+/// C tile [i0.., j0..] of problem p (the job's): the whole K range, then the epilogue, written
+/// to p.c; with p.sq, the tile's sum of squares to p.sq[job.tile].
+template <Precision P>
+__device__ void Tile(const GemmProblem& p, const Job& job, Smem& s) {
+  const Walk& w = job.w;
+  const int i0 = job.i0, j0 = job.j0, tile = job.tile;
   Acc acc;
 #pragma unroll
   for (float& x : acc.x) x = 0.0f;
-  // The epilogue's operands, loaded now so that their latency hides behind the K loop.
+  // The epilogue's operands, loaded now so that their latency hides behind the K loop. Outputs
+  // outside the matrix read its last row or column (their values are never stored): the only
+  // conditions are the problem's, the same for every thread.
   float e_bias[8], e_u[8], e_v[8], e_mask[8];
+  const float *bias = p.bias, *u = p.u, *v = p.v, *mask = p.mask;
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
     int r, cc;
     AccCoords<P>(e, r, cc);
-    const int i = i0 + r, j = j0 + cc;
-    const bool in = i < p.m && j < p.n;
-    e_bias[e] = in && p.bias ? __ldcg(p.bias + j) : 0.0f;
-    e_u[e] = in && p.u ? __ldcg(p.u + i) : 0.0f;
-    e_v[e] = in && p.u ? __ldcg(p.v + j) : 0.0f;
-    e_mask[e] = in && p.mask ? __ldcg(p.mask + static_cast<int64_t>(i) * p.ldm + j) : 1.0f;
+    const int i = min(i0 + r, p.m - 1), j = min(j0 + cc, p.n - 1);
+    e_bias[e] = bias ? __ldcg(bias + j) : 0.0f;
+    e_u[e] = u ? __ldcg(u + i) : 0.0f;
+    e_v[e] = u ? __ldcg(v + j) : 0.0f;
+    e_mask[e] = mask ? __ldcg(mask + static_cast<int64_t>(i) * p.ldm + j) : 1.0f;
   }
   const int chunks = (p.k + kK - 1) / kK;
   Chunk f[kDepth];
@@ -291,19 +337,14 @@ __device__ void Tile(const GemmProblem& p, int i0, int j0, int tile, Smem& s) {
   }
 }
 
-__device__ __forceinline__ int TilesOf(const GemmProblem& p) { return TileCount(p.m, p.n); }
-
-/// Every output tile of the phase's products, tile t on block t mod gridDim.x.
+/// Every output tile of the phase's products that falls to the block of arrival rank `rank`:
+/// tiles rank, rank + blocks, ...; job holds the first one, prepared.
 template <Precision P>
-__device__ void RunPhase(const Phase& ph, Smem& s) {
-  int total = 0;
-  for (int q = 0; q < ph.count; ++q) total += TilesOf(ph.p[q]);
-  for (int t = blockIdx.x; t < total; t += gridDim.x) {
-    int q = 0, local = t;
-    while (local >= TilesOf(ph.p[q])) local -= TilesOf(ph.p[q]), ++q;
-    const GemmProblem& p = ph.p[q];
-    const int tiles_n = (p.n + kN - 1) / kN;
-    Tile<P>(p, (local / tiles_n) * kM, (local % tiles_n) * kN, local, s);
+__device__ void RunPhase(const Phase& ph, int rank, Job& job, Smem& s) {
+  for (int t = rank;; t += gridDim.x) {
+    if (t != rank) Prepare(ph, t, job);
+    if (job.t < 0) return;
+    Tile<P>(ph.p[job.q], job, s);
   }
 }
 

@@ -36,7 +36,7 @@ struct CudaLearner::Buffers {
   ScalarBlock* scalars = nullptr;
   detail::Partials partials;
   detail::GridBarrier* barrier = nullptr;  // the step kernel's barrier (zeroed once)
-  uint64_t* stamps = nullptr;              // [kMaxPhases + 1] phase times of profile_step
+  uint64_t* stamps = nullptr;              // [StampCount(kMaxPhases, blocks)] phase times of profile_step
   // Causal probe.
   int groups = 0;
   detail::ProbeArgs probe;
@@ -174,6 +174,9 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
   for (const FeatureGroup& g : causal_features_) group_cols += static_cast<int64_t>(g.indices.size());
   const int64_t probe_rows = groups > 0 ? (groups + 1) * b : 0;
 
+  // The step kernel's blocks: all resident at once (its phases meet at grid-wide barriers).
+  Check(detail::CoreBlocks(precision_, &core_blocks_), "sizing the learner kernel's grid");
+
   buf_ = new Buffers();
   Buffers& B = *buf_;
   auto carve = [&](Carver& c) {
@@ -203,7 +206,7 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     B.td = c.take<float>(b);
     B.ctl = c.take<detail::LearnerControl>(1);
     B.barrier = c.take<detail::GridBarrier>(1);
-    B.stamps = c.take<uint64_t>(detail::kMaxPhases + 1);
+    B.stamps = c.take<uint64_t>(detail::StampCount(detail::kMaxPhases, core_blocks_));
     B.scalars = c.take<ScalarBlock>(1);
     B.partials.loss = c.take<double>(8 * detail::kMaxPartialBlocks);
     B.partials.flags = c.take<uint32_t>(detail::kMaxPartialBlocks);
@@ -271,9 +274,6 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     init.adam_v.assign(init.online.size(), 0.0f);
     upload_params(init);
 
-    // The step kernel's blocks: all resident at once (its phases meet at grid-wide barriers).
-    Check(detail::CoreBlocks(precision_, &core_blocks_),
-          "sizing the learner kernel's grid");
     Check(cudaMemsetAsync(B.barrier, 0, sizeof(detail::GridBarrier), own_stream_), "clearing the learner kernel's barrier");
 
     const detail::LearnerControl ctl{};
@@ -332,7 +332,7 @@ void CudaLearner::upload_params(const LearnerTensors& t) {
 
 // ---- The step: every launch below is capturable (no sync, no allocation, no host reads). ----
 
-void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<double>* per_phase_us) {
+void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<PhaseProfile>* per_phase) {
   CudaReplay* gpu = device_replay(replay);
   if (!gpu) throw std::invalid_argument("profile_step needs a replay on the GPU");
   cudaStream_t s = work_stream_ = gpu->stream();
@@ -351,16 +351,32 @@ void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<do
   float ms[3] = {};
   for (int i = 0; i < 3; ++i) Check(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]), "reading a profiling event");
   for (cudaEvent_t e : ev) cudaEventDestroy(e);
-  uint64_t stamps[detail::kMaxPhases + 1] = {};
-  copy_now(stamps, B.stamps, sizeof(uint64_t) * (pr.phases + 1), "reading the phase times");
+  const int blocks = core_blocks_;
+  std::vector<uint64_t> stamps(static_cast<size_t>(detail::StampCount(pr.phases, blocks)));
+  copy_now(stamps.data(), B.stamps, sizeof(uint64_t) * stamps.size(), "reading the phase times");
   ++steps_;
   if (!phases_us) return;
-  if (per_phase_us) {
-    per_phase_us->resize(static_cast<size_t>(pr.phases));
-    for (int k = 0; k < pr.phases; ++k) (*per_phase_us)[k] += 1e-3 * static_cast<double>(stamps[k + 1] - stamps[k]);
+  const auto at = [&](int ph, int b, int what) { return 1e-3 * static_cast<double>(stamps[detail::Stamp(ph, b, what, blocks)]); };
+  if (per_phase) {
+    per_phase->resize(static_cast<size_t>(pr.phases));
+    for (int k = 0; k < pr.phases; ++k) {
+      double work_max = 0, work_sum = 0, last_arrival = 0, first_release = 1e300;
+      for (int b = 0; b < blocks; ++b) {
+        const double work = at(k, b, 1) - at(k, b, 0);
+        work_max = std::max(work_max, work);
+        work_sum += work;
+        last_arrival = std::max(last_arrival, at(k, b, 1));
+        first_release = std::min(first_release, at(k + 1, b, 0));
+      }
+      PhaseProfile& f = (*per_phase)[static_cast<size_t>(k)];
+      f.total_us += at(k + 1, 0, 0) - at(k, 0, 0);
+      f.work_max_us += work_max;
+      f.work_mean_us += work_sum / blocks;
+      f.barrier_us += first_release - last_arrival;
+    }
   }
   // Parts of the program, read from its phase kinds: products up to the loss (forward), the
-  // loss, products up to the optimizer (backward), the optimizer.
+  // loss, products up to the optimizer (backward), the optimizer (block 0's phase starts).
   int loss = 0, optimizer = 0;
   for (int k = 0; k < pr.phases; ++k) {
     if (pr.phase[k].kind == PhaseKind::kTdLoss) loss = k;
@@ -369,10 +385,10 @@ void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<do
   const int ends[4] = {loss, loss + 1, optimizer, optimizer + 1};
   int begin = 0;
   for (int k = 0; k < 4; ++k) {
-    phases_us[1 + k] += 1e-3 * static_cast<double>(stamps[ends[k]] - stamps[begin]);
+    phases_us[1 + k] += at(ends[k], 0, 0) - at(begin, 0, 0);
     begin = ends[k];
   }
-  const double inside = 1e-3 * static_cast<double>(stamps[pr.phases] - stamps[0]);
+  const double inside = at(pr.phases, 0, 0) - at(0, 0, 0);
   phases_us[0] += 1e3 * ms[0];
   phases_us[5] += 1e3 * ms[2];
   phases_us[6] += 1e3 * ms[1] - inside;  // the step kernel's launch and drain, outside its phases

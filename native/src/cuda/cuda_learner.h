@@ -32,6 +32,15 @@ namespace dqn::cuda {
 class CudaReplay;
 class Carver;
 
+/// Where one phase of the learner kernel spent its time in a profiled step (µs, global timer;
+/// profile_step adds each step's values): total, from block 0's start of the phase to its start
+/// of the next; work_max and work_mean, over the blocks, from a block's start of the phase to
+/// its arrival at the barrier after it; barrier, from the last block's arrival to the first
+/// block's release.
+struct PhaseProfile {
+  double total_us = 0, work_max_us = 0, work_mean_us = 0, barrier_us = 0;
+};
+
 class CudaLearner final : public Learner {
  public:
   /// Initializes the weights exactly as the CPU learner does for `seed` (InitParams on the host,
@@ -66,9 +75,9 @@ class CudaLearner final : public Learner {
   /// and the update, and inside the kernel by the global timer at each phase's barrier; adds
   /// each part's microseconds (sample, forward, loss, backward, optimizer, update, and the
   /// learner kernel's launch and drain outside its phases) to phases_us[7] when not null, and
-  /// each phase's own time to per_phase_us (resized to the phase count) when given.
+  /// each phase's times to per_phase (resized to the phase count) when given.
   /// Synchronizes (profiling only).
-  void profile_step(Replay& replay, double* phases_us, std::vector<double>* per_phase_us = nullptr);
+  void profile_step(Replay& replay, double* phases_us, std::vector<PhaseProfile>* per_phase = nullptr);
   /// Steps queued by train() with a GPU replay: eager (graph off) or graph-replayed.
   void set_use_graphs(bool on) { use_graphs_ = on; }
   const LearnerConfig& config() const { return config_; }

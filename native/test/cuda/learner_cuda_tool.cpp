@@ -408,7 +408,7 @@ int Profile() {
     c.q_stats_interval = 100;
     CudaLearner l(net, c, 3, {});
     double us[7] = {};
-    std::vector<double> per_phase;
+    std::vector<dqn::cuda::PhaseProfile> per_phase;
     const int iters = 500;
     for (int i = 0; i < iters + 50; ++i) l.profile_step(*replay, i >= 50 ? us : nullptr, &per_phase);
     double total = 0;
@@ -416,9 +416,12 @@ int Profile() {
     std::printf("profile B=%lld tf32 eager, us per step: sample %.2f forward %.2f loss %.2f backward %.2f optimizer %.2f "
                 "update %.2f launch+drain %.2f total %.2f\n",
                 static_cast<long long>(batch), us[0], us[1], us[2], us[3], us[4], us[5], us[6], total);
-    std::printf("  per phase (us, each up to its barrier's release):");
-    for (double x : per_phase) std::printf(" %.2f", x / iters);
-    std::printf("\n");
+    std::printf("  per phase, us: total (block 0, start to next start) = busiest block's work + barrier (last arrival to first release) + the rest\n");
+    for (size_t k = 0; k < per_phase.size(); ++k) {
+      const dqn::cuda::PhaseProfile& f = per_phase[k];
+      std::printf("    phase %zu: total %.2f  work max %.2f (mean over blocks %.2f)  barrier %.2f\n", k, f.total_us / iters,
+                  f.work_max_us / iters, f.work_mean_us / iters, f.barrier_us / iters);
+    }
   }
   return 0;
 }
