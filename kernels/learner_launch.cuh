@@ -85,6 +85,8 @@ struct LearnerControl {
   uint32_t loss_flags = 0;    ///< NanFlag bits found by the loss phase in the current step
   uint32_t halted = 0;        ///< sticky NanFlag bits: once set, no step changes a parameter
   uint32_t optimizer_blocks_done = 0, probe_blocks_done = 0;  ///< last-block counters
+  float step_size = 0;        ///< this step's lr / (1 - beta1^t), from SideJob::kSchedules
+  float inv_sqrt_bc2 = 0;     ///< this step's 1 / sqrt(1 - beta2^t)
   uint32_t inject_flag = 0;   ///< test switch: NanFlag of the tensor poisoned at inject_step
   int64_t inject_step = -1;
 };
@@ -134,8 +136,11 @@ inline constexpr int kMaxPhaseProblems = 4, kMaxPhases = 24;
 /// update, and the step's commit by the last block to finish.
 enum class PhaseKind : int { kGemm = 0, kTdLoss = 1, kOptimizer = 2 };
 /// Work the grid's last block does first, beside a phase's products (which leave it idle at the
-/// reference sizes): fold the loss phase's partials, or read the replay's PER scalars.
-enum class SideJob : int { kNone = 0, kFoldLoss = 1, kPerScalars = 2 };
+/// reference sizes): fold the loss phase's partials, read the replay's PER scalars, or form
+/// the step's schedules.
+/// kSchedules: this step's learning rate and Adam's bias corrections (two pows in f64, slow on
+/// one thread), into LearnerControl for the optimizer phase.
+enum class SideJob : int { kNone = 0, kFoldLoss = 1, kPerScalars = 2, kSchedules = 3 };
 
 /// One phase: up to kMaxPhaseProblems products whose output tiles are spread over the blocks
 /// (kGemm), or one of the step's reductions and updates.

@@ -98,8 +98,54 @@ __device__ double BlockFold(int k, double x) {
   return x;
 }
 
+/// Action values a lane keeps in registers: rows of up to 32 kHeld actions are read once.
+constexpr int kHeld = 2;
+
+/// A row of action values read by one warp: lane l holds columns l + 32 u (u < kHeld) in
+/// registers; columns past 32 kHeld are read again where needed.
+struct HeldRow {
+  const float* row;
+  float x[kHeld];
+};
+
+/// Issues the loads of the held part of a row (columns past n read as 0).
+__device__ __forceinline__ HeldRow ReadRow(const float* row, int n, int lane) {
+  HeldRow r{row, {}};
+#pragma unroll
+  for (int u = 0; u < kHeld; ++u) r.x[u] = lane + 32 * u < n ? __ldcg(row + lane + 32 * u) : 0.0f;
+  return r;
+}
+
+/// Calls f(j, x_j) for this lane's columns j = lane, lane + 32, ... < n, in order.
+template <class F>
+__device__ __forceinline__ void ForColumns(const HeldRow& r, int n, int lane, F&& f) {
+#pragma unroll
+  for (int u = 0; u < kHeld; ++u)
+    if (lane + 32 * u < n) f(lane + 32 * u, r.x[u]);
+  for (int j = lane + 32 * kHeld; j < n; j += 32) f(j, __ldcg(r.row + j));
+}
+
+/// mean_j x_j of the row (lanes sum their columns in order, then a fixed tree), in every lane.
+__device__ __forceinline__ float HeldMean(const HeldRow& r, int n, int lane) {
+  float s = 0;
+  ForColumns(r, n, lane, [&](int, float x) { s += x; });
+  return WarpSum(s) / static_cast<float>(n);
+}
+
+/// Column j of the row (the same j in every lane), from the lane that holds it or read again.
+__device__ __forceinline__ float HeldAt(const HeldRow& r, int j, int lane) {
+  if (j >= 32 * kHeld) return __ldcg(r.row + j);
+  float mine = 0;
+#pragma unroll
+  for (int u = 0; u < kHeld; ++u)
+    if (j == lane + 32 * u) mine = r.x[u];
+  return __shfl_sync(kFull, mine, j % 32);
+}
+
 // One warp per transition: dueling combine, Double DQN target, Huber loss and dL/dV, dL/dA.
-// Virtual block vb of nvb = ceil(B / 8) covers transitions 8 vb .. 8 vb + 7.
+// Virtual block vb of nvb = ceil(B / 8) covers transitions 8 vb .. 8 vb + 7. Every load of a
+// transition is issued at once (its scalars and its three rows), so the loss waits for one
+// round trip to L2 rather than one per dependent read.
 __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const LearnerControl* ctl, const Partials& part,
                        unsigned vb) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -111,17 +157,28 @@ __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const Learne
   const int i = static_cast<int>(vb) * kWarps + warp;
   if (i < b) {
     const float* v_on = a.v_online;
-    const float mean_s = v_on ? RowMean(a.a_online + static_cast<int64_t>(i) * n_act, n_act, lane) : 0.0f;
-    const float mean_n = v_on ? RowMean(a.a_online + static_cast<int64_t>(b + i) * n_act, n_act, lane) : 0.0f;
-    const float mean_t = a.v_target ? RowMean(a.a_target + static_cast<int64_t>(i) * n_act, n_act, lane) : 0.0f;
+    const int act = a.actions[i];
+    const float reward = a.rewards[i], discount = a.discounts[i], weight = a.weights[i];
+    const float v_s = v_on ? v_on[i] : 0.0f, v_n = v_on ? v_on[b + i] : 0.0f, v_t = a.v_target ? a.v_target[i] : 0.0f;
+    const HeldRow row_s = ReadRow(a.a_online + static_cast<int64_t>(i) * n_act, n_act, lane);
+    const HeldRow row_n = ReadRow(a.a_online + static_cast<int64_t>(b + i) * n_act, n_act, lane);
+    const HeldRow row_t = ReadRow(a.a_target + static_cast<int64_t>(i) * n_act, n_act, lane);
+    const float mean_s = v_on ? HeldMean(row_s, n_act, lane) : 0.0f;
+    const float mean_n = v_on ? HeldMean(row_n, n_act, lane) : 0.0f;
+    const float mean_t = a.v_target ? HeldMean(row_t, n_act, lane) : 0.0f;
+    // Q(s, a) = V(s) + A(s, a) - mean(A) (Wang et al. 2016, eq. 9); plain head: Q = A.
+    const auto q_online_s = [&](float x) { return v_on ? v_s + x - mean_s : x; };
+    const auto q_online_n = [&](float x) { return v_on ? v_n + x - mean_n : x; };
+    const auto q_target = [&](float x) { return a.v_target ? v_t + x - mean_t : x; };
     bool bad_online = false, bad_target = false;
     float best = 0;
     int best_j = -1;
     double row_max = -DBL_MAX;
-    for (int j = lane; j < n_act; j += 32) {
-      float qs = QValue(v_on, a.a_online, i, n_act, mean_s, j);
-      const float qn = QValue(v_on, a.a_online, b + i, n_act, mean_n, j);
-      float qt = QValue(a.v_target, a.a_target, i, n_act, mean_t, j);
+    // The three rows column by column (the held columns, then any others read again).
+    const auto visit = [&](int j, float xs, float xn, float xt) {
+      float qs = q_online_s(xs);
+      const float qn = q_online_n(xn);
+      float qt = q_target(xt);
       if (i == 0 && j == 0 && Injected(ctl, kNanQOnline, step)) qs = __int_as_float(0x7fc00000);
       if (i == 0 && j == 0 && Injected(ctl, kNanQTarget, step)) qt = __int_as_float(0x7fc00000);
       bad_online = bad_online || !isfinite(qs) || !isfinite(qn);
@@ -136,7 +193,11 @@ __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const Learne
         f[kQMax] = fmax(f[kQMax], static_cast<double>(qs));
         row_max = fmax(row_max, static_cast<double>(qs));
       }
-    }
+    };
+#pragma unroll
+    for (int u = 0; u < kHeld; ++u)
+      if (lane + 32 * u < n_act) visit(lane + 32 * u, row_s.x[u], row_n.x[u], row_t.x[u]);
+    for (int j = lane + 32 * kHeld; j < n_act; j += 32) visit(j, __ldcg(row_s.row + j), __ldcg(row_n.row + j), __ldcg(row_t.row + j));
     WarpArgmax(best, best_j);
     if (__any_sync(kFull, bad_online)) flags |= kNanQOnline;
     if (__any_sync(kFull, bad_target)) flags |= kNanQTarget;
@@ -147,13 +208,12 @@ __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const Learne
       f[kQMax] = WarpMax(f[kQMax]);
       f[kQRowMax] = WarpMax(row_max);
     }
-    const int act = a.actions[i];
-    const float q_sa = QValue(v_on, a.a_online, i, n_act, mean_s, act);
-    const float q_next = QValue(a.v_target, a.a_target, i, n_act, mean_t, best_j);
+    const float q_sa = q_online_s(HeldAt(row_s, act, lane));
+    const float q_next = q_target(HeldAt(row_t, best_j, lane));
     // discount = gamma^k for a bootstrapped n-step transition and 0 at a terminal: no bootstrap.
-    const double y = static_cast<double>(a.rewards[i]) + static_cast<double>(a.discounts[i]) * q_next;
+    const double y = static_cast<double>(reward) + static_cast<double>(discount) * q_next;
     const double err = y - static_cast<double>(q_sa);
-    const double delta = p.huber_delta, abs_err = fabs(err), w = a.weights[i];
+    const double delta = p.huber_delta, abs_err = fabs(err), w = weight;
     const double huber = abs_err <= delta ? 0.5 * err * err : delta * (abs_err - 0.5 * delta);
     // d/dQ of w * huber(y - Q): -w * clamp(err, -delta, delta); the mean divides by B.
     const float g = static_cast<float>(-w * fmin(fmax(err, -delta), delta) * (1.0 / static_cast<double>(b)));
@@ -262,6 +322,19 @@ __device__ void PerScalars(const ReplayView& replay, ScalarBlock* sc) {
   sc->beta = fmin(1.0, replay.beta0 + (1.0 - replay.beta0) * progress);
 }
 
+/// This step's schedules (SideJob::kSchedules, thread 0): the learning rate (linear decay) and
+/// Adam's bias corrections (Kingma & Ba 2015, Algorithm 1), formed in f64 as the CPU does.
+__device__ void Schedules(const LearnerParams& p, LearnerControl* ctl) {
+  if (threadIdx.x != 0) return;
+  const int64_t t = ctl->t + 1;
+  double lr = p.lr;
+  if (p.lr_decay_steps > 0)
+    lr = p.lr + (p.lr_end - p.lr) * fmin(1.0, static_cast<double>(t - 1) / static_cast<double>(p.lr_decay_steps));
+  const double td = static_cast<double>(t);
+  ctl->step_size = static_cast<float>(lr / (1.0 - pow(p.beta1, td)));
+  ctl->inv_sqrt_bc2 = static_cast<float>(1.0 / sqrt(1.0 - pow(p.beta2, td)));
+}
+
 /// What the optimizer phase does in this step, decided identically by every block.
 struct StepPlan {
   int64_t t;          ///< this step's number (Adam's t)
@@ -274,7 +347,8 @@ struct StepPlan {
 
 /// The global gradient norm from the backward products' per-tile sums of squares (every block
 /// sums the same slots in the same order: thread t takes t, t + 256, ..., then BlockSum's fixed
-/// tree), and the step's schedules from the device step counter, into plan (shared memory).
+/// tree), with the step's schedules (formed earlier in the step by the kSchedules side job from
+/// the device step counter), into plan (shared memory).
 __device__ void PlanStep(const LearnerParams& p, const LearnerControl* ctl, const double* slots, int n_slots,
                          StepPlan* plan) {
   double x = 0;
@@ -289,14 +363,8 @@ __device__ void PlanStep(const LearnerParams& p, const LearnerControl* ctl, cons
     // Gradients are checked only when the loss was healthy (as on the CPU).
     if (s.flags == 0 && !isfinite(s.norm)) s.flags = kNanGradients;
     s.apply = s.flags == 0 && ctl->halted == 0;
-    // Schedules: the learning rate (linear decay) and Adam's bias corrections (Kingma & Ba
-    // 2015, Algorithm 1), formed in f64 as the CPU does.
-    double lr = p.lr;
-    if (p.lr_decay_steps > 0)
-      lr = p.lr + (p.lr_end - p.lr) * fmin(1.0, static_cast<double>(s.t - 1) / static_cast<double>(p.lr_decay_steps));
-    const double td = static_cast<double>(s.t);
-    s.step_size = static_cast<float>(lr / (1.0 - pow(p.beta1, td)));
-    s.inv_sqrt_bc2 = static_cast<float>(1.0 / sqrt(1.0 - pow(p.beta2, td)));
+    s.step_size = ctl->step_size;  // from the schedules' side job, earlier in this step
+    s.inv_sqrt_bc2 = ctl->inv_sqrt_bc2;
     // Global-norm clipping as PyTorch's clip_grad_norm_: min(1, max_norm / (norm + 1e-6)).
     s.scale = p.grad_clip <= 0 ? 1.0f : static_cast<float>(fmin(1.0, p.grad_clip / (s.norm + 1e-6)));
     s.copy = p.target_hard && s.t % p.target_interval == 0;
@@ -307,43 +375,64 @@ __device__ void PlanStep(const LearnerParams& p, const LearnerControl* ctl, cons
 
 constexpr int kAdamUnroll = 4;  // elements a thread loads before it computes (loads in flight)
 
-/// Adam on the share of the parameters of the block of arrival rank `rank`, then the target network (a hard copy every C
-/// steps, or Polyak averaging every step) and the weights' NaN check.
-__device__ void Adam(const LearnerParams& p, const StepPlan& plan, int rank, const float* grads, float* online, float* target,
-                     float* m, float* v, LearnerControl* ctl, ScalarBlock* sc) {
+/// What Adam reads of kAdamUnroll parameters (i0 + u · stride, u < kAdamUnroll): gradient,
+/// moments, weight and (Polyak) target weight.
+struct AdamGroup {
+  float g[kAdamUnroll], m[kAdamUnroll], v[kAdamUnroll], w[kAdamUnroll], tg[kAdamUnroll];
+};
+
+/// The parameters a thread of the block of arrival rank `rank` updates: i0 = First(rank) and
+/// then every kAdamUnroll · AdamStride() elements.
+__device__ __forceinline__ int64_t AdamFirst(int rank) { return static_cast<int64_t>(rank) * kThreads + threadIdx.x; }
+__device__ __forceinline__ int64_t AdamStride() { return static_cast<int64_t>(gridDim.x) * kThreads; }
+
+/// Issues the loads of the group at i0 (elements past the parameters are not read).
+__device__ __forceinline__ void LoadAdam(const CoreProgram& prog, int64_t i0, AdamGroup& x) {
+  const int64_t stride = AdamStride(), n = prog.params.n_params;
+  const bool polyak = !prog.params.target_hard;
+#pragma unroll
+  for (int u = 0; u < kAdamUnroll; ++u) {
+    const int64_t i = i0 + u * stride;
+    if (i >= n) continue;
+    x.g[u] = prog.grads[i], x.m[u] = prog.m[i], x.v[u] = prog.v[i], x.w[u] = prog.online[i];
+    if (polyak) x.tg[u] = prog.target[i];
+  }
+}
+
+/// Adam on the share of the parameters of the block of arrival rank `rank` (its first group
+/// already loaded in x, before the plan was made), then the target network (a hard copy every
+/// C steps, or Polyak averaging every step) and the weights' NaN check.
+__device__ void Adam(const CoreProgram& prog, const StepPlan& plan, int rank, AdamGroup& x) {
+  const LearnerParams& p = prog.params;
   const float b1 = static_cast<float>(p.beta1), b2 = static_cast<float>(p.beta2);
   // 1 - beta is formed in f64: in f32, 1 - 0.999f is off by 1.3e-5 relative.
   const float one_minus_b1 = static_cast<float>(1.0 - p.beta1), one_minus_b2 = static_cast<float>(1.0 - p.beta2);
   const float eps = static_cast<float>(p.adam_eps), tau = static_cast<float>(p.tau);
-  const bool polyak = !p.target_hard, poison = Injected(ctl, kNanWeights, plan.t);
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
+  const bool polyak = !p.target_hard, poison = Injected(prog.ctl, kNanWeights, plan.t);
+  const int64_t stride = AdamStride(), first = AdamFirst(rank);
+  float *online = prog.online, *target = prog.target, *m = prog.m, *v = prog.v;
   bool bad = false;
-  for (int64_t i0 = static_cast<int64_t>(rank) * kThreads + threadIdx.x; i0 < p.n_params; i0 += kAdamUnroll * stride) {
-    float g[kAdamUnroll], mo[kAdamUnroll], vo[kAdamUnroll], w[kAdamUnroll], tg[kAdamUnroll];
+  for (int64_t i0 = first; i0 < p.n_params; i0 += kAdamUnroll * stride) {
+    if (i0 != first) LoadAdam(prog, i0, x);
 #pragma unroll
     for (int u = 0; u < kAdamUnroll; ++u) {
       const int64_t i = i0 + u * stride;
       if (i >= p.n_params) continue;
-      g[u] = grads[i], mo[u] = m[i], vo[u] = v[i], w[u] = online[i];
-      if (polyak) tg[u] = target[i];
-    }
-#pragma unroll
-    for (int u = 0; u < kAdamUnroll; ++u) {
-      const int64_t i = i0 + u * stride;
-      if (i >= p.n_params) continue;
-      const float gi = g[u] * plan.scale;
-      const float mi = __fadd_rn(__fmul_rn(b1, mo[u]), __fmul_rn(one_minus_b1, gi));
-      const float vi = __fadd_rn(__fmul_rn(b2, vo[u]), __fmul_rn(__fmul_rn(one_minus_b2, gi), gi));
-      float wi = __fsub_rn(w[u], __fdiv_rn(__fmul_rn(plan.step_size, mi), __fadd_rn(__fmul_rn(sqrtf(vi), plan.inv_sqrt_bc2), eps)));
+      const float gi = x.g[u] * plan.scale;
+      const float mi = __fadd_rn(__fmul_rn(b1, x.m[u]), __fmul_rn(one_minus_b1, gi));
+      const float vi = __fadd_rn(__fmul_rn(b2, x.v[u]), __fmul_rn(__fmul_rn(one_minus_b2, gi), gi));
+      float wi = __fsub_rn(x.w[u], __fdiv_rn(__fmul_rn(plan.step_size, mi), __fadd_rn(__fmul_rn(sqrtf(vi), plan.inv_sqrt_bc2), eps)));
       if (poison && i == 0) wi = __int_as_float(0x7fc00000);
       m[i] = mi;
       v[i] = vi;
       online[i] = wi;
       bad = bad || !isfinite(wi);
       if (plan.copy) target[i] = wi;
-      else if (polyak) target[i] = __fadd_rn(tg[u], __fmul_rn(tau, __fsub_rn(wi, tg[u])));
+      else if (polyak) target[i] = __fadd_rn(x.tg[u], __fmul_rn(tau, __fsub_rn(wi, x.tg[u])));
     }
   }
+  ScalarBlock* sc = prog.scalars;
+  LearnerControl* ctl = prog.ctl;
   if (bad) {  // as on the CPU, a step whose weights came out non-finite is not counted
     atomicOr(&sc->nan_flags, static_cast<uint32_t>(kNanWeights));
     atomicOr(&ctl->halted, static_cast<uint32_t>(kNanWeights));
@@ -484,10 +573,14 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
   for (int ph = 0; ph < prog.phases; ++ph) {
     const Phase& phase = prog.phase[ph];
     if (phase.side != SideJob::kNone && rank == blocks - 1) {
-      if (phase.side == SideJob::kFoldLoss)
-        FoldLoss(prog.params, prog.ctl, prog.partials, prog.scalars, (prog.params.batch + kWarps - 1) / kWarps);
-      else
-        PerScalars(prog.replay, prog.scalars);
+      switch (phase.side) {
+        case SideJob::kFoldLoss:
+          FoldLoss(prog.params, prog.ctl, prog.partials, prog.scalars, (prog.params.batch + kWarps - 1) / kWarps);
+          break;
+        case SideJob::kPerScalars: PerScalars(prog.replay, prog.scalars); break;
+        case SideJob::kSchedules: Schedules(prog.params, prog.ctl); break;
+        case SideJob::kNone: break;
+      }
       __syncthreads();  // the side job's shared scratch and early-returning threads
     }
     switch (phase.kind) {
@@ -500,11 +593,14 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
         }
         break;
       }
-      case PhaseKind::kOptimizer:
+      case PhaseKind::kOptimizer: {
+        AdamGroup x;
+        LoadAdam(prog, AdamFirst(rank), x);  // independent of the plan: in flight while it is made
         PlanStep(prog.params, prog.ctl, prog.partials.norm, prog.partials.norm_slots, &plan);
-        if (plan.apply) Adam(prog.params, plan, rank, prog.grads, prog.online, prog.target, prog.m, prog.v, prog.ctl, prog.scalars);
+        if (plan.apply) Adam(prog, plan, rank, x);
         CommitStep(plan, prog.ctl, prog.scalars);
         break;
+      }
     }
     if (prog.stamps) {
       __syncthreads();  // the block's work is done

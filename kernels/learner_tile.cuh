@@ -166,7 +166,9 @@ __device__ __forceinline__ void Multiply(const float* a, const float* b, Acc& ac
     const int g = lane / 4, q = lane % 4;
     const float* ar = a + (16 * (warp / 4) + g) * kLdA;  // row g of the warp's rows; row g + 8 at + 8 kLdA
     const int col = 16 * (warp % 4) + g;                 // column of n-tile 0; n-tile 1 at + 8
-    float d0[4] = {}, d1[4] = {};
+    // Two accumulators per n-tile, the correction terms (small) apart from hi·hi (big): shorter
+    // chains of dependent mma (each waits for the one before on its accumulator).
+    float d0[4] = {}, d1[4] = {}, c0[4] = {}, c1[4] = {};
     if constexpr (P == Precision::kTF32) {
 #pragma unroll
       for (int k0 = 0; k0 < kK; k0 += 8) {
@@ -180,12 +182,12 @@ __device__ __forceinline__ void Multiply(const float* a, const float* b, Acc& ac
           SplitTf32(b[(k0 + q) * kLdB + col + 8 * n], bh[n][0], bl[n][0]);
           SplitTf32(b[(k0 + q + 4) * kLdB + col + 8 * n], bh[n][1], bl[n][1]);
         }
-        MmaTf32(d0, al, bh[0][0], bh[0][1]);
-        MmaTf32(d1, al, bh[1][0], bh[1][1]);
-        MmaTf32(d0, ah, bl[0][0], bl[0][1]);
-        MmaTf32(d1, ah, bl[1][0], bl[1][1]);
+        MmaTf32(c0, al, bh[0][0], bh[0][1]);
+        MmaTf32(c1, al, bh[1][0], bh[1][1]);
         MmaTf32(d0, ah, bh[0][0], bh[0][1]);
         MmaTf32(d1, ah, bh[1][0], bh[1][1]);
+        MmaTf32(c0, ah, bl[0][0], bl[0][1]);
+        MmaTf32(c1, ah, bl[1][0], bl[1][1]);
       }
     } else {
       // Three parts: the six products down to 2^-16 relative (hi·hi, hi·mid, mid·hi, hi·lo,
@@ -206,17 +208,18 @@ __device__ __forceinline__ void Multiply(const float* a, const float* b, Acc& ac
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
           float(&d)[4] = n == 0 ? d0 : d1;
-          MmaBf16(d, am, bm[n][0], bm[n][1]);
-          MmaBf16(d, al, bh[n][0], bh[n][1]);
-          MmaBf16(d, ah, bl[n][0], bl[n][1]);
+          float(&c)[4] = n == 0 ? c0 : c1;
+          MmaBf16(c, am, bm[n][0], bm[n][1]);
           MmaBf16(d, am, bh[n][0], bh[n][1]);
+          MmaBf16(c, al, bh[n][0], bh[n][1]);
           MmaBf16(d, ah, bm[n][0], bm[n][1]);
+          MmaBf16(c, ah, bl[n][0], bl[n][1]);
           MmaBf16(d, ah, bh[n][0], bh[n][1]);
         }
       }
     }
 #pragma unroll
-    for (int e = 0; e < 4; ++e) acc.x[e] += d0[e], acc.x[4 + e] += d1[e];
+    for (int e = 0; e < 4; ++e) acc.x[e] += d0[e] + c0[e], acc.x[4 + e] += d1[e] + c1[e];
   }
 }
 

@@ -51,7 +51,7 @@ const config: RunConfigInput = {
   schedule: { epochs: 20, steps_per_epoch: 20_000, learning_starts: 500, train_every: 1, eval_episodes: 2, checkpoint_every: 20 },
 };
 
-test('the system samples of a CUDA run carry real NVML readings of the GPU while it trains', { skip, timeout: 180_000 }, async () => {
+test('the system samples of a CUDA run carry real NVML readings of the GPU while it trains', { skip, timeout: 180_000 }, async (t) => {
   assert.equal(SYSTEM_PERIOD_MS <= 2000, true, `SYSTEM_PERIOD_MS ${SYSTEM_PERIOD_MS}: this test waits for ${WANTED_SAMPLES} periods`);
   const runsDir = mkdtempSync(join(tmpdir(), 'system-cuda-'));
   try {
@@ -83,6 +83,12 @@ test('the system samples of a CUDA run carry real NVML readings of the GPU while
     assert.ok(utils.some((u) => u! > 0), `GPU utilisation stayed 0 while the CUDA learner trained: ${utils.join(', ')}`);
     const rates = samples.map((s) => s.stepsPerSec);
     assert.ok(rates.some((r) => r > 0), `steps/s of the samples: ${rates.join(', ')}`);
+    // What the panel showed, for the record (bench/RESULTS.md).
+    for (const s of samples) {
+      const g = s.gpu;
+      t.diagnostic(`step ${s.step}: ${s.stepsPerSec.toFixed(0)} steps/s, GPU ${g.utilPercent} %, ${(g.memUsedBytes! / 2 ** 30).toFixed(2)} of ` +
+        `${(g.memTotalBytes! / 2 ** 30).toFixed(1)} GiB, ${g.temperatureC} C, ${g.powerW!.toFixed(0)} W, host CPU ${s.hostCpuPercent.toFixed(0)} %, RSS ${(s.rssBytes / 2 ** 20).toFixed(0)} MiB`);
+    }
   } finally {
     rmSync(runsDir, { recursive: true, force: true });
   }

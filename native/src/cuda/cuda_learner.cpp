@@ -489,6 +489,12 @@ CoreProgram CudaLearner::step_program(const detail::ReplayView* replay, uint64_t
   AddPhase(pr, PhaseKind::kTdLoss);
   add_backward(pr);
   pr.phase[loss_phase + 1].side = detail::SideJob::kFoldLoss;
+  // The schedules (for the optimizer phase) beside the first forward phase without a side job.
+  for (int k = 0; k < loss_phase; ++k)
+    if (pr.phase[k].side == detail::SideJob::kNone) {
+      pr.phase[k].side = detail::SideJob::kSchedules;
+      break;
+    }
   // 6-7. Global-norm clip (the norm from the backward products' tile sums) and Adam, then the
   // target network.
   AddPhase(pr, PhaseKind::kOptimizer);
