@@ -176,7 +176,15 @@ struct CoreProgram {
   /// at Stamp(ph, b, 1) it arrives at the barrier after it; Stamp(phases, b, 0) is its exit
   /// from the last barrier.
   uint64_t* stamps = nullptr;
+  /// Profiling only (or null): for the first tile of each block in each phase, kTileStamps
+  /// global-timer values at TileStamp(ph, b, 0): the tile's start, its first K chunk staged (the
+  /// operands' first round trip), its K loop done, its epilogue stored (0 where none ran).
+  uint64_t* tile_stamps = nullptr;
 };
+
+inline constexpr int kTileStamps = 4;
+/// Index of a block's tile stamps in phase ph (see CoreProgram::tile_stamps).
+constexpr int64_t TileStamp(int ph, int b, int blocks) { return (static_cast<int64_t>(ph) * blocks + b) * kTileStamps; }
 
 /// Index of one profiling stamp (see CoreProgram::stamps): phase ph, block b, 0 start / 1 arrive.
 constexpr int64_t Stamp(int ph, int b, int what, int blocks) { return (static_cast<int64_t>(ph) * blocks + b) * 2 + what; }

@@ -507,12 +507,6 @@ __global__ void __launch_bounds__(kThreads) ProbeReduceKernel(LearnerParams p, P
   sc->causal_step = ctl->t;
 }
 
-__device__ __forceinline__ uint64_t GlobalTimer() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
-  return t;
-}
-
 /// Grid-wide barrier of `blocks` resident blocks, in two halves (the scheme of cooperative
 /// groups' grid sync, with release/acquire operations instead of full fences). Arrive: a block
 /// arrives with an acq_rel add (its threads' writes, ordered before by __syncthreads, become
@@ -562,7 +556,7 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
   __shared__ uint32_t generation;
   const bool stamp = prog.stamps && threadIdx.x == 0;
   const int blocks = static_cast<int>(gridDim.x), self = static_cast<int>(blockIdx.x);
-  if (stamp) prog.stamps[Stamp(0, self, 0, blocks)] = GlobalTimer();
+  if (stamp) prog.stamps[Stamp(0, self, 0, blocks)] = tile::GlobalTimer();
   // A block's share of each phase follows its arrival rank at the barrier before the phase, and
   // its first tile is set up between arriving and the barrier's opening: the first blocks to
   // finish a phase take the next one's tiles, the last ones (when tiles are fewer than blocks)
@@ -584,7 +578,9 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
       __syncthreads();  // the side job's shared scratch and early-returning threads
     }
     switch (phase.kind) {
-      case PhaseKind::kGemm: tile::RunPhase<P>(phase, rank, job, smem); break;
+      case PhaseKind::kGemm:
+        tile::RunPhase<P>(phase, rank, job, smem, prog.tile_stamps ? prog.tile_stamps + TileStamp(ph, self, blocks) : nullptr);
+        break;
       case PhaseKind::kTdLoss: {
         const unsigned nvb = static_cast<unsigned>((prog.params.batch + kWarps - 1) / kWarps);
         for (unsigned vb = static_cast<unsigned>(rank); vb < nvb; vb += gridDim.x) {
@@ -604,14 +600,14 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
     }
     if (prog.stamps) {
       __syncthreads();  // the block's work is done
-      if (stamp) prog.stamps[Stamp(ph, self, 1, blocks)] = GlobalTimer();
+      if (stamp) prog.stamps[Stamp(ph, self, 1, blocks)] = tile::GlobalTimer();
     }
     if (ph + 1 < prog.phases || prog.stamps) {
       rank = Arrive(prog.barrier, gridDim.x, &generation);
       if (ph + 1 < prog.phases) tile::Prepare(prog.phase[ph + 1], rank, job);
       Wait(prog.barrier, rank, gridDim.x, generation);
     }
-    if (stamp) prog.stamps[Stamp(ph + 1, self, 0, blocks)] = GlobalTimer();
+    if (stamp) prog.stamps[Stamp(ph + 1, self, 0, blocks)] = tile::GlobalTimer();
   }
 }
 

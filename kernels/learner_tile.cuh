@@ -19,6 +19,13 @@
 
 namespace dqn::cuda::detail::tile {
 
+/// The global timer (ns), for the profiling stamps.
+__device__ __forceinline__ uint64_t GlobalTimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
 constexpr int kThreads = 256;             // 8 warps: 2 (rows of 16) x 4 (columns of 16)
 constexpr int kM = kTileRows, kN = kTileCols, kK = 32;  // output tile (32 x 64) and K chunk
 constexpr int kLdA = kK + 4;              // a[m][k] rows: fragment reads hit 32 distinct banks
@@ -269,9 +276,11 @@ __device__ __forceinline__ void Prepare(const Phase& ph, int t, Job& job) {
 }
 
 /// C tile [i0.., j0..] of problem p (the job's): the whole K range, then the epilogue, written
-/// to p.c; with p.sq, the tile's sum of squares to p.sq[job.tile].
+/// to p.c; with p.sq, the tile's sum of squares to p.sq[job.tile]. With ts (profiling), thread
+/// 0 writes the tile's kTileStamps times there.
 template <Precision P>
-__device__ void Tile(const GemmProblem& p, const Job& job, Smem& s) {
+__device__ void Tile(const GemmProblem& p, const Job& job, Smem& s, uint64_t* ts) {
+  if (ts && threadIdx.x == 0) ts[0] = GlobalTimer();
   const Walk& w = job.w;
   const int i0 = job.i0, j0 = job.j0, tile = job.tile;
   Acc acc;
@@ -307,12 +316,14 @@ __device__ void Tile(const GemmProblem& p, const Job& job, Smem& s) {
         float* b = s.b[(c + h) % 2];
         Stage(w, f[h], a, b);
         __syncthreads();
+        if (ts && c + h == 0 && threadIdx.x == 0) ts[1] = GlobalTimer();
         if (c + h + kDepth < chunks) Fetch(w, c + h + kDepth, p.k, f[h]);
         Multiply<P>(a, b, acc);
       }
     }
   }
   __syncthreads();  // the next tile stages into these buffers
+  if (ts && threadIdx.x == 0) ts[2] = GlobalTimer();
   double sq = 0;
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
@@ -338,16 +349,18 @@ __device__ void Tile(const GemmProblem& p, const Job& job, Smem& s) {
       p.sq[tile] = total;
     }
   }
+  if (ts && threadIdx.x == 0) ts[3] = GlobalTimer();
 }
 
 /// Every output tile of the phase's products that falls to the block of arrival rank `rank`:
-/// tiles rank, rank + blocks, ...; job holds the first one, prepared.
+/// tiles rank, rank + blocks, ...; job holds the first one, prepared. ts: the first tile's
+/// profiling stamps (or null).
 template <Precision P>
-__device__ void RunPhase(const Phase& ph, int rank, Job& job, Smem& s) {
+__device__ void RunPhase(const Phase& ph, int rank, Job& job, Smem& s, uint64_t* ts) {
   for (int t = rank;; t += gridDim.x) {
     if (t != rank) Prepare(ph, t, job);
     if (job.t < 0) return;
-    Tile<P>(ph.p[job.q], job, s);
+    Tile<P>(ph.p[job.q], job, s, t == rank ? ts : nullptr);
   }
 }
 

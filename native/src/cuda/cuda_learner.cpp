@@ -37,6 +37,7 @@ struct CudaLearner::Buffers {
   detail::Partials partials;
   detail::GridBarrier* barrier = nullptr;  // the step kernel's barrier (zeroed once)
   uint64_t* stamps = nullptr;              // [StampCount(kMaxPhases, blocks)] phase times of profile_step
+  uint64_t* tile_stamps = nullptr;         // [TileStamp(kMaxPhases, 0, blocks)] tile times of profile_step
   // Causal probe.
   int groups = 0;
   detail::ProbeArgs probe;
@@ -207,6 +208,7 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     B.ctl = c.take<detail::LearnerControl>(1);
     B.barrier = c.take<detail::GridBarrier>(1);
     B.stamps = c.take<uint64_t>(detail::StampCount(detail::kMaxPhases, core_blocks_));
+    B.tile_stamps = c.take<uint64_t>(detail::TileStamp(detail::kMaxPhases, 0, core_blocks_));
     B.scalars = c.take<ScalarBlock>(1);
     B.partials.loss = c.take<double>(8 * detail::kMaxPartialBlocks);
     B.partials.flags = c.take<uint32_t>(detail::kMaxPartialBlocks);
@@ -342,7 +344,10 @@ void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<Ph
   Check(cudaEventRecord(ev[0], s), "recording an event");
   gpu->sample_device(params_.batch, B.batch);
   Check(cudaEventRecord(ev[1], s), "recording an event");
-  const CoreProgram pr = step_program(&gpu->view(), B.stamps);
+  CoreProgram pr = step_program(&gpu->view(), B.stamps);
+  pr.tile_stamps = B.tile_stamps;
+  const size_t tile_stamp_bytes = sizeof(uint64_t) * static_cast<size_t>(detail::TileStamp(pr.phases, 0, core_blocks_));
+  Check(cudaMemsetAsync(B.tile_stamps, 0, tile_stamp_bytes, s), "clearing the tile stamps");
   launch_core(pr, s, "launching the learner step");
   Check(cudaEventRecord(ev[2], s), "recording an event");
   gpu->update_device(B.batch.indices, B.batch.generations, B.td, params_.batch);
@@ -354,6 +359,8 @@ void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<Ph
   const int blocks = core_blocks_;
   std::vector<uint64_t> stamps(static_cast<size_t>(detail::StampCount(pr.phases, blocks)));
   copy_now(stamps.data(), B.stamps, sizeof(uint64_t) * stamps.size(), "reading the phase times");
+  std::vector<uint64_t> tile_stamps(tile_stamp_bytes / sizeof(uint64_t));
+  copy_now(tile_stamps.data(), B.tile_stamps, tile_stamp_bytes, "reading the tile times");
   ++steps_;
   if (!phases_us) return;
   const auto at = [&](int ph, int b, int what) { return 1e-3 * static_cast<double>(stamps[detail::Stamp(ph, b, what, blocks)]); };
@@ -361,9 +368,10 @@ void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<Ph
     per_phase->resize(static_cast<size_t>(pr.phases));
     for (int k = 0; k < pr.phases; ++k) {
       double work_max = 0, work_sum = 0, last_arrival = 0, first_release = 1e300;
+      int critical = 0;
       for (int b = 0; b < blocks; ++b) {
         const double work = at(k, b, 1) - at(k, b, 0);
-        work_max = std::max(work_max, work);
+        if (work > work_max) work_max = work, critical = b;
         work_sum += work;
         last_arrival = std::max(last_arrival, at(k, b, 1));
         first_release = std::min(first_release, at(k + 1, b, 0));
@@ -373,6 +381,18 @@ void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<Ph
       f.work_max_us += work_max;
       f.work_mean_us += work_sum / blocks;
       f.barrier_us += first_release - last_arrival;
+      // The busiest block's first tile, when it had one.
+      const uint64_t* ts = tile_stamps.data() + detail::TileStamp(k, critical, blocks);
+      if (ts[0] != 0 && ts[3] != 0) {
+        const double t0 = 1e-3 * static_cast<double>(ts[0]), t1 = 1e-3 * static_cast<double>(ts[1]);
+        const double t2 = 1e-3 * static_cast<double>(ts[2]), t3 = 1e-3 * static_cast<double>(ts[3]);
+        f.tile_steps += 1;
+        f.tile_lead_us += t0 - at(k, critical, 0);
+        f.tile_first_chunk_us += t1 - t0;
+        f.tile_k_loop_us += t2 - t1;
+        f.tile_epilogue_us += t3 - t2;
+        f.tile_tail_us += at(k, critical, 1) - t3;
+      }
     }
   }
   // Parts of the program, read from its phase kinds: products up to the loss (forward), the

@@ -36,9 +36,15 @@ class Carver;
 /// profile_step adds each step's values): total, from block 0's start of the phase to its start
 /// of the next; work_max and work_mean, over the blocks, from a block's start of the phase to
 /// its arrival at the barrier after it; barrier, from the last block's arrival to the first
-/// block's release.
+/// block's release. The busiest block's work, when it had a tile, in parts (tile_steps counts
+/// the steps these sums cover): from the phase's start to its first tile's (lead), to the
+/// tile's first K chunk staged (the operands' first round trip), to the end of its K loop, to
+/// its epilogue stored, and from there to the barrier (more tiles, a side job, the block's
+/// last __syncthreads).
 struct PhaseProfile {
   double total_us = 0, work_max_us = 0, work_mean_us = 0, barrier_us = 0;
+  int tile_steps = 0;
+  double tile_lead_us = 0, tile_first_chunk_us = 0, tile_k_loop_us = 0, tile_epilogue_us = 0, tile_tail_us = 0;
 };
 
 class CudaLearner final : public Learner {

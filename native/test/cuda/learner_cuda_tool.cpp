@@ -3,7 +3,7 @@
 //   learner_cuda_tool check    the CPU reference (train/cpu_learner.*) against the GPU, tensor by
 //                              tensor, on fresh random batches: one step at batch 32, 256 and
 //                              1024 for two network shapes in FP32, TF32 and BF16; 100 steps in a
-//                              row; the zero-sync property of train(); NaN halts; checkpoint
+//                              row (max target and Double DQN); the zero-sync property of train(); NaN halts; checkpoint
 //                              round trips. Exit status 1 on any failure. DQN_CHECK_SMALL=1 runs
 //                              a smaller set (for compute-sanitizer).
 //   learner_cuda_tool bench    training steps per second of the reference network (51 -> 256 ->
@@ -170,33 +170,58 @@ void CheckOneStep(const dqn::NetConfig& net, int64_t batch, dqn::MatmulPrecision
 }
 
 /// 100 steps in a row from the same start on the same batches: the loss curves stay together.
-void CheckManySteps(const dqn::NetConfig& net, int64_t batch, dqn::MatmulPrecision precision, int steps,
+/// With the max target (no Double DQN) every step is continuous in its inputs, so the curves must
+/// stay within the precision's bound all the way. Double DQN's argmax is not: where two online
+/// Q-values of a next state tie to within the arithmetic's error, the GPU may choose the other
+/// action, that transition's target jumps, and from there the runs train on different targets
+/// (run L22: TF32 parted by 2.3e-3 at step 93). With Double DQN the curves must agree until the
+/// first step where any transition's TD error departs, and that departure must be one
+/// transition's jump (the others agree: arithmetic drift would move them all); it is reported.
+void CheckManySteps(const dqn::NetConfig& net, int64_t batch, dqn::MatmulPrecision precision, int steps, bool double_dqn,
                     std::mt19937_64& rng) {
-  const dqn::LearnerConfig config = MakeConfig(batch, precision);
+  dqn::LearnerConfig config = MakeConfig(batch, precision);
+  config.double_dqn = double_dqn;
   const uint64_t seed = rng();
   dqn::CpuLearner cpu(net, config, seed, Features(net.state_dim));
   CudaLearner gpu(net, config, seed, Features(net.state_dim));
   std::vector<float> td_cpu(batch), td_gpu(batch);
+  const double tol = Tolerance(precision);
   double worst = 0, first_loss = 0, last_loss = 0;
-  int worst_step = 0;
+  int worst_step = 0, departed = 0, departed_rows = 0;
   for (int t = 1; t <= steps; ++t) {
     HostBatch hb(batch, net.state_dim, net.n_actions, rng);
     dqn::SampleBatch s = hb.buffers.view();
     dqn::ScalarBlock sc_cpu;
     cpu.step(s, td_cpu.data(), sc_cpu);
     gpu.step_on_batch(s, td_gpu.data());
-    const double rel = std::fabs(gpu.host_block()->loss - sc_cpu.loss) / std::max(1e-30, std::fabs(sc_cpu.loss));
-    if (rel > worst) worst = rel, worst_step = t;
     if (t == 1) first_loss = sc_cpu.loss;
     last_loss = sc_cpu.loss;
+    if (departed) continue;
+    // A transition departs when its TD error moves by more than the bound, relative to the batch's TD scale.
+    double scale = 0;
+    for (float x : td_cpu) scale += static_cast<double>(x) * x;
+    scale = std::sqrt(scale / static_cast<double>(batch));
+    int rows = 0;
+    for (int64_t i = 0; i < batch; ++i) rows += std::fabs(td_gpu[i] - td_cpu[i]) > tol * scale;
+    if (rows > 0 && double_dqn) {
+      departed = t, departed_rows = rows;
+      continue;
+    }
+    const double rel = std::fabs(gpu.host_block()->loss - sc_cpu.loss) / std::max(1e-30, std::fabs(sc_cpu.loss));
+    if (rel > worst) worst = rel, worst_step = t;
   }
   dqn::LearnerTensors p;
   gpu.save_params(p);
   std::string which;
   const double w_rel = WorstTensor(gpu.layout(), p.online.data(), cpu.online().data(), &which);
-  std::printf("%d steps %s B=%lld: worst loss rel %.2e (step %d), weights after %.2e (%s); cpu loss %.4f -> %.4f\n", steps,
-              Name(precision), static_cast<long long>(batch), worst, worst_step, w_rel, which.c_str(), first_loss, last_loss);
-  EXPECT(worst <= Tolerance(precision), "%s: loss curves part: %.3g at step %d", Name(precision), worst, worst_step);
+  char depart[96] = "";
+  if (departed) std::snprintf(depart, sizeof depart, "; %d transition(s) departed at step %d", departed_rows, departed);
+  std::printf("%d steps %s B=%lld %s: worst loss rel %.2e (step %d)%s, weights after %.2e (%s); cpu loss %.4f -> %.4f\n", steps,
+              Name(precision), static_cast<long long>(batch), double_dqn ? "double" : "max", worst, worst_step, depart, w_rel,
+              which.c_str(), first_loss, last_loss);
+  EXPECT(worst <= tol, "%s: loss curves part: %.3g at step %d", Name(precision), worst, worst_step);
+  EXPECT(departed_rows <= 1, "%s: %d transitions' TD errors departed at step %d (arithmetic drift, not one argmax tie)",
+         Name(precision), departed_rows, departed);
 }
 
 /// A replay on the GPU filled with `n` random transitions.
@@ -292,7 +317,8 @@ int Check() {
       CheckOneStep(reference, b, p, rng);
       CheckOneStep(other, b, p, rng);
     }
-  for (dqn::MatmulPrecision p : kPrecisions) CheckManySteps(reference, 256, p, small ? 5 : 100, rng);
+  for (bool double_dqn : {false, true})
+    for (dqn::MatmulPrecision p : kPrecisions) CheckManySteps(reference, 256, p, small ? 5 : 100, double_dqn, rng);
   CheckTrainLoop(rng);
   std::printf(g_failures ? "CHECK FAILED: %d failures\n" : "CHECK PASSED\n", g_failures);
   return g_failures ? 1 : 0;
@@ -421,6 +447,12 @@ int Profile() {
       const dqn::cuda::PhaseProfile& f = per_phase[k];
       std::printf("    phase %zu: total %.2f  work max %.2f (mean over blocks %.2f)  barrier %.2f\n", k, f.total_us / iters,
                   f.work_max_us / iters, f.work_mean_us / iters, f.barrier_us / iters);
+      if (f.tile_steps > 0) {
+        const double n = f.tile_steps;
+        std::printf("      busiest block's tile (%d of %d steps): lead %.2f, first chunk %.2f, K loop %.2f, epilogue %.2f, tail %.2f\n",
+                    f.tile_steps, iters, f.tile_lead_us / n, f.tile_first_chunk_us / n, f.tile_k_loop_us / n,
+                    f.tile_epilogue_us / n, f.tile_tail_us / n);
+      }
     }
   }
   return 0;
