@@ -7,9 +7,12 @@
 #     node-addon-api,node-api-headers,ws} && xz -c "$(which node)" > .device/node.xz
 # and carry .device).
 #   usage: bash bench/cuda-device.sh STEP...   (run from that source tree's root)
+#   The device tool brings back only a few files of its $OUT: point OUT elsewhere and end with
+#   the pack step, e.g.  OUT=/tmp/o PACK=$OUT/logs.tgz bash bench/cuda-device.sh build learner-check pack
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
 #   learner steps: learner-check learner-sanitize learner-bench learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-seeds train-trading torch-dqn
+#   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
 OUT=${OUT:-/tmp/replay-cuda-out}
@@ -128,6 +131,8 @@ for s in "$@"; do
     torch-dqn)
       step torch-dqn
       python3 bench/torch_dqn_step.py ${TORCH_ARGS:-} 2>&1 | tee "$OUT/torch-dqn.log" | grep -v '^JSON' ;;
+    pack)
+      tar czf "${PACK:?set PACK to the tarball to write}" -C "$OUT" --exclude build.log --exclude "$(basename "$PACK")" . ;;
     torch)
       step torch
       python3 bench/torch_per.py 2>&1 | tee "$OUT/torch.log" | grep -v '^JSON' ;;
