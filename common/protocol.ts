@@ -148,6 +148,16 @@ export const SystemSampleSchema = z.object({
 });
 export type SystemSample = z.infer<typeof SystemSampleSchema>;
 
+/** Most system samples a `runData` message carries (about nine hours at one a second; the host thins longer runs). */
+export const MAX_RUN_SYSTEM_SAMPLES = 1 << 15;
+/** Longest GPU reason a stored system sample carries in `runData` (the host cuts longer ones). */
+export const MAX_GPU_REASON_CHARS = 500;
+
+/** A system sample read back from a run's metrics.jsonl, its one free-text field bounded. */
+export const RunSystemSampleSchema = SystemSampleSchema.extend({
+  gpu: SystemSampleSchema.shape.gpu.extend({ reason: z.string().max(MAX_GPU_REASON_CHARS) }),
+});
+
 /** The series points of one system sample: [series name, value], all at x = sample.step. */
 export function systemSeriesPoints(s: SystemSample): [string, number][] {
   const MiB = 1024 * 1024;
@@ -248,6 +258,11 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
     scalars: z.array(ScalarPointSchema),
     episodes: z.array(EpisodePointSchema),
     epochs: z.array(EpochSummarySchema),
+    /**
+     * The run's system samples (metrics.jsonl `system` records), thinned evenly to at most
+     * historyMaxPoints keeping the last; absent or empty for a run recorded before they were kept.
+     */
+    system: z.array(RunSystemSampleSchema).max(MAX_RUN_SYSTEM_SAMPLES).optional(),
   }),
   /**
    * The records of the run in `runDir` so far (its metrics file plus what is not flushed yet),

@@ -101,6 +101,10 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     await page.getByRole('button', { name: 'Start' }).click();
     await waitForState(page, 'Running');
     await waitForPoints(page, 'Loss', 2);
+    // Two system samples (about one a second) before Stop: the run keeps them for its past view below.
+    await page.getByRole('region', { name: 'Throughput', exact: true }).scrollIntoViewIfNeeded();
+    await waitForPoints(page, 'Throughput', 2);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await stop(page);
     // Stop keeps a checkpoint: the newest run folder has a stop-step-N checkpoint.
     const runs = readdirSync(join(tmp, 'runs')).sort();
@@ -115,6 +119,10 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     await page.getByText('showing a past run').waitFor({ timeout: 60_000 });
     assert.match((await page.getByRole('region', { name: 'Run history' }).locator('.viewing').textContent()) ?? '', new RegExp(`Viewing ${runs.at(-1)}`));
     await waitForPoints(page, 'Loss', 2);
+    // Its system panel draws the steps/s it recorded (metrics.jsonl system records), not a blank chart.
+    await page.getByRole('region', { name: 'Throughput', exact: true }).scrollIntoViewIfNeeded();
+    await waitForPoints(page, 'Throughput', 2);
+    await page.evaluate(() => window.scrollTo(0, 0));
     // Rename the run whose host was killed, then move it to the trash.
     const killed = runs.at(-2)!;
     await renameThenDeleteRun(page, killed, 'e2e-killed-run');

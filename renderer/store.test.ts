@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRunConfig } from '../common/config.ts';
 import { FrameBuilder } from '../common/frame-builder.ts';
-import { HostMessageSchema, type HostMessage } from '../common/protocol.ts';
+import { HostMessageSchema, SYSTEM_SERIES, systemSeriesPoints, type HostMessage, type SystemSample } from '../common/protocol.ts';
 import type { EpochSummary } from '../common/run.ts';
 import { createDashboard, EPOCH_TIME_SERIES, EPISODE_SERIES } from './store.ts';
 
@@ -213,4 +213,41 @@ test('a page that just connected ignores frames until it knows the live run; the
   d.apply(frame('/runs/a', [[70, 7, 0.7]]));
   const loss = d.live.get('losses/td_loss')!;
   assert.deepEqual(Array.from(loss.x.subarray(0, loss.length)), [10, 60, 70]);
+});
+
+test("a past run's system samples fill the system series (names as in live frames) and its GPU status, not the live one", () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/live', config });
+  const live = new FrameBuilder('/runs/live');
+  const noGpu = { available: false, reason: 'NVML not found' };
+  const at = (step: number, stepsPerSec: number, gpu: SystemSample['gpu']): SystemSample => ({
+    step, env_steps: 4 * step, wall_s: step / 100, stepsPerSec, envStepsPerSec: 4 * stepsPerSec, processCpuPercent: 95, hostCpuPercent: 40, rssBytes: 512 * 1024 * 1024, gpu,
+  });
+  live.addSystem(at(10, 7, noGpu));
+  d.apply(HostMessageSchema.parse(JSON.parse(JSON.stringify(live.take()))));
+  const gpu = { available: true, reason: '', utilPercent: 88, memUsedBytes: 3 * 1024 ** 3, memTotalBytes: 80 * 1024 ** 3, temperatureC: 64, powerW: 410 };
+  const system = [at(100, 1200, gpu), at(200, 1350, { ...gpu, utilPercent: 91 })];
+  d.apply(HostMessageSchema.parse({ type: 'runData', runDir: '/runs/past', config, scalars: [], episodes: [], epochs: [], system }));
+  const view = d.store.getState().view;
+  assert.equal(view.kind, 'history');
+  assert.deepEqual(view.kind === 'history' && view.system, { samples: 2, gpu: { available: true, reason: '' } });
+  assert.deepEqual(d.store.getState().gpu, noGpu, "the live run's GPU status is untouched");
+  const series = (name: string) => {
+    const s = d.shown().get(name)!;
+    return [Array.from(s.x.subarray(0, s.length)), Array.from(s.y.subarray(0, s.length))];
+  };
+  assert.deepEqual(series(SYSTEM_SERIES.stepsPerSec), [[100, 200], [1200, 1350]]);
+  assert.deepEqual(series(SYSTEM_SERIES.envStepsPerSec), [[100, 200], [4800, 5400]]);
+  assert.deepEqual(series(SYSTEM_SERIES.rssMiB), [[100, 200], [512, 512]]);
+  assert.deepEqual(series(SYSTEM_SERIES.gpuUtil), [[100, 200], [88, 91]]);
+  assert.deepEqual(series(SYSTEM_SERIES.gpuMemUsedMiB), [[100, 200], [3072, 3072]]);
+  assert.deepEqual(series(SYSTEM_SERIES.gpuPower), [[100, 200], [410, 410]]);
+  // Every series a live sample makes, the past run has too.
+  assert.deepEqual(d.shown().names('system/').sort(), systemSeriesPoints(system[0]!).map(([n]) => n).sort());
+  assert.deepEqual(Array.from(d.live.get(SYSTEM_SERIES.stepsPerSec)!.y.subarray(0, 1)), [7], 'the live series keep their own samples');
+  // A run recorded before runs kept system samples: none, and no GPU status.
+  d.apply({ type: 'runData', runDir: '/runs/older', config, scalars: [], episodes: [], epochs: [] });
+  const older = d.store.getState().view;
+  assert.deepEqual(older.kind === 'history' && older.system, { samples: 0 });
+  assert.equal(d.shown().get(SYSTEM_SERIES.stepsPerSec), undefined);
 });

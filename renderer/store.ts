@@ -5,7 +5,18 @@
 // whatever the step rate: each summary appends at most four points to its series.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunConfig } from '../common/config.ts';
-import { epochSeriesPoints, FRAME_SERIES, fromWire, type Frame, type GpuStatus, type HostMessage, type RunSummary, type SeriesSummary } from '../common/protocol.ts';
+import {
+  epochSeriesPoints,
+  FRAME_SERIES,
+  fromWire,
+  systemSeriesPoints,
+  type Frame,
+  type GpuStatus,
+  type HostMessage,
+  type RunSummary,
+  type SeriesSummary,
+  type SystemSample,
+} from '../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
 import { AxisMap, type XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
@@ -76,6 +87,10 @@ export class SeriesBook {
       for (const [name, x, y] of epochSeriesPoints(e)) this.push(name, x, y);
     }
   }
+  /** A run's system samples (runData): the same SYSTEM_SERIES a live frame fills, x = step. */
+  addSystem(samples: readonly SystemSample[]): void {
+    for (const s of samples) for (const [name, y] of systemSeriesPoints(s)) this.push(name, s.step, y);
+  }
   /** Appends a frame's summaries (see summaryPoints), creating series on first use. */
   addSummaries(summaries: Frame['series']): void {
     for (const name in summaries) {
@@ -125,6 +140,18 @@ export interface Progress {
   lastUpdateMs?: number;
 }
 
+/** What a past run kept of the system panel: how many samples runData carried, and the last one's GPU status. */
+export interface RunSystemInfo {
+  samples: number;
+  gpu?: GpuStatus;
+}
+
+/** The system info of a runData message's samples (none for a run recorded before they were kept). */
+export function runSystemInfo(samples: readonly SystemSample[] | undefined): RunSystemInfo {
+  const last = samples?.at(-1);
+  return { samples: samples?.length ?? 0, ...(last ? { gpu: { available: last.gpu.available, reason: last.gpu.reason } } : {}) };
+}
+
 export interface DashboardState {
   connection: ConnectionState;
   connectionDetail?: string;
@@ -141,7 +168,7 @@ export interface DashboardState {
   errors: { command: string; message: string; atMs: number }[];
   runs: RunSummary[];
   /** What the charts show: the live run, or a past run opened from the history. */
-  view: { kind: 'live' } | { kind: 'history'; runDir: string; config: RunConfig; lastEpoch?: EpochSummary };
+  view: { kind: 'live' } | { kind: 'history'; runDir: string; config: RunConfig; lastEpoch?: EpochSummary; system?: RunSystemInfo };
   /** Bumped whenever a series book changes (charts redraw on it). */
   version: number;
   smoothing: number;
@@ -318,6 +345,8 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         book.addScalars(m.scalars);
         book.addEpisodes(m.episodes);
         book.addEpochs(m.epochs);
+        book.addSystem(m.system ?? []);
+        const system = runSystemInfo(m.system);
         if (pendingOverlays.delete(m.runDir)) {
           const used = new Set([...overlays.values()].map((o) => o.color));
           const color = OVERLAY_COLORS.find((c) => !used.has(c)) ?? OVERLAY_COLORS[overlays.size % OVERLAY_COLORS.length]!;
@@ -330,11 +359,11 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
           live = book;
           recent = [];
           stream.lastSeq = 0;
-          set({ lastEpoch: m.epochs.at(-1), events: [], runConfig: m.config, runDir: m.runDir, view: { kind: 'live' }, progress: updateProgress(m.scalars.slice(-1), m.epochs.at(-1), nowMs) });
+          set({ lastEpoch: m.epochs.at(-1), events: [], runConfig: m.config, runDir: m.runDir, view: { kind: 'live' }, progress: updateProgress(m.scalars.slice(-1), m.epochs.at(-1), nowMs), gpu: system.gpu });
           resuming = undefined;
         } else {
           history = book;
-          set({ view: { kind: 'history', runDir: m.runDir, config: m.config, lastEpoch: m.epochs.at(-1) } });
+          set({ view: { kind: 'history', runDir: m.runDir, config: m.config, lastEpoch: m.epochs.at(-1), system } });
         }
         bump();
         return;

@@ -25,3 +25,18 @@ test('an export larger than the row limit is refused with what to read instead',
   assert.throws(() => recordsCsv(records, ['losses/td_loss'], 2), /more than 2 rows: read metrics\.jsonl in the run folder instead/);
   assert.equal(MAX_CSV_ROWS, 2_000_000);
 });
+
+test('system samples export as the system panel series, x = gradient step; other series ignore them', () => {
+  const gpu = { available: true, reason: '', utilPercent: 90 };
+  const sys: MetricsRecord[] = [
+    ...records,
+    { type: 'system', step: 2, env_steps: 8, wall_s: 0.2, stepsPerSec: 10, envStepsPerSec: 40, processCpuPercent: 99, hostCpuPercent: 50, rssBytes: 2 * 1024 * 1024, gpu },
+    { type: 'system', step: 3, env_steps: 12, wall_s: 0.3, stepsPerSec: 12.5, envStepsPerSec: 50, processCpuPercent: 98, hostCpuPercent: 49, rssBytes: 3 * 1024 * 1024, gpu: { available: false, reason: 'NVML not found' } },
+  ];
+  const { text, rows } = recordsCsv(sys, ['system/steps_per_s', 'system/rss_mib', 'system/gpu_util_percent', 'losses/td_loss']);
+  assert.equal(
+    text,
+    'series,step,value\nsystem/steps_per_s,2,10\nsystem/steps_per_s,3,12.5\nsystem/rss_mib,2,2\nsystem/rss_mib,3,3\nsystem/gpu_util_percent,2,90\nlosses/td_loss,1,0.5\nlosses/td_loss,2,NaN\nlosses/td_loss,3,-Infinity\n',
+  );
+  assert.equal(rows, 8);
+});

@@ -1,9 +1,9 @@
 // CSV export of a run's raw records (DESIGN section 8: the charts draw summaries, the export
 // holds every record at its logging interval): long format `series,step,value`, one row per
 // record of each requested series, series in the order asked. x is the series' own axis (step
-// for scalars, env step for episodes and evaluations, epoch for epoch times: common/protocol.ts
-// FRAME_SERIES). Non-finite values are written NaN, Infinity, -Infinity (pandas and R read them).
-import { epochSeriesPoints, FRAME_SERIES } from '../../common/protocol.ts';
+// for scalars and system samples, env step for episodes and evaluations, epoch for epoch times:
+// common/protocol.ts FRAME_SERIES, SYSTEM_SERIES). Non-finite values are written NaN, Infinity, -Infinity (pandas and R read them).
+import { epochSeriesPoints, FRAME_SERIES, systemSeriesPoints } from '../../common/protocol.ts';
 import type { MetricsRecord } from './run-dir.ts';
 
 /** Most rows one export holds (about 60 MB of text); a larger one is refused with the file to read instead. */
@@ -25,6 +25,7 @@ export function recordsCsv(records: Iterable<MetricsRecord>, names: readonly str
   for (const r of records) {
     if (r.type === 'scalars') for (const name in r.values) add(name, r.step, r.values[name]!);
     else if (r.type === 'episode') add(FRAME_SERIES.episodicReturn, r.step, r.value);
+    else if (r.type === 'system') for (const [name, v] of systemSeriesPoints(r)) add(name, r.step, v);
     else for (const [name, x, v] of epochSeriesPoints(r)) add(name, x, v);
   }
   const lines = ['series,step,value'];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
@@ -9,6 +9,7 @@ import type { RunOutcome } from './session-api.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 import { TrainerHost, type HostPort, type MetricsRecord, type SessionApi } from './host.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
+import { createRunDir, MetricsWriter, readRunConfig, readRunMetrics } from './run-dir.ts';
 
 /** A session whose runs the test drives by hand through the captured callbacks. */
 class FakeSession implements SessionApi {
@@ -434,4 +435,43 @@ test('a past run is renamed or moved to the trash (never the live one), and ever
   assert.ok(refused?.type === 'error' && /is the live run: stop it first/.test(refused.message), JSON.stringify(refused));
   assert.ok(readdirSync(runs).includes('other'), 'the live run stays');
   await host.shutdown();
+});
+
+test('openRun of a run folder with system records sends them in runData, thinned evenly to historyMaxPoints with the last kept', async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'dqn-host-runs-'));
+  const dir = createRunDir(runs, parseRunConfig({ ...cartpole, name: 'sys' }));
+  const w = new MetricsWriter(join(dir, 'metrics.jsonl'));
+  const longReason = `NVML not found: ${'x'.repeat(2000)}`;
+  for (let k = 0; k < 25; k++) {
+    const gpu = k === 0 ? { available: false, reason: longReason } : { available: true, reason: '', utilPercent: k, memUsedBytes: k * 2 ** 20, memTotalBytes: 2 ** 30 };
+    w.add({ type: 'system', step: 100 * (k + 1), env_steps: 400 * (k + 1), wall_s: k + 1, stepsPerSec: 100 + k, envStepsPerSec: 400, processCpuPercent: 90, hostCpuPercent: 45, rssBytes: 3e8, gpu });
+    w.add({ type: 'scalars', step: 100 * (k + 1), wall_s: k + 1, values: { 'losses/td_loss': 1 / (k + 1) } });
+  }
+  w.flush();
+  appendFileSync(join(dir, 'metrics.jsonl'), '{"type":"system","step":-1}\n'); // malformed: skipped, not sent
+  // The real run-folder readers behind the fake session.
+  const session = new FakeSession();
+  session.readRunConfig = readRunConfig;
+  session.readRunMetrics = readRunMetrics;
+  const host = new TrainerHost(session, { runsDir: runs, framePeriodMs: 60_000, historyMaxPoints: 10 });
+  const { port, sent, send } = fakePort(); // every message checked against HostMessageSchema
+  host.attach(port);
+  send({ type: 'openRun', runDir: dir });
+  await tick();
+  const data = sent.find((m) => m.type === 'runData');
+  assert.ok(data && data.type === 'runData', JSON.stringify(sent.filter((m) => m.type === 'error')));
+  // 25 samples, at most 10: indices round(i * 24 / 9) = 0, 3, 5, 8, 11, 13, 16, 19, 21, 24.
+  assert.deepEqual(data.system!.map((s) => s.step), [100, 400, 600, 900, 1200, 1400, 1700, 2000, 2200, 2500]);
+  assert.deepEqual(data.system!.map((s) => s.stepsPerSec), [100, 103, 105, 108, 111, 113, 116, 119, 121, 124]);
+  assert.deepEqual(data.system!.at(-1)!.gpu, { available: true, reason: '', utilPercent: 24, memUsedBytes: 24 * 2 ** 20, memTotalBytes: 2 ** 30 });
+  assert.equal(data.system![0]!.gpu.reason, longReason.slice(0, 500), 'a long reason is cut to MAX_GPU_REASON_CHARS');
+  assert.ok(data.scalars.length <= 10 && data.scalars.at(-1)!.step === 2500, 'the scalars are bounded as before');
+  // A run recorded before system records were kept: an empty list.
+  const old = createRunDir(runs, parseRunConfig({ ...cartpole, name: 'old' }));
+  appendFileSync(join(old, 'metrics.jsonl'), `${JSON.stringify({ type: 'scalars', step: 1, wall_s: 0, values: {} })}\n`);
+  send({ type: 'openRun', runDir: old });
+  await tick();
+  const oldData = [...sent].reverse().find((m) => m.type === 'runData');
+  assert.ok(oldData && oldData.type === 'runData' && oldData.runDir === old);
+  assert.deepEqual(oldData.system, []);
 });

@@ -7,11 +7,14 @@ import type { RunConfig } from '../../common/config.ts';
 import {
   FRAME_PERIOD_MS,
   HostCommandSchema,
+  MAX_GPU_REASON_CHARS,
+  MAX_RUN_SYSTEM_SAMPLES,
   type EpisodePoint,
   type HostCommand,
   type HostMessage,
   type HostToParent,
   type RunSummary,
+  type SystemSample,
 } from '../../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
 import { boundPoints, HISTORY_MAX_POINTS } from './history.ts';
@@ -54,7 +57,10 @@ export interface TrainerHostOptions {
   dataDirs?: readonly string[];
   /** Frame period in ms (default FRAME_PERIOD_MS). */
   framePeriodMs?: number;
-  /** Most scalar points (and episodes) a `liveHistory` message carries (default HISTORY_MAX_POINTS). */
+  /**
+   * Most scalar points (and episodes) a `liveHistory` or `runData` message carries, and most
+   * system samples a `runData` carries (default HISTORY_MAX_POINTS; samples also at most MAX_RUN_SYSTEM_SAMPLES).
+   */
   historyMaxPoints?: number;
   /** Tells the supervisor about the live run folder (its stdout/stderr go to that run's log). */
   notifyParent?: (message: HostToParent) => void;
@@ -303,11 +309,12 @@ export class TrainerHost {
     return { type: 'liveHistory', runDir, ...this.bounded(scalars, episodes), epochs };
   }
 
-  /** A past run's records, scalar points and episodes bounded as in liveHistory. */
+  /** A past run's records, scalar points and episodes bounded as in liveHistory, system samples thinned (thinSamples). */
   private runData(runDir: string, config: RunConfig): HostMessage {
-    const { scalars, episodes, epochs } = this.records(runDir);
+    const { scalars, episodes, epochs, system } = this.records(runDir);
     const { compactedBelow: _below, ...b } = this.bounded(scalars, episodes);
-    return { type: 'runData', runDir, config, ...b, epochs };
+    const max = Math.min(this.options.historyMaxPoints ?? HISTORY_MAX_POINTS, MAX_RUN_SYSTEM_SAMPLES);
+    return { type: 'runData', runDir, config, ...b, epochs, system: thinSamples(system, max) };
   }
 
   /** Scalar points and episodes bounded to historyMaxPoints each (boundPoints: min / max / last of older buckets). */
@@ -319,19 +326,23 @@ export class TrainerHost {
   }
 
   /** A run folder's metrics file split by record type. */
-  private records(runDir: string): { scalars: ScalarPoint[]; episodes: EpisodePoint[]; epochs: EpochSummary[] } {
+  private records(runDir: string): { scalars: ScalarPoint[]; episodes: EpisodePoint[]; epochs: EpochSummary[]; system: SystemSample[] } {
     const scalars: ScalarPoint[] = [];
     const episodes: EpisodePoint[] = [];
     const epochs: EpochSummary[] = [];
+    const system: SystemSample[] = [];
     for (const r of this.session.readRunMetrics(runDir)) {
       if (r.type === 'scalars') scalars.push({ step: r.step, wall_s: r.wall_s, values: r.values });
       else if (r.type === 'episode') episodes.push({ step: r.step, value: r.value });
       else if (r.type === 'epoch') {
         const { type: _type, ...summary } = r;
         epochs.push(summary);
+      } else if (r.type === 'system') {
+        const { type: _type, ...sample } = r;
+        system.push({ ...sample, gpu: { ...sample.gpu, reason: sample.gpu.reason.slice(0, MAX_GPU_REASON_CHARS) } });
       }
     }
-    return { scalars, episodes, epochs };
+    return { scalars, episodes, epochs, system };
   }
 
   private startTimer(): void {
@@ -352,4 +363,17 @@ export class TrainerHost {
   private broadcast(message: HostMessage): void {
     for (const port of this.ports) port.post(message);
   }
+}
+
+/**
+ * At most `max` (>= 2) of `samples`, spread evenly over the run: the first, the last (whose GPU
+ * status the panel shows) and every (n - 1) / (max - 1)-th one between, in order. A system
+ * sample is a reading over about a second, so even thinning draws the run's shape at any length
+ * (a short spike between two kept samples is not drawn). Returns the input when it fits.
+ */
+export function thinSamples<T>(samples: T[], max: number): T[] {
+  if (samples.length <= max) return samples;
+  const out: T[] = [];
+  for (let i = 0; i < max; i++) out.push(samples[Math.round((i * (samples.length - 1)) / (max - 1))]!);
+  return out;
 }

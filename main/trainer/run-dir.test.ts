@@ -81,3 +81,20 @@ test('listRuns names the --seeds group of runs listed in a seeds summary file, a
   assert.deepEqual([listed.get(a), listed.get(b), listed.get(alone)], ['20261129-080511-cp-seeds', '20261129-080511-cp-seeds', undefined]);
   assert.equal(listed.size, 3, 'summary files are not runs');
 });
+
+test('system records read back as written; a malformed one is skipped like a torn line; a resume trims them by gradient step', () => {
+  const dir = createRunDir(mkdtempSync(join(tmpdir(), 'runs-')), config);
+  const w = new MetricsWriter(join(dir, 'metrics.jsonl'));
+  const gpu = { available: true, reason: '', utilPercent: 87, memUsedBytes: 2 ** 30, memTotalBytes: 80 * 2 ** 30, temperatureC: 61, powerW: 312.5 };
+  const sample = (step: number) => ({ step, env_steps: 4 * step, wall_s: step / 100, stepsPerSec: 100, envStepsPerSec: 400, processCpuPercent: 97.5, hostCpuPercent: 48.25, rssBytes: 3e8, gpu });
+  w.add({ type: 'system', ...sample(100) });
+  w.add({ type: 'scalars', step: 100, wall_s: 1, values: {} });
+  w.add({ type: 'system', ...sample(200) });
+  w.flush();
+  appendFileSync(join(dir, 'metrics.jsonl'), '{"type":"system","step":"three hundred"}\n{"type":"syst');
+  assert.deepEqual(readRunMetrics(dir), [{ type: 'system', ...sample(100) }, { type: 'scalars', step: 100, wall_s: 1, values: {} }, { type: 'system', ...sample(200) }]);
+  // One compact line per sample, like the other records.
+  assert.equal(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n')[0], JSON.stringify({ type: 'system', ...sample(100) }));
+  assert.equal(trimRunMetrics(dir, 150, 600), 3, 'the system record past step 150, the malformed line and the torn one');
+  assert.deepEqual(readRunMetrics(dir).map((r) => `${r.type}@${r.step}`), ['system@100', 'scalars@100']);
+});

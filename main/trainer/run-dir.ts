@@ -1,12 +1,13 @@
 // Run directories (DESIGN section 6): runs/<yyyymmdd-hhmmss>-<name>/ with config.json,
-// metrics.jsonl (append-only: one record per logged step, episode and epoch, flushed every few
-// seconds; a resume first drops the records past its checkpoint, see trimRunMetrics),
+// metrics.jsonl (append-only: one record per logged step, episode, epoch and system sample,
+// flushed every few seconds; a resume first drops the records past its checkpoint, see trimRunMetrics),
 // events.log (fallbacks, halts, restarts) and checkpoints/.
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { readJsonFile } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
+import { SystemSampleSchema, type SystemSample } from '../../common/protocol.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 import { parseEvents, runResults, type RunResults } from './run-results.ts';
 
@@ -14,7 +15,9 @@ import { parseEvents, runResults, type RunResults } from './run-results.ts';
 export type MetricsRecord =
   | ({ type: 'scalars' } & ScalarPoint)
   | ({ type: 'episode' } & { step: number; value: number })
-  | ({ type: 'epoch' } & EpochSummary);
+  | ({ type: 'epoch' } & EpochSummary)
+  /** The system panel's sample (about one a second, x = gradient step), kept since runs write them. */
+  | ({ type: 'system' } & SystemSample);
 
 /** `20261129-081500` in local time. */
 export function runStamp(date: Date): string {
@@ -128,18 +131,25 @@ export function trimRunMetrics(runDir: string, step: number, envSteps: number): 
   return lines.length - kept.length;
 }
 
-/** Reads metrics.jsonl; a torn last line (crash while appending) is ignored. */
+/**
+ * Reads metrics.jsonl; a torn last line (crash while appending) is ignored, and so is a `system`
+ * record that does not match SystemSampleSchema (it would otherwise make the run's runData
+ * message invalid for the dashboard).
+ */
 export function readRunMetrics(runDir: string): MetricsRecord[] {
   const path = join(runDir, 'metrics.jsonl');
   if (!existsSync(path)) return [];
   const out: MetricsRecord[] = [];
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (!line) continue;
+    let r: MetricsRecord;
     try {
-      out.push(JSON.parse(line) as MetricsRecord);
+      r = JSON.parse(line) as MetricsRecord;
     } catch {
-      /* torn final line */
+      continue; /* torn final line */
     }
+    if (r?.type === 'system' && !SystemSampleSchema.safeParse(r).success) continue;
+    out.push(r);
   }
   return out;
 }

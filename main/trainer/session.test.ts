@@ -10,6 +10,7 @@ import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import type { NativeTrainer, RunResult, TrainerOptions } from '../../native/trainer.ts';
 import { defaultDeps, startRun, toScalarPoint, type PointMemory, type SessionDeps } from './session.ts';
 import { readRunMetrics } from './run-dir.ts';
+import type { SystemSample } from '../../common/protocol.ts';
 import { readCheckpointHeader } from './checkpoint.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
 
@@ -392,4 +393,26 @@ test('Stop during an evaluation ends it at once: no epoch record, a stop-step ch
   assert.equal(out.steps, 50);
   assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')), ['stop-step-50']);
   assert.deepEqual(readRunMetrics(h.runDir).filter((r) => r.type === 'epoch'), [], 'the interrupted epoch is not recorded');
+});
+
+test('a run writes each system sample it streams to metrics.jsonl as a system record, and they read back', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const gpu = { available: true, reason: '', utilPercent: 73, memUsedBytes: 5 * 2 ** 30, memTotalBytes: 80 * 2 ** 30, temperatureC: 58, powerW: 250 };
+  // The addon's own exports, with NVML readings the test chooses.
+  const addon = Object.assign(Object.create(loadAddon()) as NativeAddon, { nvmlSample: () => gpu });
+  const streamed: SystemSample[] = [];
+  // systemPeriodMs 0: a sample at every scalar read after the first (two epoch ends and the end at least).
+  const h = await startRun({ config, runsDir }, { onSystem: (s) => streamed.push(s) }, { ...deps((o) => new ScriptedTrainer(o), addon), systemPeriodMs: 0 });
+  assert.equal((await h.done).state, 'finished');
+  const stored = readRunMetrics(h.runDir).flatMap((r) => (r.type === 'system' ? [r] : []));
+  assert.ok(streamed.length >= 2, `samples streamed: ${streamed.length}`);
+  assert.deepEqual(stored, streamed.map((s) => ({ type: 'system', ...s })), 'every streamed sample is in the file, in order, unchanged');
+  assert.equal(stored.at(-1)!.step, 100, 'the last sample is taken at the run end');
+  for (const s of stored) {
+    assert.equal(s.env_steps, 4 * s.step, 'the counters at the sample');
+    assert.deepEqual(s.gpu, gpu);
+    assert.ok(s.rssBytes > 0 && s.stepsPerSec >= 0 && Number.isFinite(s.stepsPerSec));
+  }
+  assert.ok(stored.some((s) => s.stepsPerSec > 0), 'steps passed between two samples');
+  assert.ok(stored.every((s, i) => i === 0 || s.step >= stored[i - 1]!.step), 'in step order');
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import { estimateMemory, memoryShortfall, type MemoryAvailable } from '../../common/memory-estimate.ts';
 import { SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from '../../common/run.ts';
+import { SYSTEM_PERIOD_MS } from '../../common/protocol.ts';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
 import { buildTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
@@ -45,6 +46,8 @@ export interface SessionDeps {
   now: () => number;
   /** Period of the live metrics.jsonl flush (METRICS_FLUSH_MS). */
   metricsFlushMs: number;
+  /** Least time between two system samples (SYSTEM_PERIOD_MS; tests use 0: one per scalar read). */
+  systemPeriodMs: number;
 }
 
 export const defaultDeps: SessionDeps = {
@@ -57,6 +60,7 @@ export const defaultDeps: SessionDeps = {
   },
   now: () => performance.now(),
   metricsFlushMs: METRICS_FLUSH_MS,
+  systemPeriodMs: SYSTEM_PERIOD_MS,
 };
 
 /** RAM available to this process now (the cgroup limit when lower) and the GPU's free bytes. */
@@ -255,11 +259,14 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   const fresh: PointMemory = { qStep: -1, causalStep: -1 };
   const causalNames = trainer.info.causalFeatureNames; // fixed for the run: read once, not per poll
   let lastStep = ckpt ? meta.step : -1; // metrics.jsonl already holds the checkpoint's step
-  const system = new SystemSampler(nvmlReader(addon)); // at most one sample per SYSTEM_PERIOD_MS
+  const system = new SystemSampler(nvmlReader(addon), deps.systemPeriodMs); // at most one sample per period
   const pollScalars = () => {
     const s = readScalars(trainer.scalars, layout);
     const sample = system.sample(s.step!, s.env_steps!, wall());
-    if (sample) cb.onSystem?.(sample);
+    if (sample) {
+      metrics.add({ type: 'system', ...sample }); // a past run's system panel reads these back
+      cb.onSystem?.(sample);
+    }
     if (s.step === lastStep) return;
     lastStep = s.step!;
     const point = toScalarPoint(s, wall(), fresh, causalNames);

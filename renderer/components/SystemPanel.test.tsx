@@ -6,7 +6,8 @@ import type { SystemSample } from '../../common/protocol.ts';
 import { createCsvRequester } from '../lib/csv-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
 import { createDashboard } from '../store.ts';
-import { gpuNote, SystemPanelView } from './SystemPanel.tsx';
+import { gpuNote, SystemPanelView, systemNote } from './SystemPanel.tsx';
+import { parseRunConfig } from '../../common/config.ts';
 
 const noGpu = { available: false, reason: 'NVML not found (libnvidia-ml.so.1: cannot open shared object file): is the NVIDIA driver installed?' };
 const sample = (step: number, stepsPerSec: number, gpu: SystemSample['gpu']): SystemSample => ({
@@ -52,4 +53,50 @@ test('before any system sample the note says why there are no GPU readings yet',
   assert.match(gpuNote(d.store.getState())!, /appear while a run is live/);
   d.apply({ type: 'state', state: 'running', runDir: 'runs/a' });
   assert.match(gpuNote(d.store.getState())!, /waiting for the first system sample/);
+});
+
+/** The panel as SystemPanel renders it for the dashboard's state. */
+function render(d: ReturnType<typeof createDashboard>) {
+  const st = d.store.getState();
+  const scheduler = new RedrawScheduler(() => 0);
+  const csv = createCsvRequester({ send: () => undefined, subscribe: () => () => undefined } as never);
+  return renderToStaticMarkup(<SystemPanelView dashboard={d} scheduler={scheduler} csv={csv} note={gpuNote(st)} empty={systemNote(st)} />);
+}
+
+test("a past run opened from the history draws its own system charts and its last sample's GPU readings", () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: 'runs/live' });
+  const b = new FrameBuilder('runs/live');
+  b.addSystem(sample(10, 5, noGpu));
+  d.apply(b.take()!);
+  const gpu = { available: true, reason: '', utilPercent: 95, memUsedBytes: 4e9, memTotalBytes: 8e10, temperatureC: 70, powerW: 500 };
+  d.apply({ type: 'runData', runDir: 'runs/past', config: parseRunConfig({ env: { kind: 'cartpole' } }), scalars: [], episodes: [], epochs: [], system: [sample(1000, 1234, gpu), sample(2000, 1500, gpu)] });
+  const rate = d.shown().get('system/steps_per_s')!;
+  assert.deepEqual(Array.from(rate.y.subarray(0, rate.length)), [1234, 1500]);
+  assert.equal(d.shown().get('system/gpu_util_percent')!.y[1], 95);
+  const st = d.store.getState();
+  assert.equal(gpuNote(st), undefined, "the past run's GPU status, not the live run's (no NVML)");
+  assert.equal(systemNote(st), undefined);
+  const html = render(d);
+  assert.match(html, /Throughput/);
+  assert.match(html, /GPU utilisation/);
+  assert.match(html, /GPU power/);
+  assert.doesNotMatch(html, /role="note"/);
+  // Back to live: the live run's note again.
+  d.showLive();
+  assert.match(gpuNote(d.store.getState())!, /GPU readings hidden: NVML not found/);
+});
+
+test('a past run recorded before runs kept system samples says so in place of the charts', () => {
+  const d = createDashboard();
+  d.apply({ type: 'runData', runDir: 'runs/older', config: parseRunConfig({ env: { kind: 'cartpole' } }), scalars: [], episodes: [], epochs: [] });
+  const html = render(d);
+  assert.match(html, /role="note"[^>]*>No system readings for this run: it was recorded before runs kept them in metrics\.jsonl/);
+  assert.doesNotMatch(html, /Throughput/);
+  assert.doesNotMatch(html, /GPU utilisation/);
+  // A run whose samples say NVML was absent: the charts, and the GPU note with that run's reason.
+  d.apply({ type: 'runData', runDir: 'runs/cpu', config: parseRunConfig({ env: { kind: 'cartpole' } }), scalars: [], episodes: [], epochs: [], system: [sample(1000, 900, noGpu)] });
+  const cpuHtml = render(d);
+  assert.match(cpuHtml, /Throughput/);
+  assert.match(cpuHtml, /role="note"[^>]*>GPU readings hidden: NVML not found/);
 });

@@ -2,7 +2,8 @@
 // use and resident memory, and the GPU's utilisation, memory, temperature and power from NVML.
 // The trainer host samples them about once a second (main/trainer/system-stats.ts) into the
 // SYSTEM_SERIES of the live frames; where NVML is absent the GPU charts are replaced by a note
-// with the reason. Past runs do not keep these readings (metrics.jsonl holds training records).
+// with the reason. Runs keep the samples in metrics.jsonl (`system` records), so a past run opened
+// from the history draws the same charts from its runData; a run recorded before that says so.
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import { SYSTEM_SERIES } from '../../common/protocol.ts';
@@ -28,11 +29,24 @@ const GPU_MEM_LINES: ChartLine[] = [
 const GPU_TEMP_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuTemperature, label: 'temperature (°C)', color: '#f28b82', smooth: false }];
 const GPU_POWER_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuPower, label: 'power (W)', color: '#ff7043', smooth: false }];
 
+type NoteState = Pick<DashboardState, 'gpu' | 'view' | 'runState'>;
+
+/**
+ * The sentence shown in place of the whole panel, or undefined when its charts are shown: a past
+ * run whose metrics.jsonl holds no system samples (recorded before runs kept them).
+ */
+export function systemNote(st: NoteState): string | undefined {
+  if (st.view.kind !== 'history' || (st.view.system?.samples ?? 0) > 0) return undefined;
+  return 'No system readings for this run: it was recorded before runs kept them in metrics.jsonl (steps/s, CPU, memory and GPU charts are there for runs recorded since).';
+}
+
 /** The sentence shown in place of the GPU charts, or undefined when they are shown. */
-export function gpuNote(st: Pick<DashboardState, 'gpu' | 'view' | 'runState'>): string | undefined {
-  if (st.gpu?.available) return undefined;
-  if (st.gpu) return `GPU readings hidden: ${st.gpu.reason}`;
-  if (st.view.kind === 'history') return 'GPU readings hidden: system readings are streamed only while a run is live; past runs do not keep them.';
+export function gpuNote(st: NoteState): string | undefined {
+  // A past run: the GPU status of its last system sample, not the live run's.
+  const gpu = st.view.kind === 'history' ? st.view.system?.gpu : st.gpu;
+  if (gpu?.available) return undefined;
+  if (gpu) return `GPU readings hidden: ${gpu.reason}`;
+  if (st.view.kind === 'history') return 'GPU readings hidden: this run kept no system readings.';
   return st.runState === 'running' ? 'GPU readings: waiting for the first system sample (about one a second).' : 'GPU readings appear while a run is live (NVML, loaded when the NVIDIA driver is present).';
 }
 
@@ -45,17 +59,27 @@ interface PanelProps {
 /** The system panel of the dashboard's store (see SystemPanelView). */
 export function SystemPanel(props: PanelProps) {
   const st = useStore(props.dashboard.store, useShallow((s) => ({ gpu: s.gpu, view: s.view, runState: s.runState })));
-  return <SystemPanelView {...props} note={gpuNote(st)} />;
+  return <SystemPanelView {...props} note={gpuNote(st)} empty={systemNote(st)} />;
 }
 
 /**
  * The system panel: throughput, host CPU and memory charts, and either the GPU charts or `note`,
- * the sentence saying why they are hidden (gpuNote).
+ * the sentence saying why they are hidden (gpuNote); or only `empty` when the run shown kept no
+ * system readings (systemNote).
  */
-export function SystemPanelView({ dashboard, scheduler, csv, note }: PanelProps & { note: string | undefined }) {
+export function SystemPanelView({ dashboard, scheduler, csv, note, empty }: PanelProps & { note: string | undefined; empty?: string | undefined }) {
   const chart = (title: string, lines: ChartLine[], yLabel: string) => (
     <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title={title} lines={lines} xLabel="step" xKind="step" yLabel={yLabel} />
   );
+  if (empty)
+    return (
+      <section className="system-panel" aria-label="System">
+        <h2>System</h2>
+        <p className="system-gpu-note system-empty-note" role="note">
+          {empty}
+        </p>
+      </section>
+    );
   return (
     <section className="system-panel" aria-label="System">
       <h2>System</h2>
