@@ -366,13 +366,14 @@ export class TrainerHost {
 }
 
 /**
- * At most `max` (>= 2) of `samples`, spread evenly over the run: the first, the last (whose GPU
+ * At most `max` of `samples`, spread evenly over the run: the first, the last (whose GPU
  * status the panel shows) and every (n - 1) / (max - 1)-th one between, in order. A system
  * sample is a reading over about a second, so even thinning draws the run's shape at any length
  * (a short spike between two kept samples is not drawn). Returns the input when it fits.
  */
 export function thinSamples<T>(samples: T[], max: number): T[] {
   if (samples.length <= max) return samples;
+  if (max < 2) return samples.slice(samples.length - Math.max(0, max)); // the last, or none
   const out: T[] = [];
   for (let i = 0; i < max; i++) out.push(samples[Math.round((i * (samples.length - 1)) / (max - 1))]!);
   return out;
