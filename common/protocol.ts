@@ -278,6 +278,8 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
     episodes: z.array(EpisodePointSchema),
     epochs: z.array(EpochSummarySchema),
     compactedBelow: z.number().optional(),
+    /** The run's system samples so far, thinned as runData's. */
+    system: z.array(RunSystemSampleSchema).max(MAX_RUN_SYSTEM_SAMPLES).optional(),
   }),
   /** The answer to `ping`, sent to the port that asked (to every client in browser mode). */
   z.object({ type: z.literal('pong'), id: z.number().int().nonnegative() }),

@@ -251,3 +251,19 @@ test("a past run's system samples fill the system series (names as in live frame
   assert.deepEqual(older.kind === 'history' && older.system, { samples: 0 });
   assert.equal(d.shown().get(SYSTEM_SERIES.stepsPerSec), undefined);
 });
+
+test("a reloaded page's live history brings the run's system samples so far, and the last one's GPU status", () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  const gpu = { available: true, reason: '', utilPercent: 87, memUsedBytes: 1.13 * 1024 ** 3, memTotalBytes: 140 * 1024 ** 3, temperatureC: 39, powerW: 138 };
+  const at = (step: number, stepsPerSec: number): SystemSample => ({
+    step, env_steps: 4 * step, wall_s: step / 1000, stepsPerSec, envStepsPerSec: 4 * stepsPerSec, processCpuPercent: 99, hostCpuPercent: 6, rssBytes: 235 * 1024 * 1024, gpu,
+  });
+  const scalars = [1000, 2000].map((step) => ({ step, wall_s: step / 1000, values: { 'losses/td_loss': 0.5 } }));
+  d.apply(HostMessageSchema.parse({ type: 'liveHistory', runDir: '/runs/a', scalars, episodes: [], epochs: [], system: [at(1000, 12875), at(2000, 12969)] }));
+  const s = d.live.get(SYSTEM_SERIES.stepsPerSec)!;
+  assert.deepEqual([Array.from(s.x.subarray(0, s.length)), Array.from(s.y.subarray(0, s.length))], [[1000, 2000], [12875, 12969]]);
+  const u = d.live.get(SYSTEM_SERIES.gpuUtil)!;
+  assert.deepEqual(Array.from(u.y.subarray(0, u.length)), [87, 87]);
+  assert.deepEqual(d.store.getState().gpu, { available: true, reason: '' });
+});

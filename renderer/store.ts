@@ -375,8 +375,11 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         live.addScalars(m.scalars);
         live.addEpisodes(m.episodes);
         live.addEpochs(m.epochs);
+        live.addSystem(m.system ?? []);
         stream.lastSeq = 0; // later frames continue from the history, whatever their seq
-        set({ lastEpoch: m.epochs.at(-1), progress: updateProgress(m.scalars.slice(-1), m.epochs.at(-1), nowMs) });
+        // The GPU status of the run's last system sample, until the next frame brings a newer one.
+        const gpu = runSystemInfo(m.system).gpu ?? get().gpu;
+        set({ lastEpoch: m.epochs.at(-1), progress: updateProgress(m.scalars.slice(-1), m.epochs.at(-1), nowMs), gpu });
         bump();
         return;
       }

@@ -204,7 +204,7 @@ test('shutdown stops the live run and sends what was pending', async () => {
   assert.ok(last?.type === 'state' && last.state === 'idle');
 });
 
-test('a renderer that connects mid-run gets the run so far (metrics file + unflushed records) before later frames, nothing twice', async () => {
+test('a renderer that connects mid-run gets the run so far (metrics file + unflushed records, system samples too) before later frames, nothing twice', async () => {
   const session = new FakeSession();
   const host = new TrainerHost(session, { runsDir: '/runs', framePeriodMs: 60_000 });
   const first = fakePort();
@@ -214,12 +214,18 @@ test('a renderer that connects mid-run gets the run so far (metrics file + unflu
   const cb = session.starts[0]!.cb;
   const pt = (step: number, loss: number) => ({ step, wall_s: step / 10, values: { 'losses/td_loss': loss } });
   const epoch1 = { epoch: 1, step: 50, env_steps: 400, epoch_time_s: 1.5, steps_per_s: 33.3, eval_mean_return: 20, eval_episodes: 10, eval_metrics: {} };
+  const sys = (step: number, stepsPerSec: number) => ({
+    step, env_steps: 8 * step, wall_s: step / 10, stepsPerSec, envStepsPerSec: 8 * stepsPerSec, processCpuPercent: 95, hostCpuPercent: 50, rssBytes: 2e8,
+    gpu: { available: false, reason: 'NVML not found' },
+  });
   cb.onScalars?.([pt(10, 1), pt(50, 0.9)]);
   cb.onEpisodes?.([{ step: 300, value: 14 }]);
+  cb.onSystem?.(sys(40, 400));
   // The session flushes metrics.jsonl (every few seconds and at the epoch boundary), says so, then reports the epoch.
   session.metrics.set('/runs/run-1', [
     { type: 'scalars', ...pt(10, 1) },
     { type: 'episode', step: 300, value: 14 },
+    { type: 'system', ...sys(40, 400) },
     { type: 'scalars', ...pt(50, 0.9) },
     { type: 'epoch', ...epoch1 },
   ]);
@@ -228,6 +234,7 @@ test('a renderer that connects mid-run gets the run so far (metrics file + unflu
   cb.onScalars?.([pt(60, 0.8)]);
   host.flush(); // the first renderer has seen step 60 in a frame; it is not in the file yet
   cb.onScalars?.([pt(70, 0.7)]);
+  cb.onSystem?.(sys(70, 300)); // not in the file yet either
   cb.onEpisodes?.([{ step: 520, value: 31 }]); // pending, not sent yet
 
   const late = fakePort();
@@ -241,6 +248,7 @@ test('a renderer that connects mid-run gets the run so far (metrics file + unflu
   assert.deepEqual(h.scalars.map((p) => [p.step, p.values['losses/td_loss']]), [[10, 1], [50, 0.9], [60, 0.8], [70, 0.7]]);
   assert.deepEqual(h.episodes, [{ step: 300, value: 14 }, { step: 520, value: 31 }]);
   assert.deepEqual(h.epochs.map((e) => e.epoch), [1]);
+  assert.deepEqual(h.system?.map((x) => [x.step, x.stepsPerSec]), [[40, 400], [70, 300]], 'the system samples of the file and the unflushed one');
   assert.equal(h.compactedBelow, undefined);
   assert.ok(late.sent.findIndex((m) => m.type === 'state' && m.runDir === '/runs/run-1') < i, 'the state (with the run folder) comes first');
   assert.equal(late.sent.slice(0, i).filter((m) => m.type === 'frame').length, 0, 'no frame before the history');

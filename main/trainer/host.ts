@@ -59,7 +59,7 @@ export interface TrainerHostOptions {
   framePeriodMs?: number;
   /**
    * Most scalar points (and episodes) a `liveHistory` or `runData` message carries, and most
-   * system samples a `runData` carries (default HISTORY_MAX_POINTS; samples also at most MAX_RUN_SYSTEM_SAMPLES).
+   * system samples either carries (default HISTORY_MAX_POINTS; samples also at most MAX_RUN_SYSTEM_SAMPLES).
    */
   historyMaxPoints?: number;
   /** Tells the supervisor about the live run folder (its stdout/stderr go to that run's log). */
@@ -93,7 +93,7 @@ export class TrainerHost {
    * Records the session reported since its last metrics flush (onFlushed: every few seconds,
    * at each epoch boundary and at the end of a run), so metrics.jsonl + these = the run so far.
    */
-  private unflushed: { scalars: ScalarPoint[]; episodes: EpisodePoint[] } = { scalars: [], episodes: [] };
+  private unflushed: Unflushed = noneUnflushed();
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -168,11 +168,12 @@ export class TrainerHost {
         case 'exportCsv': {
           const runDir = cmd.runDir === this.runDir ? this.runDir : resolveRunDir(this.options.runsDir, cmd.runDir);
           // The live run's file plus what the session reported since its last flush: every record once.
-          const live = runDir === this.runDir ? this.unflushed : { scalars: [], episodes: [] };
+          const live = runDir === this.runDir ? this.unflushed : noneUnflushed();
           const records: MetricsRecord[] = [
             ...this.session.readRunMetrics(runDir),
             ...live.scalars.map((p) => ({ type: 'scalars' as const, ...p })),
             ...live.episodes.map((e) => ({ type: 'episode' as const, ...e })),
+            ...live.system.map((x) => ({ type: 'system' as const, ...x })),
           ];
           const { text, rows } = recordsCsv(records, cmd.series);
           this.reply(from, { type: 'csv', id: cmd.id, runDir, rows, text });
@@ -226,7 +227,7 @@ export class TrainerHost {
     this.runDir = undefined;
     this.config = undefined;
     this.pending = new FrameBuilder();
-    this.unflushed = { scalars: [], episodes: [] };
+    this.unflushed = noneUnflushed();
     let handle: RunHandle;
     this.stopOnStart = false;
     let settle!: () => void;
@@ -260,7 +261,7 @@ export class TrainerHost {
   private finished(handle: RunHandle, state: RunState, detail: string | undefined): void {
     if (this.handle !== handle) return;
     this.handle = undefined;
-    this.unflushed = { scalars: [], episodes: [] };
+    this.unflushed = noneUnflushed();
     this.stopTimer();
     this.setState(state, detail);
   }
@@ -283,10 +284,13 @@ export class TrainerHost {
       },
       onEpoch: (summary) => this.pending.addEpoch(summary),
       onFlushed: () => {
-        this.unflushed = { scalars: [], episodes: [] };
+        this.unflushed = noneUnflushed();
       },
       onEvent: (event: RunEvent) => this.pending.addEvent(event),
-      onSystem: (sample) => this.pending.addSystem(sample),
+      onSystem: (sample) => {
+        this.pending.addSystem(sample);
+        this.unflushed.system.push(sample);
+      },
     };
   }
 
@@ -303,18 +307,23 @@ export class TrainerHost {
 
   /** The run's metrics file plus the unflushed records, bounded (see boundPoints). */
   private liveHistory(runDir: string): HostMessage {
-    const { scalars, episodes, epochs } = this.records(runDir);
+    const { scalars, episodes, epochs, system } = this.records(runDir);
     scalars.push(...this.unflushed.scalars);
     episodes.push(...this.unflushed.episodes);
-    return { type: 'liveHistory', runDir, ...this.bounded(scalars, episodes), epochs };
+    system.push(...this.unflushed.system.map(boundedReason));
+    return { type: 'liveHistory', runDir, ...this.bounded(scalars, episodes), epochs, system: thinSamples(system, this.maxSystemSamples()) };
+  }
+
+  /** Most system samples a liveHistory or runData carries. */
+  private maxSystemSamples(): number {
+    return Math.min(this.options.historyMaxPoints ?? HISTORY_MAX_POINTS, MAX_RUN_SYSTEM_SAMPLES);
   }
 
   /** A past run's records, scalar points and episodes bounded as in liveHistory, system samples thinned (thinSamples). */
   private runData(runDir: string, config: RunConfig): HostMessage {
     const { scalars, episodes, epochs, system } = this.records(runDir);
     const { compactedBelow: _below, ...b } = this.bounded(scalars, episodes);
-    const max = Math.min(this.options.historyMaxPoints ?? HISTORY_MAX_POINTS, MAX_RUN_SYSTEM_SAMPLES);
-    return { type: 'runData', runDir, config, ...b, epochs, system: thinSamples(system, max) };
+    return { type: 'runData', runDir, config, ...b, epochs, system: thinSamples(system, this.maxSystemSamples()) };
   }
 
   /** Scalar points and episodes bounded to historyMaxPoints each (boundPoints: min / max / last of older buckets). */
@@ -339,7 +348,7 @@ export class TrainerHost {
         epochs.push(summary);
       } else if (r.type === 'system') {
         const { type: _type, ...sample } = r;
-        system.push({ ...sample, gpu: { ...sample.gpu, reason: sample.gpu.reason.slice(0, MAX_GPU_REASON_CHARS) } });
+        system.push(boundedReason(sample));
       }
     }
     return { scalars, episodes, epochs, system };
@@ -364,6 +373,19 @@ export class TrainerHost {
     for (const port of this.ports) port.post(message);
   }
 }
+
+/** The sample with its GPU reason cut to MAX_GPU_REASON_CHARS (what runData and liveHistory carry). */
+function boundedReason(sample: SystemSample): SystemSample {
+  return { ...sample, gpu: { ...sample.gpu, reason: sample.gpu.reason.slice(0, MAX_GPU_REASON_CHARS) } };
+}
+
+/** What the session reported since metrics.jsonl was last appended to. */
+interface Unflushed {
+  scalars: ScalarPoint[];
+  episodes: EpisodePoint[];
+  system: SystemSample[];
+}
+const noneUnflushed = (): Unflushed => ({ scalars: [], episodes: [], system: [] });
 
 /**
  * At most `max` of `samples`, spread evenly over the run: the first, the last (whose GPU
