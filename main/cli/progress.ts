@@ -83,8 +83,11 @@ export class ProgressLine {
     if (!force && !this.tty && now - this.lastPrint < 5000) return;
     if (!this.step) return;
     this.lastPrint = now;
-    const eta = this.rate > 0 ? formatDuration((this.totalSteps - this.step) / this.rate) : '?';
-    const line = `step ${this.step}/${this.totalSteps} | ${this.rate.toFixed(0)} steps/s | loss ${this.loss.toPrecision(4)} | ${this.rewardScale === undefined ? 'return' : 'episode reward'} ${Number.isNaN(this.lastReturn) ? '-' : this.rewardScale === undefined ? this.lastReturn.toFixed(1) : this.bps(this.lastReturn)} | ETA ${eta}`;
+    // The rate needs two reads a second apart: until then it and the ETA show '-', not 0 and '?'.
+    const done = this.step >= this.totalSteps;
+    const rate = this.rate > 0 ? this.rate.toFixed(0) : '-';
+    const eta = done ? '0s' : this.rate > 0 ? formatDuration((this.totalSteps - this.step) / this.rate) : '-';
+    const line = `step ${this.step}/${this.totalSteps} | ${rate} steps/s | loss ${this.loss.toPrecision(4)} | ${this.rewardScale === undefined ? 'return' : 'episode reward'} ${Number.isNaN(this.lastReturn) ? '-' : this.rewardScale === undefined ? this.lastReturn.toFixed(1) : this.bps(this.lastReturn)} | ETA ${eta}`;
     this.out.write(this.tty ? `\r\x1b[2K${line}` : `${line}\n`);
   }
 }

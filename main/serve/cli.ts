@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const stop = () => {
     if (closing) return;
     closing = true;
-    console.log('stopping (the live run keeps its checkpoint)...');
+    console.log('stopping (a live run, if any, keeps a checkpoint)...');
     server.close().then(() => process.exit(0), (e: Error) => (console.error(e.message), process.exit(1)));
   };
   process.on('SIGINT', stop);
