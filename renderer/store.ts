@@ -263,6 +263,16 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     set({ lastEpoch: undefined, events: [], progress: { step: 0, envSteps: 0, epoch: 0 }, gpu: undefined });
   };
 
+  /** The series of a run's records (a runData or liveHistory message). */
+  const bookOf = (m: Extract<HostMessage, { type: 'runData' | 'liveHistory' }>) => {
+    const book = new SeriesBook(get().smoothing, maxPoints);
+    book.addScalars(m.scalars);
+    book.addEpisodes(m.episodes);
+    book.addEpochs(m.epochs);
+    book.addSystem(m.system ?? []);
+    return book;
+  };
+
   /** Progress after `points` ((wall_s, step) reads, oldest first) and the epoch summary `e`. */
   const updateProgress = (points: readonly { step: number; wall_s: number }[], e: EpochSummary | undefined, nowMs: number) => {
     const prev = get().progress;
@@ -341,11 +351,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         set({ runs: m.runs });
         return;
       case 'runData': {
-        const book = new SeriesBook(get().smoothing, maxPoints);
-        book.addScalars(m.scalars);
-        book.addEpisodes(m.episodes);
-        book.addEpochs(m.epochs);
-        book.addSystem(m.system ?? []);
+        const book = bookOf(m);
         const system = runSystemInfo(m.system);
         if (pendingOverlays.delete(m.runDir)) {
           const used = new Set([...overlays.values()].map((o) => o.color));
@@ -371,11 +377,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       case 'liveHistory': {
         // The run so far, sent after our hello: it replaces what the live series hold.
         if (m.runDir !== get().runDir) return;
-        live = new SeriesBook(get().smoothing, maxPoints);
-        live.addScalars(m.scalars);
-        live.addEpisodes(m.episodes);
-        live.addEpochs(m.epochs);
-        live.addSystem(m.system ?? []);
+        live = bookOf(m);
         stream.lastSeq = 0; // later frames continue from the history, whatever their seq
         // The GPU status of the run's last system sample, until the next frame brings a newer one.
         const gpu = runSystemInfo(m.system).gpu ?? get().gpu;
