@@ -48,6 +48,15 @@ export async function waitForPoints(page: Page, title: string, atLeast: number):
   );
 }
 
+/**
+ * Waits until the live run has sent its first system sample: the system panel stops saying it
+ * waits for one. A state of the store, unlike an off-screen chart's point count, which keeps the
+ * last run's figure until the chart is scrolled into view and redrawn.
+ */
+export async function waitForSystemSample(page: Page): Promise<void> {
+  await page.getByRole('region', { name: 'System', exact: true }).getByText(/waiting for the first system sample/).waitFor({ state: 'detached', ...LONG });
+}
+
 export async function runState(page: Page): Promise<string> {
   return (await page.getByRole('status', { name: 'Run state' }).textContent()) ?? '';
 }
