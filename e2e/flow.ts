@@ -36,12 +36,20 @@ export async function chartPoints(page: Page, title: string): Promise<number> {
   return Number(/(\d+) points/.exec(text ?? '')?.[1] ?? NaN);
 }
 
+/**
+ * Waits until the chart titled `title` shows at least `atLeast` points (summed over its lines)
+ * and a drawn line, drawn from the series book the page shows now (`dqnProbe.shownBook()`). An
+ * off-screen chart is not redrawn: scroll it into view first.
+ */
 export async function waitForPoints(page: Page, title: string, atLeast: number): Promise<void> {
   await page.waitForFunction(
     ([t, n]) => {
-      const region = [...document.querySelectorAll('section.chart')].find((s) => s.querySelector('h2')?.textContent === t);
-      const m = /(\d+) points/.exec(region?.querySelector('.chart-count')?.textContent ?? '');
-      return m !== null && Number(m[1]) >= Number(n) && region!.querySelector('path.recharts-curve') !== null;
+      const region = [...document.querySelectorAll<HTMLElement>('section.chart')].find((s) => s.querySelector('h2')?.textContent === t);
+      // Only a chart drawn from the book shown now counts: an off-screen one keeps its last count.
+      const shown = (window as unknown as { dqnProbe: { shownBook(): number } }).dqnProbe.shownBook();
+      if (region?.dataset.book !== String(shown)) return false;
+      const m = /(\d+) points/.exec(region.querySelector('.chart-count')?.textContent ?? '');
+      return m !== null && Number(m[1]) >= Number(n) && region.querySelector('path.recharts-curve') !== null;
     },
     [title, atLeast] as const,
     LONG,

@@ -1,7 +1,8 @@
 // A small measuring hook on the page for the dashboard benchmark (bench/dashboard-page.ts) and the
 // browser tests: `window.dqnProbe.ping()` times a round trip to the trainer host through the same
 // transport and message queue as the live frames; `stats()` reports the stream's frame counters,
-// the page's animation frames and long tasks since `start()`, and its JS heap. It reads nothing
+// the page's animation frames and long tasks since `start()`, and its JS heap; `shownBook()` which
+// series book the charts should be drawing (browser tests compare it with a chart's). It reads nothing
 // the page does not already hold and sends only `ping`.
 import type { Dashboard } from './store.ts';
 import type { Transport } from './transport/transport.ts';
@@ -29,6 +30,12 @@ export interface Probe {
   /** Starts counting animation frames and long tasks (idempotent). */
   start(): void;
   stats(): ProbeStats;
+  /**
+   * The id of the series book the charts show now (live or a past run). A chart's section carries
+   * the id of the book it last drew as `data-book`: an off-screen chart is not redrawn, so its
+   * point count is current only where the two agree.
+   */
+  shownBook(): number;
 }
 
 /** Creates the probe (install it as `window.dqnProbe`). */
@@ -86,5 +93,6 @@ export function createProbe(transport: Transport, dashboard: Dashboard): Probe {
       jsHeapBytes: (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize,
       seriesBytes: dashboard.live.bytes,
     }),
+    shownBook: () => dashboard.shown().id,
   };
 }

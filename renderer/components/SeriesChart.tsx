@@ -230,7 +230,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       if (pts.length) x1 = Math.max(x1, pts.at(-1)!.x);
     }
     const xRange: [number, number] = zoom ?? [x0, x1];
-    return { series: out, overlaid, markers, points, hidden, bandPts, xRange };
+    return { bookId: book.id, series: out, overlaid, markers, points, hidden, bandPts, xRange };
     // `drawTick` moves when the scheduler finds the drawn series changed (or the view switched).
   }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick, xKind, shownAxis]);
   // Another x axis: the zoom (in the old axis's units) no longer applies.
@@ -280,7 +280,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   };
 
   return (
-    <section ref={sectionRef} className="chart" aria-labelledby={`${id}-title`} data-testid={id}>
+    <section ref={sectionRef} className="chart" aria-labelledby={`${id}-title`} data-testid={id} data-book={drawn.bookId}>
       <div className="chart-head">
         <h2 id={`${id}-title`}>{title}</h2>
         <span className="chart-count" data-testid={`${id}-count`}>
