@@ -150,7 +150,7 @@ export async function runPageBench(o: PageBenchOptions): Promise<PageBenchResult
       const stats = await page.evaluate(() => (window as unknown as { dqnProbe: { stats(): ProbeStats } }).dqnProbe.stats());
       const pid = server.supervisor.current?.pid ?? -1;
       memory.push({ t_s: Math.round(elapsed()), load1: loadavg()[0]!, pageHeapMiB: metric('JSHeapUsedSize') / 2 ** 20, domNodes: metric('Nodes'), seriesMiB: stats.seriesBytes / 2 ** 20, hostRssMiB: rssMiB(pid) });
-      if (!o.json) console.error(`  ${memory.at(-1)!.t_s}s: page heap ${memory.at(-1)!.pageHeapMiB.toFixed(1)} MiB, ${memory.at(-1)!.domNodes} DOM nodes, host RSS ${memory.at(-1)!.hostRssMiB.toFixed(0)} MiB; p95 so far ${pct(rtts, 95).toFixed(1)} ms over ${rtts.length} pings`);
+      if (!o.json) console.error(`  ${memory.at(-1)!.t_s}s: page heap ${memory.at(-1)!.pageHeapMiB.toFixed(1)} MiB, ${memory.at(-1)!.domNodes} DOM nodes, host RSS ${memory.at(-1)!.hostRssMiB.toFixed(0)} MiB; p95 so far ${rtts.length ? `${pct(rtts, 95).toFixed(1)} ms` : 'n/a'} over ${rtts.length} pings`);
     };
     await sampleMemory();
     let nextMemory = MEMORY_EVERY_MS;
@@ -238,12 +238,13 @@ function print(r: PageBenchResult, json: boolean): void {
     console.log(JSON.stringify(r, null, 2));
     return;
   }
-  const f = (x: number, d = 1) => x.toFixed(d);
+  const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
   console.log(`dashboard page, ${r.mode}, ${r.seconds} s (${r.stepsAtStop.toLocaleString('en')} steps at the Stop click):`);
   console.log(`  round trip (page ping -> host pong -> page), ${r.pings} pings: p50 ${f(r.roundTripMs.p50)} ms, p95 ${f(r.roundTripMs.p95)} ms, max ${f(r.roundTripMs.max)} ms (target p95 < 100 ms)`);
   console.log(`  Stop click -> Idle shown: ${f(r.stopToIdleMs, 0)} ms (target < 1000 ms)`);
   console.log(`  frames: ${r.framesApplied} applied, ${r.framesLost} lost; page ${f(r.animationFramesPerSec)} animation frames/s, ${r.longTasks} long tasks (${f(r.longTaskMs, 0)} ms in all)`);
   console.log(`  memory (t s: page heap after GC MiB / DOM nodes / series MiB / host RSS MiB; machine load average):`);
   for (const m of r.memory) console.log(`    ${String(m.t_s).padStart(4)}: ${f(m.pageHeapMiB)} / ${m.domNodes} / ${f(m.seriesMiB, 2)} / ${f(m.hostRssMiB)}; load ${f(m.load1, 2)}`);
-  console.log(`  growth after the first minute: page heap ${f(r.pageHeapSlopeMiBPerMin, 2)} MiB/min, host RSS ${f(r.hostRssSlopeMiBPerMin, 2)} MiB/min (target: flat)`);
+  if (Number.isFinite(r.pageHeapSlopeMiBPerMin)) console.log(`  growth after the first minute: page heap ${f(r.pageHeapSlopeMiBPerMin, 2)} MiB/min, host RSS ${f(r.hostRssSlopeMiBPerMin, 2)} MiB/min (target: flat)`);
+  else console.log('  growth after the first minute: n/a (too few samples after the first minute: memory is sampled every 15 s: run for --seconds 90 or more)');
 }

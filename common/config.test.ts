@@ -50,10 +50,11 @@ test('a trading config cannot mislead: n_actions must be odd (a flat action), ma
   assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', n_actions: 44, max_position: 20, gap_policy: 'close' } }), (e: unknown) => {
     assert.ok(e instanceof ConfigError);
     const text = e.problems.join('\n');
-    assert.match(text, /env\.n_actions: must be odd so that the middle action is the flat position \(0\); use e\.g\. 45 instead of 44 \(got 44\)/);
+    assert.match(text, /env\.n_actions: must be odd so that the middle action is the flat position \(0\); use 43 or 45 \(got 44\)/);
     assert.match(text, /env\.max_position: .*<=10.*\(got 20\)/);
     assert.match(text, /env\.gap_policy: .*"hold"\|"flat".*\(got "close"\)/);
     return true;
   });
+  assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', n_actions: 8 } }), /env\.n_actions: must be odd so that the middle action is the flat position \(0\); use 7 or 9 \(got 8\)/);
   assert.equal(parseRunConfig({ env: { kind: 'trading', data: 'x.csv', n_actions: 3, max_position: 10, gap_policy: 'flat' } }).env.kind, 'trading');
 });

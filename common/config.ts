@@ -29,7 +29,7 @@ export const TradingEnvSchema = z.strictObject({
   episode_length: int(16, 1_000_000, 1024, { description: 'bars per training episode (random start in the training span)', unit: 'bars' }),
   lags: int(1, 16, 7, { description: 'lags of each market feature in the observation (state_dim = 7 * lags + 2)', unit: 'bars' }),
   n_actions: int(3, 255, 45, { description: 'discrete target positions, evenly spaced in [-max_position, max_position]; must be odd so that the middle action is flat (0)', unit: 'actions' })
-    .refine((n) => n % 2 === 1, { message: 'must be odd so that the middle action is the flat position (0); use e.g. 45 instead of 44' }),
+    .refine((n) => n % 2 === 1, { error: (issue) => `must be odd so that the middle action is the flat position (0); use ${Number(issue.input) - 1} or ${Number(issue.input) + 1}` }),
   max_position: num(0.01, 10, 1, { description: 'largest absolute position, as a multiple of current equity (1: fully invested, no leverage; 2: twice equity)', unit: 'x equity' }),
   cost_bps: num(0, 1000, 0.5, { description: 'cost per unit of position change', unit: 'basis points' }),
   reward_scale: num(1e-6, 1e9, 1e4, { description: 'training reward = reward_scale x (position x return - costs); 1e4 puts it in basis points (evaluation metrics stay in return units)' }),

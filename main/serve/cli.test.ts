@@ -38,3 +38,17 @@ test('a second serve on a busy port says which port is in use and what to do, an
     rmSync(data, { recursive: true, force: true });
   }
 });
+
+test('a wildcard --host (0.0.0.0, ::) is refused before anything starts: the page answers only to the name it serves', async () => {
+  const data = mkdtempSync(join(tmpdir(), 'dqn-serve-cli-'));
+  try {
+    for (const host of ['0.0.0.0', '::', '[::]']) {
+      const r = await serve(['--host', host, '--port', '0', '--no-build', '--data-dir', data, '--runs-dir', data]);
+      assert.equal(r.code, 1, host);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, new RegExp(`option '--host <address>' argument '${host.replace(/[[\]]/g, '\\$&')}' is invalid\\. '.+' listens on every interface, .*pass the address or name they will use, e\\.g\\. --host 192\\.0\\.2\\.10`));
+    }
+  } finally {
+    rmSync(data, { recursive: true, force: true });
+  }
+});

@@ -22,6 +22,17 @@ const port = (v: string) => {
   return n;
 };
 
+/**
+ * The --host value: any address or name but a wildcard. The page answers only to the name it
+ * serves (Host header, against DNS rebinding), and no browser sends 0.0.0.0 or [::] as one, so a
+ * wildcard would serve no one.
+ */
+const bindAddress = (v: string) => {
+  if (/^(0\.0\.0\.0|\[?::\]?|\[?(0{1,4}:){7}0{1,4}\]?)$/.test(v))
+    throw new InvalidArgumentError(`'${v}' listens on every interface, but the page answers only to the address it serves (the Host header), and browsers never send this one: pass the address or name they will use, e.g. --host 192.0.2.10 or --host gpu-box.lan (or keep loopback and forward the port over SSH)`);
+  return v;
+};
+
 /** Starts host-entry.ts under Node (tsx, inherited from this process's exec arguments). */
 export function forkHost(env: NodeJS.ProcessEnv): HostProcess {
   return forkHostProcess(HOST_ENTRY, env);
@@ -31,7 +42,7 @@ async function main(): Promise<void> {
   const defaultData = process.env.XDG_CONFIG_HOME ? join(process.env.XDG_CONFIG_HOME, 'dqn-console') : join(homedir(), '.config', 'dqn-console');
   const opts = new Command('serve')
     .description('serve the DQN Console dashboard to a browser')
-    .option('--host <address>', 'address to bind (loopback by default; anything else exposes the trainer to the network); the page answers only to this name (Host header), or to any loopback name when it is one', '127.0.0.1')
+    .option('--host <address>', 'address to bind (loopback by default; anything else exposes the trainer to the network); the page answers only to this name (Host header), or to any loopback name when it is one; not a wildcard such as 0.0.0.0', bindAddress, '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', port, 8787)
     .option('--data-dir <dir>', 'user data: saved presets, the host log, and CSV files the dashboard may train on (besides resources/data)', defaultData)
     .option('--runs-dir <dir>', 'parent folder of run directories (default: $DQN_RUNS_DIR or <repo>/runs)')

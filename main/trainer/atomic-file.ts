@@ -13,7 +13,7 @@ const TMP_NAME = /^\..+\.tmp-(\d+)$/;
  *   previous content of `path`, if any, is unchanged.
  */
 export function writeFileAtomic(path: string, data: Uint8Array | string): void {
-  const tmp = join(dirname(path), `.${basename(path)}${TMP_TAG}${process.pid}`);
+  const tmp = tempNameFor(path);
   try {
     const fd = openSync(tmp, 'w', 0o644);
     try {
@@ -32,6 +32,11 @@ export function writeFileAtomic(path: string, data: Uint8Array | string): void {
   syncFolder(dirname(path));
 }
 
+/** This process's temporary file for `path` (removeStaleTemps removes it once the process is gone). */
+export function tempNameFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}${TMP_TAG}${process.pid}`);
+}
+
 function syncFolder(dir: string): void {
   const fd = openSync(dir, 'r');
   try {
@@ -41,9 +46,8 @@ function syncFolder(dir: string): void {
   }
 }
 
-/** Whether another live process has this id (its temporary file may be a write in progress). */
-function otherProcessAlive(pid: number): boolean {
-  if (pid === process.pid) return false;
+/** Whether a process with this id is alive (this one included; EPERM: alive, another user's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -62,7 +66,7 @@ export function removeStaleTemps(dir: string): string[] {
   const removed: string[] = [];
   for (const name of readdirSync(dir)) {
     const m = TMP_NAME.exec(name);
-    if (!m || otherProcessAlive(Number(m[1]))) continue;
+    if (!m || (Number(m[1]) !== process.pid && processAlive(Number(m[1])))) continue; // another live process may be writing it
     rmSync(join(dir, name), { force: true });
     removed.push(name);
   }

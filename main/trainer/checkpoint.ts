@@ -1,8 +1,9 @@
 // Checkpoints (DESIGN section 6): the native learner state plus step counters, in one file with
 // a SHA-256 checksum over the payload, written atomically. Format:
 //   "DQNCKPT1\n" + JSON header line {run, step, env_steps, epoch, network, ..., sha256, bytes} + "\n" + payload
-// The header names the run (its directory's name) and the network shape; on load it is checked
-// against the run's config, and a checkpoint that fails any check is skipped for an older one.
+// The header names the run (its run id: the folder's name when it was created, kept in the
+// folder's `run-id` file across renames) and the network shape; on load it is checked against
+// the run and its config, and a checkpoint that fails any check is skipped for an older one.
 // Retention keeps the last `schedule.checkpoint_keep` checkpoints plus the best by evaluation.
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
@@ -38,7 +39,7 @@ export interface CheckpointMeta {
 
 /** What the file's header holds besides the counters. */
 export interface CheckpointHeader extends CheckpointMeta {
-  /** Name of the run directory the checkpoint belongs to. */
+  /** Run id (runId) of the run the checkpoint belongs to. */
   run: string;
   network: NetworkShape;
   bytes: number;
@@ -52,9 +53,38 @@ export interface Checkpoint {
   path: string;
 }
 
+/** The file of a run folder that holds its run id. */
+export const RUN_ID_FILE = 'run-id';
+const MAX_RUN_ID_CHARS = 256;
+
+/**
+ * The run id of `runDir`, the name its checkpoints carry: its `run-id` file (the folder's name
+ * when the run was created, so a renamed run still resumes), or, for a run made before runs kept
+ * one (or with an unreadable one), the folder's name.
+ */
+export function runId(runDir: string): string {
+  try {
+    const id = readFileSync(join(runDir, RUN_ID_FILE), 'utf8').trim();
+    if (id && id.length <= MAX_RUN_ID_CHARS && !id.includes('\n')) return id;
+  } catch {
+    /* no run-id file: an older run, named by its folder */
+  }
+  return basename(runDir);
+}
+
+/**
+ * Writes `runDir`'s run-id file with its current run id, if it has none (at creation, and before
+ * a rename, so checkpoints written under the old name still match).
+ * @throws Error naming the file when it cannot be written.
+ */
+export function keepRunId(runDir: string): void {
+  const path = join(runDir, RUN_ID_FILE);
+  if (!existsSync(path)) writeFileAtomic(path, `${runId(runDir)}\n`);
+}
+
 /** What a checkpoint must match to be loaded into a run. */
 export interface CheckpointExpectation {
-  /** The run directory's name. */
+  /** The run id (runId). */
   run: string;
   steps_per_epoch: number;
   network: NetworkShape;
@@ -69,19 +99,19 @@ export function networkShape(config: RunConfig): NetworkShape {
 
 /** The expectation for checkpoints of `runDir` trained with `config`. */
 export function expectationFor(runDir: string, config: RunConfig): CheckpointExpectation {
-  return { run: basename(runDir), steps_per_epoch: config.schedule.steps_per_epoch, network: networkShape(config) };
+  return { run: runId(runDir), steps_per_epoch: config.schedule.steps_per_epoch, network: networkShape(config) };
 }
 
 /**
  * Writes `checkpoints/<name>` in `runDir` atomically with a checksum; the header names the run
- * (the directory's name) and records `network`.
+ * (runId) and records `network`.
  * @throws Error naming the file and the cause (full disk, permissions); older checkpoints stay.
  */
 export function writeCheckpoint(runDir: string, name: string, meta: CheckpointMeta, state: Uint8Array, network: NetworkShape): string {
   const dir = join(runDir, 'checkpoints');
   mkdirSync(dir, { recursive: true });
   const sha256 = createHash('sha256').update(state).digest('hex');
-  const header: CheckpointHeader = { run: basename(runDir), ...meta, network, bytes: state.byteLength, sha256 };
+  const header: CheckpointHeader = { run: runId(runDir), ...meta, network, bytes: state.byteLength, sha256 };
   const path = join(dir, name);
   writeFileAtomic(path, Buffer.concat([Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`, 'utf8'), state]));
   return path;
@@ -120,7 +150,7 @@ export function checkHeader(h: CheckpointHeader, expect: CheckpointExpectation):
   // checked here, and its network shape by the trainer when it loads the state (which refuses
   // another shape), so runs saved by older versions still resume.
   const legacy = h.run === undefined && h.network === undefined;
-  if (!legacy && h.run !== expect.run) return `belongs to run '${h.run}', not '${expect.run}'`;
+  if (!legacy && h.run !== expect.run) return `belongs to run '${h.run}', not '${expect.run}' (a run folder renamed by hand resumes once its ${RUN_ID_FILE} file holds '${h.run}')`;
   for (const key of ['step', 'env_steps', 'epoch'] as const)
     if (!Number.isInteger(h[key]) || h[key] < 0) return `${key} ${JSON.stringify(h[key])} is not a non-negative integer`;
   const spe = expect.steps_per_epoch;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import { HostMessageSchema, type HostMessage, type RunSummary } from '../../common/protocol.ts';
@@ -10,6 +10,7 @@ import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 import { TrainerHost, type HostPort, type MetricsRecord, type SessionApi } from './host.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
 import { createRunDir, MetricsWriter, readRunConfig, readRunMetrics } from './run-dir.ts';
+import { LOCK_FILE } from './run-lock.ts';
 
 /** A session whose runs the test drives by hand through the captured callbacks. */
 class FakeSession implements SessionApi {
@@ -442,6 +443,13 @@ test('a past run is renamed or moved to the trash (never the live one), and ever
   const refused = sent.filter((m) => m.type === 'error').at(-1);
   assert.ok(refused?.type === 'error' && /is the live run: stop it first/.test(refused.message), JSON.stringify(refused));
   assert.ok(readdirSync(runs).includes('other'), 'the live run stays');
+  // Nor can a run that another process trains (its live.lock names a live process: here our parent).
+  writeFileSync(join(runs, 'baseline-32x32', LOCK_FILE), JSON.stringify({ pid: process.ppid, hostname: hostname(), started: '2026-12-01T10:00:00.000Z' }));
+  send({ type: 'renameRun', runDir: 'baseline-32x32', name: 'mine-now' });
+  await tick();
+  const held = sent.filter((m) => m.type === 'error').at(-1);
+  assert.ok(held?.type === 'error' && held.message.includes(`is being trained by process ${process.ppid} (since 2026-12-01T10:00:00.000Z): stop that run first`), JSON.stringify(held));
+  assert.ok(readdirSync(runs).includes('baseline-32x32'), 'the other process keeps its run folder');
   await host.shutdown();
 });
 

@@ -26,6 +26,7 @@ import { FrameBuilder } from '../../common/frame-builder.ts';
 import { recordsCsv } from './csv-export.ts';
 import { readEvalCurves } from './eval-curves.ts';
 import { renameRunDir, trashRunDir } from './run-files.ts';
+import { runLockHolder } from './run-lock.ts';
 
 export type { MetricsRecord };
 
@@ -159,6 +160,8 @@ export class TrainerHost {
         case 'deleteRun': {
           const runDir = resolveRunDir(this.options.runsDir, cmd.runDir);
           if (runDir === this.runDir && (this.handle || this.starting)) throw new Error(`${runDir} is the live run: stop it first`);
+          const held = runLockHolder(runDir); // a run another process (a CLI run, another console) trains
+          if (held) throw new Error(held);
           const moved = cmd.type === 'renameRun' ? renameRunDir(this.options.runsDir, runDir, cmd.name) : trashRunDir(this.options.runsDir, runDir);
           // The last run's folder (a reconnecting page reads its history from there) moves with it.
           if (runDir === this.runDir) this.runDir = cmd.type === 'renameRun' ? moved : undefined;

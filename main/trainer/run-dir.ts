@@ -9,6 +9,7 @@ import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
 import { SystemSampleSchema, type SystemSample } from '../../common/protocol.ts';
 import { writeFileAtomic } from './atomic-file.ts';
+import { keepRunId } from './checkpoint.ts';
 import { parseEvents, runResults, type RunResults } from './run-results.ts';
 
 /** One line of metrics.jsonl. */
@@ -27,19 +28,33 @@ export function runStamp(date: Date): string {
 
 /**
  * Creates a new run directory and writes its validated config.json.
- * A second run in the same second gets a `-2`, `-3`... suffix.
+ * A second run in the same second gets a `-2`, `-3`... suffix (also when another process
+ * creates one at the same time).
  */
 export function createRunDir(runsDir: string, config: RunConfig, now = new Date()): string {
   try {
     mkdirSync(runsDir, { recursive: true });
     const base = join(runsDir, `${runStamp(now)}-${config.name}`);
     let dir = base;
-    for (let i = 2; existsSync(dir); i++) dir = `${base}-${i}`;
-    mkdirSync(join(dir, 'checkpoints'), { recursive: true });
+    // mkdir without `recursive` fails on an existing folder: two processes never share one.
+    for (let i = 2; !makeNewFolder(dir); i++) dir = `${base}-${i}`;
+    mkdirSync(join(dir, 'checkpoints'));
+    keepRunId(dir); // the checkpoints' run id, kept when the folder is renamed
     writeFileAtomic(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
     return dir;
   } catch (e) {
     throw new Error(`cannot create a run directory in ${runsDir}: ${fsCause(e)}`, { cause: e });
+  }
+}
+
+/** Creates the folder `dir`; false when it exists already. @throws the fs error otherwise. */
+function makeNewFolder(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
   }
 }
 

@@ -5,6 +5,7 @@
 // person can still get them back.
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { keepRunId } from './checkpoint.ts';
 import { checkPlainName } from './paths-policy.ts';
 
 /** The trash folder of a runs folder. */
@@ -20,6 +21,7 @@ export function renameRunDir(runsDir: string, runDir: string, name: string): str
   if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(name) || name.length > 128) throw new Error(`new run name '${name.slice(0, 120)}': use at most 128 letters, digits, ".", "_" and "-", starting with a letter, digit or "_"`);
   const target = join(runsDir, name);
   if (existsSync(target)) throw new Error(`a run named '${name}' already exists in ${runsDir}: pick another name`);
+  keepRunId(runDir); // its checkpoints name the run by its old folder name: they still load after the move
   renameSync(runDir, target);
   return target;
 }

@@ -3,15 +3,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import type { NativeTrainer, RunResult, TrainerOptions } from '../../native/trainer.ts';
 import { defaultDeps, startRun, toScalarPoint, type PointMemory, type SessionDeps } from './session.ts';
 import { readRunMetrics } from './run-dir.ts';
 import type { SystemSample } from '../../common/protocol.ts';
-import { readCheckpointHeader } from './checkpoint.ts';
+import { readCheckpointHeader, RUN_ID_FILE } from './checkpoint.ts';
+import { renameRunDir } from './run-files.ts';
+import { LOCK_FILE } from './run-lock.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
 
 const layout = loadAddon().scalarLayout;
@@ -24,7 +26,7 @@ class ScriptedTrainer implements NativeTrainer {
   loaded?: Uint8Array;
   constructor(
     readonly options: TrainerOptions,
-    readonly script: { nanAtStep?: number; deviceLostAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void } = {},
+    readonly script: { nanAtStep?: number; deviceLostAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void; pauseAt?: { step: number; reached: () => void; until: Promise<void> } } = {},
   ) {}
   replayFallbackReason = '';
   get info() {
@@ -51,6 +53,11 @@ class ScriptedTrainer implements NativeTrainer {
         throw new Error('CUDA context lost: kernel fault while finishing the queued training steps (cudaErrorIllegalAddress)');
       this.set(this.step + 1);
       this.script.stopAfterStep?.(this);
+      const pause = this.script.pauseAt;
+      if (pause?.step === this.step) {
+        pause.reached();
+        await pause.until;
+      }
       await Promise.resolve();
     }
     return { steps, stopped: false, episodeReturns: [this.step], episodeEnvSteps: [this.step * 4 - 1] };
@@ -199,6 +206,7 @@ test('resuming a finished run says it is complete and how to extend it, without 
     { message: `${h.runDir} is already complete (2 epochs, 100 steps): pass --epochs N with N > 2 to train it further` },
   );
   assert.equal(readFileSync(join(h.runDir, 'metrics.jsonl'), 'utf8'), before);
+  assert.equal(existsSync(join(h.runDir, LOCK_FILE)), false, 'a refused resume leaves no lock behind');
   const more = await startRun({ config, runsDir, resume: h.runDir, overrides: { epochs: 3 } }, {}, deps((o) => new ScriptedTrainer(o)));
   const out = await more.done;
   assert.equal(out.steps, 150);
@@ -415,4 +423,53 @@ test('a run writes each system sample it streams to metrics.jsonl as a system re
   }
   assert.ok(stored.some((s) => s.stepsPerSec > 0), 'steps passed between two samples');
   assert.ok(stored.every((s, i) => i === 0 || s.step >= stored[i - 1]!.step), 'in step order');
+});
+
+test('one process trains a run folder at a time: a resume while it trains is refused, naming the holder; the lock ends with the run', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  let reached!: () => void;
+  const atStep30 = new Promise<void>((r) => (reached = r));
+  let resume!: () => void;
+  const until = new Promise<void>((r) => (resume = r));
+  const h = await startRun({ config, runsDir }, {}, deps((o) => new ScriptedTrainer(o, { pauseAt: { step: 30, reached, until } })));
+  await atStep30;
+  assert.ok(existsSync(join(h.runDir, LOCK_FILE)), 'the live run holds its lock');
+  const eventsBefore = readFileSync(join(h.runDir, 'events.log'), 'utf8');
+  await assert.rejects(startRun({ config, runsDir, resume: h.runDir }, {}, deps((o) => new ScriptedTrainer(o))), new RegExp(`^Error: ${h.runDir} is being trained by this process \\(since `));
+  assert.equal(readFileSync(join(h.runDir, 'events.log'), 'utf8'), eventsBefore, 'the refused resume wrote nothing into the run');
+  resume();
+  const out = await h.done;
+  assert.equal(out.state, 'finished');
+  assert.equal(existsSync(join(h.runDir, LOCK_FILE)), false, 'released when the run ends');
+  const epochs = readRunMetrics(h.runDir).filter((r) => r.type === 'epoch').map((r) => r.step);
+  assert.deepEqual(epochs, [50, 100], 'each epoch once');
+});
+
+test('a renamed run resumes: through the console (also one made before runs kept a run-id) or by hand once run-id names it', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const finished = async () => {
+    const h = await startRun({ config, runsDir }, {}, deps((o) => new ScriptedTrainer(o)));
+    await h.done;
+    return h.runDir;
+  };
+  const resumeTo3 = async (runDir: string) => (await (await startRun({ config, runsDir, resume: runDir, overrides: { epochs: 3 } }, {}, deps((o) => new ScriptedTrainer(o)))).done).steps;
+  // Renamed in the console (the dashboard's Rename).
+  const a = await finished();
+  assert.equal(readFileSync(join(a, RUN_ID_FILE), 'utf8'), `${basename(a)}\n`, 'a new run records its run id');
+  assert.equal(await resumeTo3(renameRunDir(runsDir, a, 'renamed')), 150);
+  // A run from before run-id files, renamed in the console: the rename records the old name first.
+  const b = await finished();
+  rmSync(join(b, RUN_ID_FILE));
+  assert.equal(await resumeTo3(renameRunDir(runsDir, b, 'renamed-legacy')), 150);
+  // The same, renamed by hand: refused with the way out, which works.
+  const c = await finished();
+  rmSync(join(c, RUN_ID_FILE));
+  const byHand = join(runsDir, 'by-hand');
+  renameSync(c, byHand);
+  await assert.rejects(startRun({ config, runsDir, resume: byHand, overrides: { epochs: 3 } }, {}, deps((o) => new ScriptedTrainer(o))), (e: Error) => {
+    assert.ok(e.message.includes(`belongs to run '${basename(c)}', not 'by-hand' (a run folder renamed by hand resumes once its ${RUN_ID_FILE} file holds '${basename(c)}')`), e.message);
+    return true;
+  });
+  writeFileSync(join(byHand, RUN_ID_FILE), `${basename(c)}\n`);
+  assert.equal(await resumeTo3(byHand), 150);
 });

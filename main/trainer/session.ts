@@ -12,6 +12,7 @@ import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
 import { buildTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
 import { removeStaleTemps } from './atomic-file.ts';
+import { acquireRunLock, type RunLock } from './run-lock.ts';
 import { writeEvalCurves } from './eval-curves.ts';
 import { expectationFor, latestCheckpoint, pruneCheckpoints, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
 import { loadOhlcvOffThread } from './data/ohlcv.ts';
@@ -145,7 +146,6 @@ export function toScalarPoint(s: Scalars, wallS: number, last: PointMemory, caus
 export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: SessionDeps = defaultDeps): Promise<RunHandle> {
   const config = resolveConfig(opts);
   const addon = deps.addon();
-  const layout = addon.scalarLayout;
   const warnings: string[] = [];
   let market: MarketArrays | undefined;
   if (config.env.kind === 'trading') {
@@ -160,6 +160,36 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   const shortfall = memoryShortfall(estimateMemory(config), { compute: chosen.backend, replayOnGpu }, deps.memory(addon));
   if (shortfall) throw new Error(shortfall);
   const runDir = opts.resume ?? createRunDir(opts.runsDir, config);
+  const lock = acquireRunLock(runDir); // before anything is written: one process trains a run folder at a time
+  try {
+    return await trainLocked({ config, addon, warnings, market, chosen, runDir, resume: opts.resume, lock }, cb, deps);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+/** What startRun hands to trainLocked once it holds the run's lock. */
+interface LockedStart {
+  config: RunConfig;
+  addon: NativeAddon;
+  /** Warnings to write to events.log once the run folder is in use (skipped data rows). */
+  warnings: string[];
+  market: MarketArrays | undefined;
+  chosen: { backend: 'cpu' | 'cuda'; reason: string };
+  runDir: string;
+  /** The run folder when resuming (StartOptions.resume). */
+  resume: string | undefined;
+  lock: RunLock;
+}
+
+/**
+ * startRun's part under the run's lock: builds the trainer, loads the checkpoint when resuming and
+ * starts the epoch loop, whose end (or a throw before it starts) releases the lock.
+ */
+async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps): Promise<RunHandle> {
+  const { config, addon, warnings, market, chosen, runDir, lock } = ctx;
+  const layout = addon.scalarLayout;
   const event = (kind: RunEvent['kind'], message: string) => {
     const e: RunEvent = { time: new Date().toISOString(), kind, message };
     appendEvent(runDir, e);
@@ -170,13 +200,13 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     for (const name of removeStaleTemps(dir)) event('warning', `removed stale temporary file ${join(dir, name)} (left by an interrupted write)`);
   const expect = expectationFor(runDir, config);
   const skipped: string[] = [];
-  const ckpt = opts.resume
+  const ckpt = ctx.resume
     ? latestCheckpoint(runDir, (why) => {
         skipped.push(why);
         event('warning', `skipped checkpoint: ${why}`);
       }, expect)
     : undefined;
-  if (opts.resume) {
+  if (ctx.resume) {
     if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint${skipped.length ? ` (${skipped.join('; ')})` : ''}`);
     const total = config.schedule.epochs * config.schedule.steps_per_epoch;
     if (ckpt.meta.step >= total)
@@ -388,7 +418,10 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   };
   const counts = () => ({ steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), session_steps: meta.step - firstStep, session_wall_s: (deps.now() - t0) / 1000 });
 
-  const done = loop().finally(closeTrainer);
+  const done = loop().finally(() => {
+    closeTrainer();
+    lock.release();
+  });
   return {
     runDir,
     done,
