@@ -98,14 +98,14 @@ test('once the parent is gone the host sends nothing more (Node would raise a fa
   assert.equal(exited, 1, 'one shutdown, however many reasons');
 });
 
-test('a re-parented host (its parent died without a word) is told once', async () => {
+test('a re-parented host (its parent died without a word) is told once', { timeout: 60_000 }, async () => {
   let ppid = 100;
   let gone = 0;
   watchParentPid(() => ppid, () => gone++, 5);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(gone, 0, 'same parent: nothing happens');
   ppid = 1;
-  for (let i = 0; i < 200 && gone === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  while (gone === 0) await new Promise((r) => setTimeout(r, 5));
   assert.equal(gone, 1);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(gone, 1, 'told only once');
