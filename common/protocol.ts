@@ -30,12 +30,12 @@ export const RunSummarySchema = z.object({
   lastEvalReturn: z.number().optional(),
   /** The `--seeds` group (its summary file's name) the run belongs to, if any. */
   seedGroup: z.string().optional(),
-  /** Key results (main/trainer/run-results.ts): last TD loss, last epoch's steps/s, wall seconds, backend, how it ended. */
+  /** Key results (main/trainer/run-results.ts): last TD loss, last epoch's steps/s, wall seconds, backend, how it ended (live: a process trains it now). */
   finalLoss: z.number().optional(),
   stepsPerSec: z.number().optional(),
   wallS: z.number().optional(),
   backend: z.enum(['cpu', 'cuda']).optional(),
-  state: z.enum(['finished', 'stopped', 'halted', 'incomplete']).optional(),
+  state: z.enum(['finished', 'stopped', 'halted', 'incomplete', 'live']).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 

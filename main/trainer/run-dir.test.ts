@@ -4,7 +4,9 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseRunConfig } from '../../common/config.ts';
-import { appendEvent, createRunDir, fsCause, listRuns, MetricsWriter, readRunConfig, readRunMetrics, runStamp, trimRunMetrics } from './run-dir.ts';
+import { fsCause } from './fs-cause.ts';
+import { acquireRunLock } from './run-lock.ts';
+import { appendEvent, createRunDir, listRuns, MetricsWriter, readRunConfig, readRunMetrics, runStamp, trimRunMetrics } from './run-dir.ts';
 
 const config = parseRunConfig({ name: 'cp', env: { kind: 'cartpole' } });
 
@@ -80,6 +82,18 @@ test('listRuns names the --seeds group of runs listed in a seeds summary file, a
   const listed = new Map(listRuns(runs).map((r) => [r.runDir, r.seedGroup]));
   assert.deepEqual([listed.get(a), listed.get(b), listed.get(alone)], ['20261129-080511-cp-seeds', '20261129-080511-cp-seeds', undefined]);
   assert.equal(listed.size, 3, 'summary files are not runs');
+});
+
+test('listRuns says live for a run whose lock a live process holds, and how it ended once released', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const dir = createRunDir(runs, config);
+  const stateOf = () => listRuns(runs).find((r) => r.runDir === dir)?.state;
+  assert.equal(stateOf(), 'incomplete');
+  const lock = acquireRunLock(dir);
+  assert.equal(stateOf(), 'live');
+  appendEvent(dir, { time: '2026-12-01T10:00:00.000Z', kind: 'stop', message: 'stopped at step 0' });
+  lock.release();
+  assert.equal(stateOf(), 'stopped');
 });
 
 test('system records read back as written; a malformed one is skipped like a torn line; a resume trims them by gradient step', () => {

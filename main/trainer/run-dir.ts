@@ -9,6 +9,8 @@ import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
 import { SystemSampleSchema, type SystemSample } from '../../common/protocol.ts';
 import { writeFileAtomic } from './atomic-file.ts';
+import { fsCause } from './fs-cause.ts';
+import { runLockHolder } from './run-lock.ts';
 import { keepRunId } from './checkpoint.ts';
 import { parseEvents, runResults, type RunResults } from './run-results.ts';
 
@@ -56,26 +58,6 @@ function makeNewFolder(dir: string): boolean {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
   }
-}
-
-const CAUSES: Record<string, string> = {
-  EACCES: 'permission denied (the folder is not writable by this user)',
-  EPERM: 'operation not permitted (permission denied)',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on device',
-  EDQUOT: 'disk quota exceeded',
-  ENOENT: 'no such file or directory',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-};
-
-/**
- * A file-system error in words, cause first: `permission denied (the folder is not writable by
- * this user) [EACCES: permission denied, mkdir '/runs/x']`; other errors as their message.
- */
-export function fsCause(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  const words = err.code ? CAUSES[err.code] : undefined;
-  return words ? `${words} [${err.message}]` : String(err.message ?? e);
 }
 
 /**
@@ -170,7 +152,9 @@ export function readRunMetrics(runDir: string): MetricsRecord[] {
 }
 
 /** Summary of a past run for the run history. */
-export interface RunListing extends RunResults {
+export interface RunListing extends Omit<RunResults, 'state'> {
+  /** How it ended (RunResults.state), or live while a process holds its lock (run-lock.ts). */
+  state: RunResults['state'] | 'live';
   runDir: string;
   name: string;
   createdMs: number;
@@ -237,6 +221,7 @@ export function listRuns(runsDir: string): RunListing[] {
       lastEvalReturn: last?.eval_mean_return,
       ...(groups.has(name) ? { seedGroup: groups.get(name) } : {}),
       ...runResults(records, events),
+      ...(runLockHolder(runDir) ? { state: 'live' as const } : {}),
     });
   }
   return out.sort((a, b) => b.name.localeCompare(a.name));

@@ -9,7 +9,7 @@ import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processAlive, tempNameFor } from './atomic-file.ts';
-import { fsCause } from './run-dir.ts';
+import { fsCause } from './fs-cause.ts';
 
 /** The lock file's name inside a run folder. */
 export const LOCK_FILE = 'live.lock';
