@@ -381,12 +381,16 @@ export function toWire(v: number): WireValue {
   return Number.isFinite(v) ? v : (String(v) as 'NaN' | 'Infinity' | '-Infinity');
 }
 
+/** A schema error in words: its first `max` problems as `path: message`, joined by '; ' (never zod's JSON dump). */
+export function issuesText(error: z.ZodError, max = 3): string {
+  return error.issues.slice(0, max).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
 /** Parses `data` with `schema`; the error names the channel and the first problems. */
 export function parseMessage<T>(schema: z.ZodType<T>, data: unknown, channel: string): T {
   const r = schema.safeParse(data);
   if (r.success) return r.data;
-  const problems = r.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-  throw new ProtocolError(`invalid message on ${channel}: ${problems.join('; ')}`);
+  throw new ProtocolError(`invalid message on ${channel}: ${issuesText(r.error)}`);
 }
 
 /** A message that does not match its schema. */

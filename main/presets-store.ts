@@ -4,7 +4,7 @@
 // no electron.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { RunConfigInput } from '../common/config.ts';
-import { PresetRequestSchema, type Preset } from '../common/protocol.ts';
+import { issuesText, PresetRequestSchema, type Preset } from '../common/protocol.ts';
 import { writeFileAtomic } from './trainer/atomic-file.ts';
 import { resolveInsideFolder } from './trainer/paths-policy.ts';
 import { listPresets, loadPreset, PRESETS_DIR } from './trainer/presets.ts';
@@ -44,7 +44,7 @@ export class PresetStore {
    */
   save(name: string, config: RunConfigInput): Preset[] {
     const req = PresetRequestSchema.safeParse({ op: 'save', name, config });
-    if (!req.success) throw new Error(`cannot save preset '${name}': ${req.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!req.success) throw new Error(`cannot save preset '${name.slice(0, 80)}': ${issuesText(req.error)}`);
     mkdirSync(this.userDir, { recursive: true });
     writeFileAtomic(resolveInsideFolder(this.userDir, name, '.json', 'preset'), `${JSON.stringify(config, null, 2)}\n`);
     return this.list();
@@ -52,7 +52,9 @@ export class PresetStore {
 
   /** Answers one request of the presets channel. */
   handle(request: unknown): Preset[] {
-    const req = PresetRequestSchema.parse(request);
+    const r = PresetRequestSchema.safeParse(request);
+    if (!r.success) throw new Error(`preset request refused: ${issuesText(r.error)}`);
+    const req = r.data;
     return req.op === 'list' ? this.list() : this.save(req.name, req.config);
   }
 }

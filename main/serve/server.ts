@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { BridgeClientMessageSchema, HostMessageSchema, type BridgeServerMessage, type HostMessage } from '../../common/protocol.ts';
+import { BridgeClientMessageSchema, HostMessageSchema, issuesText, type BridgeServerMessage, type HostMessage } from '../../common/protocol.ts';
 import { HostSupervisor, type HostProcess, type SupervisorOptions, type SupervisorState } from '../host-supervisor.ts';
 import type { PresetStore } from '../presets-store.ts';
 import { contentTypeOf, fileInsideFolder, PAGE_CSP, parseTarget, SECURITY_HEADERS } from '../static-files.ts';
@@ -178,7 +178,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     }
     const parsed = BridgeClientMessageSchema.safeParse(data);
     if (!parsed.success) {
-      const why = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      const why = issuesText(parsed.error);
       const cmd = (data as { command?: { type?: unknown } })?.command?.type;
       sendTo(ws, { channel: 'trainer', message: { type: 'error', command: typeof cmd === 'string' ? cmd : 'bridge', message: `rejected: ${why}` } });
       return;

@@ -80,6 +80,8 @@ async function startedHost(options: Partial<ConstructorParameters<typeof Trainer
 test('a start command starts a run and the session callbacks arrive batched in one frame', async () => {
   const { session, host, sent } = await startedHost();
   assert.equal(session.starts.length, 1);
+  const runningAt = sent.findIndex((m) => m.type === 'state' && m.state === 'running');
+  assert.ok(runningAt >= 0 && sent.slice(runningAt).some((m) => m.type === 'runs'), 'after the running state, the run history (which lists the new run)');
   assert.equal(session.starts[0]!.opts.runsDir, '/runs');
   assert.equal(parseRunConfig(session.starts[0]!.opts.config).schedule.steps_per_epoch, 50);
   const cb = session.starts[0]!.cb;
@@ -110,8 +112,8 @@ test('the frame pending when the state changes is sent before the state', async 
   await tick();
   await tick();
   assert.equal(session.starts[0]!.stopCalls, 1);
-  const tail = sent.slice(-3).map((m) => (m.type === 'state' ? `state:${m.state}` : m.type));
-  assert.deepEqual(tail, ['frame', 'state:stopping', 'state:idle']);
+  const tail = sent.slice(-4).map((m) => (m.type === 'state' ? `state:${m.state}` : m.type));
+  assert.deepEqual(tail, ['frame', 'state:stopping', 'state:idle', 'runs'], 'then the run history, with how the run ended');
 });
 
 test('an invalid config is rejected with the field and the session is not called', async () => {
@@ -137,7 +139,8 @@ test('a second start while a run is live is refused; a halted run reports its re
   assert.ok(err && err.type === 'error' && /already running/.test(err.message));
   session.starts[0]!.finish({ state: 'halted', haltReason: 'NaN in loss at step 17', steps: 17, env_steps: 100, wall_s: 1 });
   await tick();
-  const last = sent.at(-1);
+  assert.equal(sent.at(-1)?.type, 'runs', 'the run history follows the state');
+  const last = sent.at(-2);
   assert.ok(last && last.type === 'state');
   assert.equal(last.state, 'halted');
   assert.equal(last.detail, 'NaN in loss at step 17');
@@ -201,7 +204,7 @@ test('shutdown stops the live run and sends what was pending', async () => {
   assert.equal(session.starts[0]!.stopCalls, 1);
   const frame = sent.find((m) => m.type === 'frame');
   assert.ok(frame && frame.type === 'frame' && frame.steps?.to === 3 && frame.series['losses/td_loss']!.last === 1);
-  const last = sent.at(-1);
+  const last = sent.filter((m) => m.type === 'state').at(-1);
   assert.ok(last?.type === 'state' && last.state === 'idle');
 });
 

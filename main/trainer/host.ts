@@ -7,6 +7,7 @@ import type { RunConfig } from '../../common/config.ts';
 import {
   FRAME_PERIOD_MS,
   HostCommandSchema,
+  issuesText,
   MAX_GPU_REASON_CHARS,
   MAX_RUN_SYSTEM_SAMPLES,
   type EpisodePoint,
@@ -119,7 +120,7 @@ export class TrainerHost {
     const parsed = HostCommandSchema.safeParse(data);
     if (!parsed.success) {
       const type = typeof data === 'object' && data !== null && 'type' in data ? String((data as { type: unknown }).type) : 'unknown';
-      const why = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      const why = issuesText(parsed.error);
       this.reply(from, { type: 'error', command: type, message: `rejected ${type} command: ${why}` });
       return;
     }
@@ -165,7 +166,7 @@ export class TrainerHost {
           const moved = cmd.type === 'renameRun' ? renameRunDir(this.options.runsDir, runDir, cmd.name) : trashRunDir(this.options.runsDir, runDir);
           // The last run's folder (a reconnecting page reads its history from there) moves with it.
           if (runDir === this.runDir) this.runDir = cmd.type === 'renameRun' ? moved : undefined;
-          this.broadcast({ type: 'runs', runs: this.session.listRuns(this.options.runsDir) });
+          this.broadcastRuns();
           return;
         }
         case 'exportCsv': {
@@ -250,6 +251,7 @@ export class TrainerHost {
     this.pending.runDir = handle.runDir;
     this.options.notifyParent?.({ type: 'runDir', runDir: handle.runDir });
     this.broadcast(this.stateMessage());
+    this.broadcastRuns(); // every page's run history lists the new run, as live
     this.startTimer();
     handle.done.then(
       (outcome) => this.finished(handle, outcome.state === 'halted' ? 'halted' : 'idle', outcome.haltReason),
@@ -267,6 +269,16 @@ export class TrainerHost {
     this.unflushed = noneUnflushed();
     this.stopTimer();
     this.setState(state, detail);
+    this.broadcastRuns(); // and how it ended
+  }
+
+  /** Sends the run history to every page (a listing that cannot be read is a warning in the host log). */
+  private broadcastRuns(): void {
+    try {
+      this.broadcast({ type: 'runs', runs: this.session.listRuns(this.options.runsDir) });
+    } catch (e) {
+      console.error(`trainer host: could not list the runs: ${(e as Error).message}`);
+    }
   }
 
   private callbacks(): RunCallbacks {

@@ -16,6 +16,9 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   const view = useStore(dashboard.store, (s) => s.view);
   const busy = state === 'running' || state === 'stopping';
   const liveRunDir = useStore(dashboard.store, (s) => s.runDir);
+  const isLive = (r: RunSummary) => busy && r.runDir === liveRunDir;
+  /** Why a row's Rename or Delete is off (the live run here) or will be refused (a run another process trained when the list was read). */
+  const heldBy = (r: RunSummary) => (isLive(r) ? 'this is the live run: stop it first' : r.state === 'live' ? 'another process (a CLI run or another console) was training this run when the list was read: it is refused while that process lives' : undefined);
   const overlayDirs = useStore(dashboard.store, (s) => s.overlayDirs);
   const loaded = overlayDirs.length >= 2 ? dashboard.overlays() : [];
   const compared = loaded.length >= 2 ? loaded.slice(0, 2) : undefined;
@@ -44,9 +47,15 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
             });
           }}
         />
-        <button type="button" aria-label={`Open ${r.name}`} onClick={() => send(() => transport.send({ type: 'openRun', runDir: r.runDir }))}>
-          Open
-        </button>
+        {isLive(r) ? (
+          <button type="button" aria-label={`Open ${r.name}`} title="The live run: its charts are the live ones" onClick={() => dashboard.showLive()}>
+            Open
+          </button>
+        ) : (
+          <button type="button" aria-label={`Open ${r.name}`} onClick={() => send(() => transport.send({ type: 'openRun', runDir: r.runDir }))}>
+            Open
+          </button>
+        )}
         <button
           type="button"
           aria-label={`Resume ${r.name}`}
@@ -63,7 +72,8 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         <button
           type="button"
           aria-label={`Rename ${r.name}`}
-          disabled={busy && r.runDir === liveRunDir}
+          disabled={isLive(r)}
+          title={heldBy(r)}
           onClick={() => {
             const name = window.prompt(`New name for run ${r.name} (letters, digits, ".", "_" and "-"):`, r.name);
             if (name && name !== r.name) send(() => transport.send({ type: 'renameRun', runDir: r.runDir, name }));
@@ -74,7 +84,8 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         <button
           type="button"
           aria-label={`Delete ${r.name}`}
-          disabled={busy && r.runDir === liveRunDir}
+          disabled={isLive(r)}
+          title={heldBy(r)}
           onClick={() => {
             if (!window.confirm(`Move run ${r.name} to the trash? It goes to .trash/ in the runs folder, where it can be taken back.`)) return;
             if (view.kind === 'history' && view.runDir === r.runDir) dashboard.showLive();

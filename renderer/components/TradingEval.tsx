@@ -40,24 +40,26 @@ export function TradingEvalTable({ metrics }: { metrics: Record<string, number> 
   return (
     <section className="panel" aria-labelledby="trading-eval-title">
       <h2 id="trading-eval-title">Evaluation on the validation span</h2>
-      <table className="runs">
-        <thead>
-          <tr>
-            <th>Policy</th>
-            <th title="final / initial equity - 1">Return (compounded)</th>
-            <th title="summed step P&L on a fixed notional">Return (simple)</th>
-            <th title="annualized; ± Lo (2002) standard error">Sharpe ± SE</th>
-            <th title="of compounded equity">Max drawdown</th>
-            <th />
-          </tr>
-        </thead>
-        <tbody>
-          <Row name={`agent (trades on ${pct(r.trade_fraction)} of steps)`} w={r} />
-          <Row name="buy and hold" w={r.baselines.buy_and_hold} />
-          <Row name="MA 20/60 crossover" w={r.baselines.ma_crossover_20_60} />
-          <Row name="flat" w={r.baselines.flat} />
-        </tbody>
-      </table>
+      <div className="runs-scroll">
+        <table className="runs">
+          <thead>
+            <tr>
+              <th>Policy</th>
+              <th title="final / initial equity - 1">Return (compounded)</th>
+              <th title="summed step P&L on a fixed notional">Return (simple)</th>
+              <th title="annualized; ± Lo (2002) standard error">Sharpe ± SE</th>
+              <th title="of compounded equity">Max drawdown</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            <Row name={`agent (trades on ${pct(r.trade_fraction)} of steps)`} w={r} />
+            <Row name="buy and hold" w={r.baselines.buy_and_hold} />
+            <Row name="MA 20/60 crossover" w={r.baselines.ma_crossover_20_60} />
+            <Row name="flat" w={r.baselines.flat} />
+          </tbody>
+        </table>
+      </div>
       <p className="muted">
         Returns are fractions of initial equity; Sharpe is per-bar mean / std × √{Math.round(r.bars_per_year)} bars per year over {r.bars} bars; a
         difference under about two standard errors is noise.

@@ -38,6 +38,25 @@ test('a negative learning rate and a non-number are reported at their fields', (
   assert.deepEqual(parseFieldText({ kind: 'integer-list', path: 'network.hidden', label: '' }, '64, 32'), [64, 32]);
 });
 
+test('typed numbers: decimals and exponents only; list entries and empty fields are reported at their field in words', () => {
+  const draft = withDefaults({ env: { kind: 'cartpole' } });
+  const rows = editorRows(draft);
+  const field = (path: string) => rows.find((r) => r.path === path) as FieldSpec;
+  const [lr, hidden, seed] = [field('optim.lr'), field('network.hidden'), field('seed')];
+  assert.deepEqual(['0.001', '1e-4', '.5', '-3', '+2E3'].map((t) => parseFieldText(lr, t)), [0.001, 1e-4, 0.5, -3, 2000]);
+  assert.deepEqual(['0x10', 'Infinity', '1_000', '', '1.2.3'].map((t) => parseFieldText(lr, t)), ['0x10', 'Infinity', '1_000', '', '1.2.3'], 'kept as text: refused below');
+  assert.deepEqual(parseFieldText(hidden, '64 32'), [64, 32]);
+  assert.equal(parseFieldText(hidden, '64,,64'), '64,,64', 'an empty entry is not dropped silently');
+  let bad = setAt(setAt(draft, 'optim.lr', parseFieldText(lr, '0x10')), 'seed', parseFieldText(seed, ' '));
+  bad = setAt(bad, 'network.hidden', parseFieldText(hidden, '64, 0'));
+  const problems = validate(bad);
+  assert.equal(problems.get('optim.lr'), "'0x10' is not a number");
+  assert.equal(problems.get('seed'), 'a number is required');
+  assert.match(problems.get('network.hidden')!, /^entry 2: Too small: expected number to be >=1/);
+  assert.equal(problems.size, 3, [...problems.keys()].join(', '));
+  assert.equal(validate(setAt(draft, 'network.hidden', parseFieldText(hidden, '64,,64'))).get('network.hidden'), "'64,,64' is not a list of numbers (e.g. 256, 256)");
+});
+
 test('the diff against the preset lists exactly the changed leaves', () => {
   const base = withDefaults({ env: { kind: 'cartpole' } });
   const draft = setAt(setAt(base, 'optim.lr', 0.001), 'network.hidden', [64, 64]);

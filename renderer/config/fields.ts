@@ -131,16 +131,20 @@ export function editorRows(draft: unknown): EditorRow[] {
   return rows;
 }
 
+/** A decimal number as people type it (`0.001`, `-3`, `1e-4`, `.5`); not hex, `Infinity` or `1_000`. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 /**
  * Turns the text typed into a field into the value stored in the draft. Text that is not a
- * number stays a string, so validation reports it ("expected number, received string").
+ * decimal number (a list: numbers separated by commas or spaces, none empty) stays a string, so
+ * validation reports it at the field (validate: "'0x10' is not a number").
  */
 export function parseFieldText(field: FieldSpec, text: string): unknown {
   const t = text.trim();
-  if (field.kind === 'number' || field.kind === 'integer') return t !== '' && Number.isFinite(Number(t)) ? Number(t) : text;
+  if (field.kind === 'number' || field.kind === 'integer') return DECIMAL.test(t) ? Number(t) : text;
   if (field.kind === 'integer-list') {
-    const parts = t.split(/[\s,]+/).filter(Boolean);
-    return parts.every((p) => Number.isFinite(Number(p))) ? parts.map(Number) : text;
+    const parts = t === '' ? [] : t.split(/\s*,\s*|\s+/);
+    return parts.every((p) => DECIMAL.test(p)) ? parts.map(Number) : text;
   }
   return text;
 }
@@ -151,14 +155,33 @@ export function fieldText(value: unknown): string {
   return value === undefined || value === null ? '' : String(value);
 }
 
-/** Validation problems of a draft, by dotted path ('' for the whole config). */
+/** The value at `path` in `v` (undefined where a step is missing). */
+function valueAt(v: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((x, k) => (x !== null && typeof x === 'object' ? (x as Record<PropertyKey, unknown>)[k] : undefined), v);
+}
+
+/**
+ * Validation problems of a draft, by the dotted path of the field that shows them ('' for the
+ * whole config). A list entry's problem goes to its list's field, naming the entry ("entry 1:
+ * ..."); text typed where a number belongs says so in words, not as a type error.
+ */
 export function validate(draft: unknown): Map<string, string> {
   const r = RunConfigSchema.safeParse(draft);
   const out = new Map<string, string>();
   if (r.success) return out;
   for (const issue of r.error.issues) {
-    const path = issue.path.map(String).join('.');
-    if (!out.has(path)) out.set(path, issue.message);
+    const segs = issue.path.map(String);
+    let n = segs.length;
+    while (n > 0 && /^\d+$/.test(segs[n - 1]!)) n--;
+    const path = segs.slice(0, n).join('.');
+    const typed = valueAt(draft, issue.path);
+    let message = issue.message;
+    if (issue.code === 'invalid_type' && typeof typed === 'string') {
+      const what = issue.expected === 'array' ? 'a list of numbers (e.g. 256, 256)' : 'a number';
+      message = typed.trim() === '' ? `${what} is required` : `'${typed.trim().slice(0, 40)}' is not ${what}`;
+    }
+    if (n < segs.length) message = `entry ${Number(segs[n]) + 1}: ${message}`;
+    if (!out.has(path)) out.set(path, message);
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // reconnecting with a growing delay when it drops. Every incoming frame is parsed with
 // BridgeServerMessageSchema; outgoing commands are checked with BridgeClientMessageSchema.
 import type { RunConfigInput } from '../../common/config.ts';
-import { BridgeClientMessageSchema, BridgeServerMessageSchema, type HostMessage, type Preset, type PresetRequestInput } from '../../common/protocol.ts';
+import { BridgeClientMessageSchema, BridgeServerMessageSchema, issuesText, type HostMessage, type Preset, type PresetRequestInput } from '../../common/protocol.ts';
 import type { ConnectionState, Transport } from './transport.ts';
 
 /** The subset of the WebSocket API used here (the browser's, or the ws package's in tests). */
@@ -49,7 +49,9 @@ export function createWebSocketTransport(url: string, open: WebSocketFactory = (
   };
   const post = (msg: unknown) => {
     if (!socket || socket.readyState !== OPEN) throw new Error('not connected to the trainer host (the server is unreachable); retrying');
-    socket.send(JSON.stringify(BridgeClientMessageSchema.parse(msg)));
+    const checked = BridgeClientMessageSchema.safeParse(msg);
+    if (!checked.success) throw new Error(issuesText(checked.error)); // e.g. 'request.name: use letters, digits, ...'
+    socket.send(JSON.stringify(checked.data));
   };
 
   const connect = () => {
