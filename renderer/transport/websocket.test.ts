@@ -1,0 +1,24 @@
+// The browser transport checks what it sends: a message the server would refuse is refused here,
+// with the reason in words.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createWebSocketTransport, type WebSocketLike } from './websocket.ts';
+
+/** A socket that is open at once and keeps what is sent. */
+function openSocket(): WebSocketLike & { sent: string[] } {
+  const ws = { readyState: 1, onopen: null, onclose: null, onmessage: null, onerror: null, sent: [] as string[], send: (d: string) => ws.sent.push(d), close() {} };
+  return ws;
+}
+
+test('a preset name the server would refuse is refused before sending, with what to fix (not a JSON dump of the schema error)', async () => {
+  const ws = openSocket();
+  const transport = createWebSocketTransport('ws://127.0.0.1:1/ws?token=t', () => ws, 20);
+  const sentBefore = ws.sent.length;
+  await assert.rejects(transport.savePreset('../x', { env: { kind: 'cartpole' } }), (e: Error) => {
+    assert.match(e.message, /^request\.name: use letters, digits, "\.", "_" and "-" only, and do not start with "\."$/);
+    return true;
+  });
+  await assert.rejects(transport.savePreset('a'.repeat(65), { env: { kind: 'cartpole' } }), /^Error: request\.name: Too big: expected string to have <=64 characters$/);
+  assert.equal(ws.sent.length, sentBefore, 'nothing was sent');
+  transport.close();
+});
