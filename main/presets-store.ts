@@ -4,7 +4,7 @@
 // no electron.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { RunConfigInput } from '../common/config.ts';
-import { issuesText, PresetRequestSchema, type Preset } from '../common/protocol.ts';
+import { issuesText, parseMessage, PresetRequestSchema, type Preset } from '../common/protocol.ts';
 import { writeFileAtomic } from './trainer/atomic-file.ts';
 import { resolveInsideFolder } from './trainer/paths-policy.ts';
 import { listPresets, loadPreset, PRESETS_DIR } from './trainer/presets.ts';
@@ -52,9 +52,7 @@ export class PresetStore {
 
   /** Answers one request of the presets channel. */
   handle(request: unknown): Preset[] {
-    const r = PresetRequestSchema.safeParse(request);
-    if (!r.success) throw new Error(`preset request refused: ${issuesText(r.error)}`);
-    const req = r.data;
+    const req = parseMessage(PresetRequestSchema, request, 'the presets channel');
     return req.op === 'list' ? this.list() : this.save(req.name, req.config);
   }
 }

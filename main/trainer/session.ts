@@ -188,7 +188,7 @@ interface LockedStart {
  * starts the epoch loop, whose end (or a throw before it starts) releases the lock.
  */
 async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps): Promise<RunHandle> {
-  const { config, addon, warnings, market, chosen, runDir, lock } = ctx;
+  const { config, addon, warnings, market, chosen, runDir, resume, lock } = ctx;
   const layout = addon.scalarLayout;
   const event = (kind: RunEvent['kind'], message: string) => {
     const e: RunEvent = { time: new Date().toISOString(), kind, message };
@@ -200,13 +200,13 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
     for (const name of removeStaleTemps(dir)) event('warning', `removed stale temporary file ${join(dir, name)} (left by an interrupted write)`);
   const expect = expectationFor(runDir, config);
   const skipped: string[] = [];
-  const ckpt = ctx.resume
+  const ckpt = resume
     ? latestCheckpoint(runDir, (why) => {
         skipped.push(why);
         event('warning', `skipped checkpoint: ${why}`);
       }, expect)
     : undefined;
-  if (ctx.resume) {
+  if (resume) {
     if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint${skipped.length ? ` (${skipped.join('; ')})` : ''}`);
     const total = config.schedule.epochs * config.schedule.steps_per_epoch;
     if (ckpt.meta.step >= total)

@@ -47,15 +47,14 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
             });
           }}
         />
-        {isLive(r) ? (
-          <button type="button" aria-label={`Open ${r.name}`} title="The live run: its charts are the live ones" onClick={() => dashboard.showLive()}>
-            Open
-          </button>
-        ) : (
-          <button type="button" aria-label={`Open ${r.name}`} onClick={() => send(() => transport.send({ type: 'openRun', runDir: r.runDir }))}>
-            Open
-          </button>
-        )}
+        <button
+          type="button"
+          aria-label={`Open ${r.name}`}
+          title={isLive(r) ? 'The live run: its charts are the live ones' : undefined}
+          onClick={() => (isLive(r) ? dashboard.showLive() : send(() => transport.send({ type: 'openRun', runDir: r.runDir })))}
+        >
+          Open
+        </button>
         <button
           type="button"
           aria-label={`Resume ${r.name}`}
