@@ -35,6 +35,13 @@ void InitScalars(Napi::Env env, Napi::Object exports) {
   DQN_F64(per_total); DQN_F64(per_max_priority); DQN_F64(is_weight_mean); DQN_F64(beta); DQN_F64(epsilon);
   DQN_F64(episodic_return); DQN_F64(episode_length);
   Field(fields, "causal_per_feature", offsetof(ScalarBlock, causal_per_feature), "f64", kMaxCausalFeatures);
+  DQN_F64(main_loss); DQN_F64(main_grad_norm); DQN_F64(main_grad_clipped);
+  DQN_F64(iqn_loss); DQN_F64(iqn_grad_norm); DQN_F64(iqn_grad_clipped);
+  DQN_F64(ensemble_loss); DQN_F64(ensemble_grad_norm); DQN_F64(ensemble_grad_clipped);
+  DQN_F64(cql_loss); DQN_F64(cql_grad_norm); DQN_F64(cql_grad_clipped);
+  DQN_F64(ensemble_disagreement); DQN_F64(sigma_max_seen);
+  Field(fields, "c51_atoms", offsetof(ScalarBlock, c51_atoms), "i32");
+  Field(fields, "c51_greedy_dist", offsetof(ScalarBlock, c51_greedy_dist), "f64", kMaxAtoms);
 #undef DQN_I64
 #undef DQN_F64
   layout.Set("size", static_cast<double>(sizeof(ScalarBlock)));

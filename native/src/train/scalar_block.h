@@ -11,6 +11,8 @@ namespace dqn {
 
 /// Largest number of features whose causal sensitivity is kept one by one.
 inline constexpr int kMaxCausalFeatures = 64;
+/// Largest C51 support (heads.c51.atoms) whose greedy-action distribution the block keeps.
+inline constexpr int kMaxAtoms = 101;
 
 /// Bit per tensor checked for NaN/Inf; a set bit halts the run and names the tensor.
 enum NanFlag : uint32_t {
@@ -68,6 +70,27 @@ struct ScalarBlock {
   double per_max_priority = 0; ///< running max priority (|td| domain, before alpha)
   double beta = 0;             ///< IS exponent of the last batch
   double causal_per_feature[kMaxCausalFeatures] = {}; ///< per-feature sensitivity
+  // Heads and parts (model/heads_config.h): each part's loss of the last step and its gradient's
+  // L2 norm before and after its budget clip (0 while the part is off). `loss` is their sum and
+  // `grad_norm` the norm of the summed gradients before any clip.
+  double main_loss = 0;            ///< the main head's loss (Q: Huber; C51: cross-entropy; IQN: quantile Huber)
+  double main_grad_norm = 0;
+  double main_grad_clipped = 0;
+  double iqn_loss = 0;             ///< the auxiliary IQN head's quantile Huber loss
+  double iqn_grad_norm = 0;
+  double iqn_grad_clipped = 0;
+  double ensemble_loss = 0;        ///< mean over the ensemble heads of their masked Huber losses
+  double ensemble_grad_norm = 0;
+  double ensemble_grad_clipped = 0;
+  double cql_loss = 0;             ///< alpha * mean(logsumexp_a Q(s, a) - Q(s, a_data))
+  double cql_grad_norm = 0;
+  double cql_grad_clipped = 0;
+  double ensemble_disagreement = 0; ///< mean over the batch of std_k Q_k(s, a_greedy) (with the Q-stats)
+  double sigma_max_seen = 0;        ///< largest spectral-norm estimate of the normalised matrices, before scaling
+  int32_t c51_atoms = 0;            ///< valid entries of c51_greedy_dist
+  uint32_t heads_reserved = 0;
+  /// Mean over the batch of the C51 distribution of the greedy action at s (with the Q-stats).
+  double c51_greedy_dist[kMaxAtoms] = {};
 };
 
 /// First byte of the learner's range of the block (see ScalarBlock).
