@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/heads_config.h"
+
 namespace dqn {
 
 class Rng;
@@ -18,6 +20,8 @@ struct NetConfig {
   std::vector<int> hidden = {256, 256};
   /// Dueling head Q = V + A - mean(A) (Wang et al. 2016, eq. 9); false: one linear Q layer.
   bool dueling = true;
+  /// The heads on the trunk and their losses (default: one Q head, as before heads existed).
+  HeadsConfig heads;
 };
 
 /// A dense layer's tensors in a flat buffer: W [in x out] row-major at w, then b [out] at b.
