@@ -25,13 +25,10 @@
 #include <cstdint>
 
 #include "kernels/replay_launch.cuh"
+#include "train/learner_config.h"
 #include "train/scalar_block.h"
 
 namespace dqn::cuda::detail {
-
-/// Arithmetic of the matrix products: FP32 (SIMT, the reference), TF32 or BF16 tensor cores
-/// (mma.sync), FP32 accumulation always.
-enum class Precision : int { kF32 = 0, kTF32 = 1, kBF16 = 2 };
 
 /// A logical [rows x cols] f32 matrix read through strides: element (i, j) at ptr[i * rs + j * cs].
 /// Row `ones_row` (when >= 0) is not in memory and reads as 1: the bias row of an extended
@@ -63,21 +60,13 @@ inline constexpr int kTileRows = 32, kTileCols = 64;
 /// Output tiles of an [m x n] product.
 constexpr int TileCount(int m, int n) { return ((m + kTileRows - 1) / kTileRows) * ((n + kTileCols - 1) / kTileCols); }
 
-/// Step-constant options of the learner, passed by value to the loss and optimizer kernels.
+/// Step constants of the kernel: the learner's options as the CPU learner reads them (one
+/// struct for both backends) and the shape they apply to. Passed by value in the program.
 struct LearnerParams {
-  int batch = 256;       ///< B
+  LearnerConfig options;
+  int batch = 256;       ///< B (options.batch_size)
   int n_actions = 2;     ///< A
   bool dueling = true;
-  bool double_dqn = true;
-  double huber_delta = 1;
-  double lr = 2.5e-4, lr_end = 2.5e-4;
-  int64_t lr_decay_steps = 0;
-  double beta1 = 0.9, beta2 = 0.999, adam_eps = 1e-8;
-  double grad_clip = 10;
-  bool target_hard = true;
-  int64_t target_interval = 1000;
-  double tau = 0.005;
-  int64_t q_stats_interval = 100;
   int64_t n_params = 0;  ///< floats per network
 };
 

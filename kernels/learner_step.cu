@@ -14,6 +14,7 @@
 
 #include "kernels/learner_launch.cuh"
 #include "kernels/learner_tile.cuh"
+#include "rules/step_rules.h"
 
 namespace dqn::cuda::detail {
 namespace {
@@ -48,7 +49,7 @@ __device__ __forceinline__ float RowMean(const float* adv, int n_actions, int la
 /// Q(s, a) = V(s) + A(s, a) - mean(A) (Wang et al. 2016, eq. 9); plain head: Q = A.
 __device__ __forceinline__ float QValue(const float* v, const float* adv, int64_t row, int n_actions, float mean, int j) {
   const float a = adv[row * n_actions + j];
-  return v ? v[row] + a - mean : a;
+  return v ? rules::DuelingQ(v[row], a, mean) : a;
 }
 
 /// Argmax over lanes of (value, index), first index on ties, into every lane.
@@ -151,7 +152,7 @@ __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const Learne
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int b = p.batch, n_act = p.n_actions;
   const int64_t step = ctl->t + 1;
-  const bool stats = step % p.q_stats_interval == 0;
+  const bool stats = step % p.options.q_stats_interval == 0;
   double f[kLossFields] = {0, 0, 0, 0, 0, DBL_MAX, -DBL_MAX, 0};
   uint32_t flags = 0;
   const int i = static_cast<int>(vb) * kWarps + warp;
@@ -167,9 +168,9 @@ __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const Learne
     const float mean_n = v_on ? HeldMean(row_n, n_act, lane) : 0.0f;
     const float mean_t = a.v_target ? HeldMean(row_t, n_act, lane) : 0.0f;
     // Q(s, a) = V(s) + A(s, a) - mean(A) (Wang et al. 2016, eq. 9); plain head: Q = A.
-    const auto q_online_s = [&](float x) { return v_on ? v_s + x - mean_s : x; };
-    const auto q_online_n = [&](float x) { return v_on ? v_n + x - mean_n : x; };
-    const auto q_target = [&](float x) { return a.v_target ? v_t + x - mean_t : x; };
+    const auto q_online_s = [&](float x) { return v_on ? rules::DuelingQ(v_s, x, mean_s) : x; };
+    const auto q_online_n = [&](float x) { return v_on ? rules::DuelingQ(v_n, x, mean_n) : x; };
+    const auto q_target = [&](float x) { return a.v_target ? rules::DuelingQ(v_t, x, mean_t) : x; };
     bool bad_online = false, bad_target = false;
     float best = 0;
     int best_j = -1;
@@ -184,7 +185,7 @@ __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const Learne
       bad_online = bad_online || !isfinite(qs) || !isfinite(qn);
       bad_target = bad_target || !isfinite(qt);
       // The action is chosen by the online network and valued by the target network (Double DQN).
-      const float sel = p.double_dqn ? qn : qt;
+      const float sel = p.options.double_dqn ? qn : qt;
       if (best_j < 0 || sel > best) best = sel, best_j = j;
       if (stats) {
         f[kQSum] += qs;
@@ -210,17 +211,14 @@ __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const Learne
     }
     const float q_sa = q_online_s(HeldAt(row_s, act, lane));
     const float q_next = q_target(HeldAt(row_t, best_j, lane));
-    // discount = gamma^k for a bootstrapped n-step transition and 0 at a terminal: no bootstrap.
-    const double y = static_cast<double>(reward) + static_cast<double>(discount) * q_next;
+    const double y = rules::BootstrapTarget(reward, discount, q_next);
     const double err = y - static_cast<double>(q_sa);
-    const double delta = p.huber_delta, abs_err = fabs(err), w = weight;
-    const double huber = abs_err <= delta ? 0.5 * err * err : delta * (abs_err - 0.5 * delta);
-    // d/dQ of w * huber(y - Q): -w * clamp(err, -delta, delta); the mean divides by B.
-    const float g = static_cast<float>(-w * fmin(fmax(err, -delta), delta) * (1.0 / static_cast<double>(b)));
+    const double delta = p.options.huber_delta, w = weight;
+    const float g = static_cast<float>(rules::WeightedHuberGrad(err, delta, w, 1.0 / static_cast<double>(b)));
     if (lane == 0) {
       a.td[i] = static_cast<float>(err);
       if (a.d_value) a.d_value[i] = g;
-      f[kLoss] = w * huber;
+      f[kLoss] = w * rules::HuberValue(err, delta);
       f[kSq] = err * err;
       f[kW] = w;
     }
@@ -256,7 +254,7 @@ __device__ void FoldLoss(const LearnerParams& p, LearnerControl* ctl, const Part
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int b = p.batch, n_act = p.n_actions;
   const int64_t step = ctl->t + 1;
-  const bool stats = step % p.q_stats_interval == 0;
+  const bool stats = step % p.options.q_stats_interval == 0;
   double s[kLossFields];
   uint32_t fl = 0;
   for (int k = 0; k < kLossFields; ++k) {
@@ -317,9 +315,8 @@ __device__ void PerScalars(const ReplayView& replay, ScalarBlock* sc) {
   sc->per_total = total;
   sc->per_max_priority = st->max_priority;
   sc->nan_td_rejected = st->total_update.rejected_nonfinite;
-  const double calls = static_cast<double>(st->sample_ticks >> 32) - 1;  // this batch's sample() call
-  const double progress = fmin(1.0, fmax(0.0, calls) / static_cast<double>(replay.beta_steps));
-  sc->beta = fmin(1.0, replay.beta0 + (1.0 - replay.beta0) * progress);
+  const int64_t calls = static_cast<int64_t>(st->sample_ticks >> 32) - 1;  // this batch's sample() call
+  sc->beta = rules::BetaAt(replay.beta0, replay.beta_steps, calls);
 }
 
 /// This step's schedules (SideJob::kSchedules, thread 0): the learning rate (linear decay) and
@@ -327,12 +324,11 @@ __device__ void PerScalars(const ReplayView& replay, ScalarBlock* sc) {
 __device__ void Schedules(const LearnerParams& p, LearnerControl* ctl) {
   if (threadIdx.x != 0) return;
   const int64_t t = ctl->t + 1;
-  double lr = p.lr;
-  if (p.lr_decay_steps > 0)
-    lr = p.lr + (p.lr_end - p.lr) * fmin(1.0, static_cast<double>(t - 1) / static_cast<double>(p.lr_decay_steps));
-  const double td = static_cast<double>(t);
-  ctl->step_size = static_cast<float>(lr / (1.0 - pow(p.beta1, td)));
-  ctl->inv_sqrt_bc2 = static_cast<float>(1.0 / sqrt(1.0 - pow(p.beta2, td)));
+  const AdamConfig& adam = p.options.adam;
+  const double lr = rules::LearningRateAt(adam.lr, p.options.lr_end, p.options.lr_decay_steps, t);
+  const rules::AdamScalars s = rules::AdamStepScalars(adam.beta1, adam.beta2, lr, t);
+  ctl->step_size = s.step_size;
+  ctl->inv_sqrt_bc2 = s.inv_sqrt_bc2;
 }
 
 /// What the optimizer phase does in this step, decided identically by every block.
@@ -365,9 +361,8 @@ __device__ void PlanStep(const LearnerParams& p, const LearnerControl* ctl, cons
     s.apply = s.flags == 0 && ctl->halted == 0;
     s.step_size = ctl->step_size;  // from the schedules' side job, earlier in this step
     s.inv_sqrt_bc2 = ctl->inv_sqrt_bc2;
-    // Global-norm clipping as PyTorch's clip_grad_norm_: min(1, max_norm / (norm + 1e-6)).
-    s.scale = p.grad_clip <= 0 ? 1.0f : static_cast<float>(fmin(1.0, p.grad_clip / (s.norm + 1e-6)));
-    s.copy = p.target_hard && s.t % p.target_interval == 0;
+    s.scale = static_cast<float>(rules::ClipCoefficient(s.norm, p.options.grad_clip));
+    s.copy = p.options.target_update == TargetUpdate::kHard && rules::HardCopyAt(s.t, p.options.target_interval);
     *plan = s;
   }
   __syncthreads();
@@ -389,7 +384,7 @@ __device__ __forceinline__ int64_t AdamStride() { return static_cast<int64_t>(gr
 /// Issues the loads of the group at i0 (elements past the parameters are not read).
 __device__ __forceinline__ void LoadAdam(const CoreProgram& prog, int64_t i0, AdamGroup& x) {
   const int64_t stride = AdamStride(), n = prog.params.n_params;
-  const bool polyak = !prog.params.target_hard;
+  const bool polyak = prog.params.options.target_update == TargetUpdate::kPolyak;
 #pragma unroll
   for (int u = 0; u < kAdamUnroll; ++u) {
     const int64_t i = i0 + u * stride;
@@ -404,11 +399,10 @@ __device__ __forceinline__ void LoadAdam(const CoreProgram& prog, int64_t i0, Ad
 /// C steps, or Polyak averaging every step) and the weights' NaN check.
 __device__ void Adam(const CoreProgram& prog, const StepPlan& plan, int rank, AdamGroup& x) {
   const LearnerParams& p = prog.params;
-  const float b1 = static_cast<float>(p.beta1), b2 = static_cast<float>(p.beta2);
-  // 1 - beta is formed in f64: in f32, 1 - 0.999f is off by 1.3e-5 relative.
-  const float one_minus_b1 = static_cast<float>(1.0 - p.beta1), one_minus_b2 = static_cast<float>(1.0 - p.beta2);
-  const float eps = static_cast<float>(p.adam_eps), tau = static_cast<float>(p.tau);
-  const bool polyak = !p.target_hard, poison = Injected(prog.ctl, kNanWeights, plan.t);
+  const rules::AdamConstants k = rules::MakeAdamConstants(p.options.adam.beta1, p.options.adam.beta2, p.options.adam.eps);
+  const rules::AdamScalars s{plan.step_size, plan.inv_sqrt_bc2};
+  const float tau = static_cast<float>(p.options.tau);
+  const bool polyak = p.options.target_update == TargetUpdate::kPolyak, poison = Injected(prog.ctl, kNanWeights, plan.t);
   const int64_t stride = AdamStride(), first = AdamFirst(rank);
   float *online = prog.online, *target = prog.target, *m = prog.m, *v = prog.v;
   bool bad = false;
@@ -418,17 +412,15 @@ __device__ void Adam(const CoreProgram& prog, const StepPlan& plan, int rank, Ad
     for (int u = 0; u < kAdamUnroll; ++u) {
       const int64_t i = i0 + u * stride;
       if (i >= p.n_params) continue;
-      const float gi = x.g[u] * plan.scale;
-      const float mi = __fadd_rn(__fmul_rn(b1, x.m[u]), __fmul_rn(one_minus_b1, gi));
-      const float vi = __fadd_rn(__fmul_rn(b2, x.v[u]), __fmul_rn(__fmul_rn(one_minus_b2, gi), gi));
-      float wi = __fsub_rn(x.w[u], __fdiv_rn(__fmul_rn(plan.step_size, mi), __fadd_rn(__fmul_rn(sqrtf(vi), plan.inv_sqrt_bc2), eps)));
+      float mi = x.m[u], vi = x.v[u], wi = x.w[u];
+      rules::AdamElement(k, s, x.g[u] * plan.scale, mi, vi, wi);
       if (poison && i == 0) wi = __int_as_float(0x7fc00000);
       m[i] = mi;
       v[i] = vi;
       online[i] = wi;
       bad = bad || !isfinite(wi);
       if (plan.copy) target[i] = wi;
-      else if (polyak) target[i] = __fadd_rn(x.tg[u], __fmul_rn(tau, __fsub_rn(wi, x.tg[u])));
+      else if (polyak) target[i] = rules::Polyak(x.tg[u], wi, tau);
     }
   }
   ScalarBlock* sc = prog.scalars;
@@ -645,7 +637,7 @@ cudaError_t Launch(const CoreProgram& program, int blocks, cudaStream_t stream) 
 
 cudaError_t CoreBlocks(Precision precision, int* blocks) {
   switch (precision) {
-    case Precision::kF32: return BlocksOf<Precision::kF32>(blocks);
+    case Precision::kFP32: return BlocksOf<Precision::kFP32>(blocks);
     case Precision::kTF32: return BlocksOf<Precision::kTF32>(blocks);
     case Precision::kBF16: return BlocksOf<Precision::kBF16>(blocks);
   }
@@ -656,7 +648,7 @@ cudaError_t LaunchCore(const CoreProgram& program, Precision precision, int bloc
   if (blocks < 1 || program.phases < 1 || program.phases > kMaxPhases || !program.barrier) return cudaErrorInvalidValue;
   if ((program.params.batch + kWarps - 1) / kWarps > kMaxPartialBlocks || blocks > kMaxPartialBlocks) return cudaErrorInvalidValue;
   switch (precision) {
-    case Precision::kF32: return Launch<Precision::kF32>(program, blocks, stream);
+    case Precision::kFP32: return Launch<Precision::kFP32>(program, blocks, stream);
     case Precision::kTF32: return Launch<Precision::kTF32>(program, blocks, stream);
     case Precision::kBF16: return Launch<Precision::kBF16>(program, blocks, stream);
   }

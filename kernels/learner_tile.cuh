@@ -156,7 +156,7 @@ struct Acc {
 template <Precision P>
 __device__ __forceinline__ void Multiply(const float* a, const float* b, Acc& acc) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if constexpr (P == Precision::kF32) {
+  if constexpr (P == Precision::kFP32) {
     const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
 #pragma unroll 8
     for (int kk = 0; kk < kK; ++kk) {
@@ -233,7 +233,7 @@ __device__ __forceinline__ void Multiply(const float* a, const float* b, Acc& ac
 /// Output (r, c) of accumulator e of this thread, relative to the tile's corner.
 template <Precision P>
 __device__ __forceinline__ void AccCoords(int e, int& r, int& c) {
-  if constexpr (P == Precision::kF32) {
+  if constexpr (P == Precision::kFP32) {
     r = 2 * (threadIdx.x / 16) + e / 4;
     c = 4 * (threadIdx.x % 16) + e % 4;
   } else {

@@ -12,6 +12,7 @@
 #include "kernels/replay_launch.cuh"
 #include "kernels/replay_tree.cuh"
 #include "replay/philox.h"
+#include "rules/step_rules.h"
 
 namespace dqn::cuda::detail {
 namespace {
@@ -74,7 +75,7 @@ __global__ void __launch_bounds__(kSampleThreads)
     }
   }
   const int64_t step = static_cast<int64_t>(ticket / kTicksPerSample);
-  const double beta = BetaAt(v, step);
+  const double beta = rules::BetaAt(v.beta0, v.beta_steps, step);
   const int lane = threadIdx.x & 31;
   const int64_t k = (static_cast<int64_t>(blockIdx.x) * kSampleThreads + threadIdx.x) / K;  // draw of this group
   const bool active = k < batch;

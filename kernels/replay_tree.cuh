@@ -344,11 +344,4 @@ __device__ __forceinline__ void StoreState(void* base, int64_t k, float x) {
   else static_cast<float*>(base)[k] = x;
 }
 
-/// Beta for sample call `step`: min(1, beta0 + (1 - beta0) min(1, step / beta_steps)), the
-/// CPU reference's expression term by term.
-__device__ __forceinline__ double BetaAt(const ReplayView& v, int64_t step) {
-  const double progress = fmin(1.0, static_cast<double>(step) / static_cast<double>(v.beta_steps));
-  return fmin(1.0, v.beta0 + (1.0 - v.beta0) * progress);
-}
-
 }  // namespace dqn::cuda::detail

@@ -17,6 +17,7 @@
 #include "cpu/rng.h"
 #include "env/cartpole.h"
 #include "model/q_network.h"
+#include "rules/step_rules.h"
 #include "train/adam.h"
 #include "train/cpu_learner.h"
 #include "train/n_step.h"
@@ -235,9 +236,9 @@ Napi::Value AdamFn(const Napi::CallbackInfo& info) {
 
 /// scheduledLearningRate(lr, lrEnd, decaySteps, t) -> the learning rate of step t
 Napi::Value LrFn(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), ScheduledLearningRate(Number(info[0], "lr", 0, 1e6), Number(info[1], "lrEnd", 0, 1e6),
-                                                             Integer(info[2], "decaySteps", 0, INT32_MAX),
-                                                             Integer(info[3], "t", 1, INT32_MAX)));
+  return Napi::Number::New(info.Env(), rules::LearningRateAt(Number(info[0], "lr", 0, 1e6), Number(info[1], "lrEnd", 0, 1e6),
+                                                              Integer(info[2], "decaySteps", 0, INT32_MAX),
+                                                              Integer(info[3], "t", 1, INT32_MAX)));
 }
 
 /// clipGradients(g: Float32Array, maxNorm) -> {norm, coefficient}
@@ -246,7 +247,7 @@ Napi::Value ClipFn(const Napi::CallbackInfo& info) {
   const double norm = GlobalNorm(g.Data(), static_cast<int64_t>(g.ElementLength()));
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("norm", norm);
-  o.Set("coefficient", ClipCoefficient(norm, Number(info[1], "maxNorm", 0, 1e12)));
+  o.Set("coefficient", rules::ClipCoefficient(norm, Number(info[1], "maxNorm", 0, 1e12)));
   return o;
 }
 

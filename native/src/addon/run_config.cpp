@@ -52,7 +52,7 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   for (uint32_t i = 0; i < widths.Length(); ++i)
     c.net.hidden.push_back(static_cast<int>(Integer(widths.Get(i), "config.network.hidden[" + std::to_string(i) + "]", 1, 4096)));
   c.net.dueling = net.flag("dueling");
-  constexpr MatmulPrecision kPrecisions[] = {MatmulPrecision::kTF32, MatmulPrecision::kBF16, MatmulPrecision::kFP32};
+  constexpr Precision kPrecisions[] = {Precision::kTF32, Precision::kBF16, Precision::kFP32};
   c.learner.precision = kPrecisions[net.choice("precision", {"tf32", "bf16", "fp32"})];
   c.compute = compute;
 

@@ -51,14 +51,6 @@ namespace {
 /// queue holds (about a thousand launches, some hundred steps), so the ring is not lapped.
 constexpr int kInsertSlots = 256;
 
-detail::Precision ToPrecision(MatmulPrecision p) {
-  switch (p) {
-    case MatmulPrecision::kFP32: return detail::Precision::kF32;
-    case MatmulPrecision::kBF16: return detail::Precision::kBF16;
-    default: return detail::Precision::kTF32;
-  }
-}
-
 MatIn RowMajor(const float* p, int64_t ld) { return {p, ld, 1, -1}; }
 /// Xᵀ of a row-major X [rows x cols] with a virtual row of ones at index cols: [cols + 1 x rows].
 MatIn TransposedWithOnes(const float* x, int cols) { return {x, 1, cols, cols}; }
@@ -134,7 +126,7 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     : layout_(net),
       config_(config),
       causal_features_(std::move(causal_features)),
-      precision_(ToPrecision(config.precision)),
+      precision_(config.precision),
       act_ws_(layout_, config.act_rows) {
   ValidateLearner(net, config, causal_features_);
   if (config.batch_size > 65536)
@@ -146,22 +138,10 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
   simulate_sticky_step_ = EnvInt("DQN_SIMULATE_STICKY_ERROR", -1);
 
   detail::LearnerParams& p = params_;
+  p.options = config;
   p.batch = static_cast<int>(config.batch_size);
   p.n_actions = net.n_actions;
   p.dueling = net.dueling;
-  p.double_dqn = config.double_dqn;
-  p.huber_delta = config.huber_delta;
-  p.lr = config.adam.lr;
-  p.lr_end = config.lr_end;
-  p.lr_decay_steps = config.lr_decay_steps;
-  p.beta1 = config.adam.beta1;
-  p.beta2 = config.adam.beta2;
-  p.adam_eps = config.adam.eps;
-  p.grad_clip = config.grad_clip;
-  p.target_hard = config.target_update == TargetUpdate::kHard;
-  p.target_interval = config.target_interval;
-  p.tau = config.tau;
-  p.q_stats_interval = config.q_stats_interval;
   p.n_params = layout_.size();
 
   const int64_t b = config.batch_size, d = net.state_dim, a = net.n_actions, n = layout_.size();

@@ -131,7 +131,7 @@ class CudaLearner final : public Learner {
   LearnerConfig config_;
   std::vector<FeatureGroup> causal_features_;
   detail::LearnerParams params_;
-  detail::Precision precision_;
+  Precision precision_;
   cudaStream_t own_stream_ = nullptr;  // construction, and steps with a CPU replay
   cudaStream_t work_stream_ = nullptr; // where steps are queued (the GPU replay's stream)
   void* block_ = nullptr;

@@ -13,6 +13,7 @@
 #include "replay/rank_sampler.h"
 #include "replay/replay_config.h"
 #include "replay/transition_store.h"
+#include "rules/step_rules.h"
 
 namespace dqn::cuda {
 namespace {
@@ -382,8 +383,7 @@ double CudaReplay::total_priority() const {
 double CudaReplay::max_priority() const { return read_state().max_priority; }
 
 double CudaReplay::beta() const {
-  const double progress = std::min(1.0, static_cast<double>(sample_steps()) / static_cast<double>(config_.beta_steps));
-  return std::min(1.0, config_.beta0 + (1.0 - config_.beta0) * progress);
+  return rules::BetaAt(config_.beta0, config_.beta_steps, sample_steps());
 }
 
 int64_t CudaReplay::sample_steps() const { return static_cast<int64_t>(read_state().sample_ticks / detail::kTicksPerSample); }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cpu/matmul.h"
+#include "rules/step_rules.h"
 
 namespace dqn {
 namespace {
@@ -70,7 +71,7 @@ void HeadForward(const ParamLayout& layout, const ParamView& p, int64_t rows, Wo
     for (int j = 0; j < a; ++j) mean += ar[j];
     mean /= static_cast<float>(a);
     float* qr = ws.q() + r * a;
-    for (int j = 0; j < a; ++j) qr[j] = ws.value()[r] + ar[j] - mean;
+    for (int j = 0; j < a; ++j) qr[j] = rules::DuelingQ(ws.value()[r], ar[j], mean);
   }
 }
 

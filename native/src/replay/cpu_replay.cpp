@@ -11,6 +11,7 @@
 #include "replay/rank_sampler.h"
 #include "replay/replay_config.h"
 #include "replay/uniform_sampler.h"
+#include "rules/step_rules.h"
 
 namespace dqn {
 namespace detail {
@@ -48,8 +49,7 @@ void CpuReplay::insert(const TransitionBatch& batch) {
 }
 
 double CpuReplay::beta() const {
-  const double progress = std::min(1.0, static_cast<double>(sample_steps_) / static_cast<double>(config_.beta_steps));
-  return std::min(1.0, config_.beta0 + (1.0 - config_.beta0) * progress);
+  return rules::BetaAt(config_.beta0, config_.beta_steps, sample_steps_);
 }
 
 void CpuReplay::sample(int64_t batch_size, SampleBatch& out) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cpu/rng.h"
+#include "rules/step_rules.h"
 #include "train/q_probes.h"
 #include "train/td_loss.h"
 
@@ -92,9 +93,9 @@ uint32_t CpuLearner::step(const SampleBatch& batch, float* td_errors, ScalarBloc
   const double norm = GlobalNorm(grad_.data(), layout_.size());
   out.grad_norm = norm;
   if (!std::isfinite(norm)) return kNanGradients;
-  const auto scale = static_cast<float>(ClipCoefficient(norm, config_.grad_clip));
+  const auto scale = static_cast<float>(rules::ClipCoefficient(norm, config_.grad_clip));
   AdamConfig adam = config_.adam;
-  adam.lr = ScheduledLearningRate(config_.adam.lr, config_.lr_end, config_.lr_decay_steps, t);
+  adam.lr = rules::LearningRateAt(config_.adam.lr, config_.lr_end, config_.lr_decay_steps, t);
   AdamUpdate(adam, t, scale, grad_.data(), online_.data(), m_.data(), v_.data(), layout_.size());
   poison(kNanWeights, t, online_.data());
   if (!AllFinite(online_.data(), layout_.size())) return kNanWeights;
@@ -148,11 +149,11 @@ void CpuLearner::load_params(const LearnerTensors& in) {
 
 void CpuLearner::update_target(int64_t t) {
   if (config_.target_update == TargetUpdate::kHard) {
-    if (t % config_.target_interval == 0) std::copy(online_.begin(), online_.end(), target_.begin());
+    if (rules::HardCopyAt(t, config_.target_interval)) std::copy(online_.begin(), online_.end(), target_.begin());
     return;
   }
   const auto tau = static_cast<float>(config_.tau);
-  for (size_t i = 0; i < target_.size(); ++i) target_[i] += tau * (online_[i] - target_[i]);
+  for (size_t i = 0; i < target_.size(); ++i) target_[i] = rules::Polyak(target_[i], online_[i], tau);
 }
 
 void CpuLearner::probes(int64_t t, const float* states, ScalarBlock& out) {

@@ -19,39 +19,10 @@
 #include "env/vec_env.h"
 #include "model/param_layout.h"
 #include "replay/replay.h"
-#include "train/adam.h"
+#include "train/learner_config.h"
 #include "train/scalar_block.h"
 
 namespace dqn {
-
-enum class TargetUpdate { kHard, kPolyak };
-
-/// Arithmetic of the CUDA learner's matrix products (config network.precision); FP32
-/// accumulation always. The CPU learner computes in FP32 whatever is asked.
-enum class MatmulPrecision { kTF32, kBF16, kFP32 };
-
-/// Learner options (see common/config.ts, optim and schedule sections, for defaults and ranges).
-struct LearnerConfig {
-  AdamConfig adam;
-  double lr_end = 0;            ///< learning rate reached after lr_decay_steps (linear schedule)
-  int64_t lr_decay_steps = 0;   ///< 0 = constant adam.lr
-  double grad_clip = 10;  ///< global grad-norm clip, 0 = off
-  int64_t batch_size = 256;
-  bool double_dqn = true;
-  double huber_delta = 1;
-  TargetUpdate target_update = TargetUpdate::kHard;
-  int64_t target_interval = 1000;  ///< hard: copy every C steps
-  double tau = 0.005;              ///< Polyak: target += tau (online - target) every step
-  int64_t q_stats_interval = 100;
-  int64_t causal_interval = 1000;
-  int64_t act_rows = 64;  ///< rows per forward of greedy() (larger calls are chunked)
-  MatmulPrecision precision = MatmulPrecision::kTF32;
-  /// CUDA: training steps between asynchronous refreshes of the host's acting weights.
-  int64_t actor_sync_interval = 50;
-  /// CUDA: training steps per graph launch (K steps unrolled in one CUDA graph; 1 in the trainer
-  /// loop, which collects between steps; larger in benchmarks).
-  int steps_per_launch = 1;
-};
 
 /// Host copies of the learner's flat buffers, each layout().size() floats.
 struct LearnerTensors {

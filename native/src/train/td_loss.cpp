@@ -2,7 +2,8 @@
 #include "train/td_loss.h"
 
 #include <algorithm>
-#include <cmath>
+
+#include "rules/step_rules.h"
 
 namespace dqn {
 namespace {
@@ -24,16 +25,13 @@ TdLoss ComputeTdLoss(const TdInputs& in, bool double_dqn, double huber_delta, fl
     // The action is chosen by the online network and valued by the target network (Double DQN).
     const int a_star = Argmax(double_dqn ? in.q_next_online + i * a : next_t, a);
     // discount = gamma^k for a bootstrapped n-step transition and 0 at a terminal: no bootstrap.
-    const double y = static_cast<double>(in.rewards[i]) + static_cast<double>(in.discounts[i]) * next_t[a_star];
+    const double y = rules::BootstrapTarget(in.rewards[i], in.discounts[i], next_t[a_star]);
     const double err = y - static_cast<double>(in.q[i * a + in.actions[i]]);
     td[i] = static_cast<float>(err);
-    const double abs_err = std::fabs(err);
-    const double huber = abs_err <= huber_delta ? 0.5 * err * err : huber_delta * (abs_err - 0.5 * huber_delta);
     const double w = in.weights[i];
-    loss += w * huber;
+    loss += w * rules::HuberValue(err, huber_delta);
     sq += err * err;
-    // d/dQ of w * huber(y - Q): -w * clamp(err, -delta, delta); the mean divides by B.
-    dq[i * a + in.actions[i]] = static_cast<float>(-w * std::clamp(err, -huber_delta, huber_delta) * inv_b);
+    dq[i * a + in.actions[i]] = static_cast<float>(rules::WeightedHuberGrad(err, huber_delta, w, inv_b));
   }
   return {loss * inv_b, sq * inv_b};
 }
