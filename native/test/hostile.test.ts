@@ -24,4 +24,6 @@ test('every binding called with hostile arguments throws a TypeError or RangeErr
   const byCall = new Map(results.map((x) => [x.call, x.message]));
   assert.match(byCall.get('ReplayBuffer.sample(2147483647)')!, /batchSize must be in \[1, 1048576\], got 2147483647/);
   assert.match(byCall.get('matmul(2^20 x 2^20)')!, /C \[m x n\] would need 4096\.00 GiB, more than the 1 GiB one call may return/);
+  assert.match(byCall.get('quantileFractions(2^20 rows x 2^20)')!, /the fractions \[rows x count\] would need 4096\.00 GiB/);
+  assert.match(byCall.get('spectralNormalize(2^10 x 2^12, 2000 steps)')!, /steps x in x out must be at most 2\^32/);
 });

@@ -26,6 +26,8 @@ void InitEnv(Napi::Env env, Napi::Object exports);
 void InitReplay(Napi::Env env, Napi::Object exports);
 void InitTrainer(Napi::Env env, Napi::Object exports);
 void InitLearnerTesting(Napi::Env env, Napi::Object exports);
+/// rulesTesting: the heads' scalar rules and spectral normalisation (rules_testing_binding.cpp).
+void InitRulesTesting(Napi::Env env, Napi::Object exports);
 /// nvmlSample(): GPU readings through NVML loaded at run time (nvml_binding.cpp).
 void InitNvml(Napi::Env env, Napi::Object exports);
 }  // namespace dqn::addon

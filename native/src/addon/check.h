@@ -93,6 +93,18 @@ inline Napi::TypedArrayOf<T> Typed(const Napi::Value& v, const std::string& what
   return arr;
 }
 
+/// An object; `what` names the argument in the TypeError.
+inline Napi::Object Obj(const Napi::Value& v, const std::string& what) {
+  if (!v.IsObject()) ThrowType(v.Env(), what + " must be an object");
+  return v.As<Napi::Object>();
+}
+
+/// A boolean; `what` names the argument in the TypeError.
+inline bool Bool(const Napi::Value& v, const std::string& what) {
+  if (!v.IsBoolean()) ThrowType(v.Env(), what + " must be a boolean");
+  return v.As<Napi::Boolean>().Value();
+}
+
 /// A required property of an options object.
 inline Napi::Value Prop(const Napi::Object& o, const char* key, const std::string& where) {
   if (!o.Has(key)) ThrowType(o.Env(), where + "." + key + " is required");

@@ -35,16 +35,6 @@ Napi::TypedArrayOf<T> Copy(Napi::Env env, const T* data, size_t n) {
   return out;
 }
 
-Napi::Object Obj(const Napi::Value& v, const std::string& what) {
-  if (!v.IsObject()) ThrowType(v.Env(), what + " must be an object");
-  return v.As<Napi::Object>();
-}
-
-bool Bool(const Napi::Value& v, const std::string& what) {
-  if (!v.IsBoolean()) ThrowType(v.Env(), what + " must be a boolean");
-  return v.As<Napi::Boolean>().Value();
-}
-
 /// {stateDim, nActions, hidden: number[], dueling}
 NetConfig ToNet(const Napi::Value& v) {
   const Napi::Object o = Obj(v, "net");

@@ -13,8 +13,7 @@ const replay = () => {
   r.insertBatch({ states: new Float32Array(n * 4), actions: new Int32Array(n), rewards: new Float32Array(n), nextStates: new Float32Array(n * 4), dones: new Uint8Array(n) });
   return r;
 };
-const detached = () => {
-  const f = new Float32Array(32);
+const detached = (f: Float32Array | Float64Array | Uint32Array = new Float32Array(32)) => {
   structuredClone(f.buffer, { transfer: [f.buffer] });
   return f;
 };
@@ -37,6 +36,39 @@ calls['netInit(nActions NaN)'] = () => lt.netInit({ stateDim: 4, nActions: Numbe
 calls['new Env(num_envs 2^31-1)'] = () => new a.Env({ kind: 'cartpole', num_envs: 2 ** 31 - 1 }, undefined, false);
 calls['philox4x32_10(number)'] = () => a.philox4x32_10(2 ** 31 - 1);
 calls['sumTreeFind(detached masses)'] = () => a.sumTreeFind(new Float64Array(4), detached());
+const rt = a.rulesTesting;
+const shares = { iqn: { enabled: true, share: 0.2 }, ensemble: { enabled: false, share: 0.1 }, cql: { enabled: true, share: 0.1 } };
+calls['softmax(empty)'] = () => rt.softmax(new Float32Array(0));
+calls['softmax(Float64Array)'] = () => rt.softmax(new Float64Array(4));
+calls['categoricalProjection(one atom)'] = () => rt.categoricalProjection(new Float64Array(1), -1, 1, 0, 0.9);
+calls['categoricalProjection(detached p)'] = () => rt.categoricalProjection(detached(new Float64Array(5)), -1, 1, 0, 0.9);
+calls['categoricalProjection(vMax = vMin)'] = () => rt.categoricalProjection(new Float64Array(5), 1, 1, 0, 0.9);
+calls['categoricalProjection(discount NaN)'] = () => rt.categoricalProjection(new Float64Array(5), -1, 1, 0, Number.NaN);
+calls['categoricalCrossEntropy(m of another length)'] = () => rt.categoricalCrossEntropy(new Float32Array(5), new Float64Array(4));
+calls['categoricalQ(logits 2^31-1 as a number)'] = () => rt.categoricalQ(2 ** 31 - 1, -1, 1);
+calls['quantileHuber(kappa 0)'] = () => rt.quantileHuber(1, 0.5, 0);
+calls['quantileHuber(tau 2)'] = () => rt.quantileHuber(1, 2, 1);
+calls['iqnCosineFeature(i 2^31-1)'] = () => rt.iqnCosineFeature(2 ** 31 - 1, 0.5);
+calls['quantileFractions(2^20 rows x 2^20)'] = () => rt.quantileFractions(1, 'online', 0, 2 ** 20, 2 ** 20);
+calls['quantileFractions(rows 1e12)'] = () => rt.quantileFractions(1, 'online', 0, 1e12, 8);
+calls['quantileFractions(stream unknown)'] = () => rt.quantileFractions(1, 'both', 0, 4, 8);
+calls['quantileFractions(seed -1)'] = () => rt.quantileFractions(-1, 'act', 0, 4, 8);
+calls['cql(action 2^31-1)'] = () => rt.cql(new Float32Array(4), 2 ** 31 - 1);
+calls['cql(action NaN)'] = () => rt.cql(new Float32Array(4), Number.NaN);
+calls['cql(detached q)'] = () => rt.cql(detached(), 0);
+calls['gradientBudget(share NaN)'] = () => rt.gradientBudget(1, { ...shares, cql: { enabled: true, share: Number.NaN } }, new Float64Array(4));
+calls['gradientBudget(no parts)'] = () => rt.gradientBudget(1, undefined, new Float64Array(4));
+calls['gradientBudget(enabled as a string)'] = () => rt.gradientBudget(1, { ...shares, iqn: { enabled: 'yes', share: 0.2 } }, new Float64Array(4));
+calls['gradientBudget(norms of length 3)'] = () => rt.gradientBudget(1, shares, new Float64Array(3));
+calls['bootstrapMasks(2^31-1 heads)'] = () => rt.bootstrapMasks(1, new Uint32Array(8), new Uint32Array(8), 2 ** 31 - 1, 0.5);
+calls['bootstrapMasks(detached generations)'] = () => rt.bootstrapMasks(1, new Uint32Array(8), detached(new Uint32Array(8)), 1, 0.5);
+calls['bootstrapMasks(p 1.5)'] = () => rt.bootstrapMasks(1, new Uint32Array(8), new Uint32Array(8), 1, 1.5);
+calls['powerIterationVector(out 2^31-1)'] = () => rt.powerIterationVector(2 ** 31 - 1, 1, 0);
+calls['powerIterationVector(matrix 2^24)'] = () => rt.powerIterationVector(8, 1, 2 ** 24);
+calls['spectralNormalize(in 2^31-1)'] = () => rt.spectralNormalize(new Float32Array(8), 2 ** 31 - 1, 1, new Float32Array(1), 1, 1);
+calls['spectralNormalize(steps 1e12)'] = () => rt.spectralNormalize(new Float32Array(8), 2, 4, new Float32Array(4), 1, 1e12);
+calls['spectralNormalize(2^10 x 2^12, 2000 steps)'] = () => rt.spectralNormalize(new Float32Array(2 ** 22), 2 ** 10, 2 ** 12, new Float32Array(2 ** 12), 1, 2000);
+calls['spectralNormalize(detached w)'] = () => rt.spectralNormalize(detached(), 4, 8, new Float32Array(8), 1, 1);
 // Trainer.build checks its arguments before it queues the build: bad ones throw at once.
 const cfg = parseRunConfig({ env: { kind: 'cartpole' } });
 calls['Trainer.build(no config)'] = () => a.Trainer.build(undefined, undefined, 'cpu');
