@@ -156,6 +156,28 @@ test('asking for CUDA without a device refuses to start and says why; auto falls
   assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"fallback","message":"compute on CPU: no CUDA device"/);
 });
 
+test('heads the GPU learner lacks: auto trains on the CPU and says why in the badge and events.log; an explicit cuda refuses naming them first', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const real = loadAddon();
+  const gpu = { ...real, backendInfo: () => ({ cudaCompiled: true, cudaAvailable: true, reason: '', deviceName: 'Test GPU' }) } as NativeAddon;
+  const noGpu = { ...real, backendInfo: () => ({ cudaCompiled: true, cudaAvailable: false, reason: 'no CUDA device' }) } as NativeAddon;
+  const c51 = { ...config, heads: { main: 'c51' as const } };
+  const built: string[] = [];
+  const make = (o: TrainerOptions) => (built.push(o.backend), new ScriptedTrainer(o));
+  let compute = '';
+  const h = await startRun({ config: { ...c51, backend: 'auto' }, runsDir }, { onBackends: (b) => (compute = `${b.compute.backend} (${b.compute.reason})`) }, deps(make, gpu));
+  await h.done;
+  assert.deepEqual(built, ['cpu']);
+  assert.equal(compute, 'cpu (the GPU learner has no C51 head yet (heads.main = c51))');
+  assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"fallback","message":"compute on CPU: the GPU learner has no C51 head yet \(heads\.main = c51\)"/);
+  const before = readdirSync(runsDir);
+  await assert.rejects(startRun({ config: { ...c51, backend: 'cuda' }, runsDir }, {}, deps(make, noGpu)), {
+    message: "backend 'cuda' was asked for, but the GPU learner has no C51 head yet (heads.main = c51); no CUDA device: use backend 'auto' or 'cpu' to train on the CPU",
+  });
+  assert.deepEqual(readdirSync(runsDir), before, 'the refused run leaves no run folder');
+  assert.deepEqual(built, ['cpu'], 'nothing built for the refused run');
+});
+
 test('a GPU that loses its context mid-run: the run goes on on the CPU from the last checkpoint and says why', async () => {
   const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
   const real = loadAddon();

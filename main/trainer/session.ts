@@ -12,6 +12,7 @@ import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
 import { buildTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
 import { removeStaleTemps } from './atomic-file.ts';
+import { chooseBackend } from './backend-choice.ts';
 import { acquireRunLock, type RunLock } from './run-lock.ts';
 import { writeEvalCurves } from './eval-curves.ts';
 import { expectationFor, latestCheckpoint, pruneCheckpoints, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
@@ -83,18 +84,6 @@ export function resolveConfig(opts: StartOptions): RunConfig {
   });
 }
 
-/**
- * Compute backend to ask for, and why it is not CUDA ('' when the CPU was asked for or CUDA is used).
- * @throws Error when CUDA was asked for explicitly and no usable device exists (auto falls back).
- */
-export function chooseBackend(requested: RunConfig['backend'], addon: NativeAddon): { backend: 'cpu' | 'cuda'; reason: string } {
-  if (requested === 'cpu') return { backend: 'cpu', reason: '' };
-  const info = addon.backendInfo();
-  if (info.cudaAvailable) return { backend: 'cuda', reason: '' };
-  if (requested === 'cuda') throw new Error(`backend 'cuda' was asked for, but ${info.reason}: use backend 'auto' or 'cpu' to train on the CPU`);
-  return { backend: 'cpu', reason: info.reason };
-}
-
 /** The CUDA learner lost its context (a sticky error): the run continues on the CPU (DESIGN section 5). */
 export function isDeviceLost(e: unknown): boolean {
   return e instanceof Error && e.message.startsWith('CUDA context lost');
@@ -154,7 +143,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     warnings.push(...loaded.warnings.map((w) => `skipped bad row, ${w}`));
   }
 
-  const chosen = chooseBackend(config.backend, addon);  // an impossible backend leaves no run folder
+  const chosen = chooseBackend(config.backend, config.heads, () => addon.backendInfo()); // an impossible backend leaves no run folder
   // A config the machine cannot hold is refused before anything is allocated (and no run folder made).
   const replayOnGpu = chosen.backend === 'cuda' && config.replay.device !== 'cpu';
   const shortfall = memoryShortfall(estimateMemory(config), { compute: chosen.backend, replayOnGpu }, deps.memory(addon));
