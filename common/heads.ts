@@ -2,6 +2,7 @@
 // by the config's cross-field checks, the backend choice, the session's scalar streaming and the
 // dashboard's Heads panel. Pure TS; mirrors HeadsConfig in native/src/model/heads_config.h.
 import type { HeadsConfig } from './config.ts';
+import type { SCALAR_NAMES } from './run.ts';
 
 /** The auxiliary parts with a gradient-budget share, in the order the editor lists them. */
 export const BUDGET_PARTS = ['iqn', 'ensemble', 'cql'] as const;
@@ -34,6 +35,27 @@ export function isPlainQ(h: HeadsConfig): boolean {
 export function enabledShares(h: HeadsConfig): { part: BudgetPart; share: number }[] {
   const on = enabledParts(h);
   return BUDGET_PARTS.filter((p) => on[p]).map((part) => ({ part, share: h[part].share }));
+}
+
+/** A part with a loss of its own: the main head or an auxiliary part with a budget share. */
+export type LossPart = 'main' | BudgetPart;
+
+/** Scalar-block fields (SCALAR_NAMES keys) of each part's loss and gradient norm before and after its budget clip. */
+export const PART_FIELDS: Record<LossPart, { loss: keyof typeof SCALAR_NAMES; gradNorm: keyof typeof SCALAR_NAMES; clipped: keyof typeof SCALAR_NAMES }> = {
+  main: { loss: 'main_loss', gradNorm: 'main_grad_norm', clipped: 'main_grad_clipped' },
+  iqn: { loss: 'iqn_loss', gradNorm: 'iqn_grad_norm', clipped: 'iqn_grad_clipped' },
+  ensemble: { loss: 'ensemble_loss', gradNorm: 'ensemble_grad_norm', clipped: 'ensemble_grad_clipped' },
+  cql: { loss: 'cql_loss', gradNorm: 'cql_grad_norm', clipped: 'cql_grad_clipped' },
+};
+
+/**
+ * The parts whose loss and gradient norms a run reports: none for a plain Q run (its loss and
+ * grad norm are the run's own), else the main head and each enabled budget part.
+ */
+export function reportedParts(h: HeadsConfig): LossPart[] {
+  if (isPlainQ(h)) return [];
+  const on = enabledParts(h);
+  return ['main', ...BUDGET_PARTS.filter((p) => on[p])];
 }
 
 /** A cross-field problem of the heads section: its path inside `heads` and one line saying what to change. */
