@@ -20,7 +20,7 @@ const PART_LOSSES: Record<Exclude<LossPart, 'main'>, string> = { iqn: 'quantile 
 const PART_COLORS: Record<LossPart, string> = { main: '#f4b400', iqn: '#c58af9', ensemble: '#81c995', cql: '#f28b82' };
 
 /** One line per reported part of `heads`: its loss, named with what the loss is. */
-export function lossLines(heads: HeadsConfig): ChartLine[] {
+function lossLines(heads: HeadsConfig): ChartLine[] {
   return reportedParts(heads).map((part) => ({
     name: SCALAR_NAMES[PART_FIELDS[part].loss],
     label: `${PART_NAMES[part]} (${part === 'main' ? MAIN_LOSSES[heads.main] : PART_LOSSES[part]})`,
@@ -29,7 +29,7 @@ export function lossLines(heads: HeadsConfig): ChartLine[] {
 }
 
 /** Each part's gradient norm before its budget clip and after it. */
-export const GRAD_LINES = Object.fromEntries(
+const GRAD_LINES = Object.fromEntries(
   (Object.keys(PART_FIELDS) as LossPart[]).map((part) => [
     part,
     [
