@@ -3,6 +3,7 @@
 // `.meta`), so the editor shows them and an invalid file gets a message that names the field,
 // the value and the allowed range. Field names are snake_case, as in CleanRL / SB3 configs.
 import { z } from 'zod';
+import { headsProblems } from './heads.ts';
 
 /** Metadata shown by the config editor next to a field. */
 export type FieldMeta = {
@@ -44,6 +45,51 @@ export const NetworkSchema = z.strictObject({
   hidden: z.array(z.number().int().min(1).max(4096)).min(1).max(8).default([256, 256]).meta({ description: 'hidden layer widths of the MLP trunk', unit: 'units' }),
   dueling: z.boolean().default(true).meta({ description: 'dueling head: Q = V + A - mean(A) (Wang et al. 2016)' }),
   precision: z.enum(['tf32', 'bf16', 'fp32']).default('tf32').meta({ description: 'CUDA backend: inputs of the matrix products (FP32 accumulation always); the CPU backend computes in fp32' }),
+});
+
+/** A gradient-budget share: a fraction of optim.grad_clip, below 1 (the main head keeps the rest). */
+const share = (def: number, description: string) => z.number().min(0).lt(1).default(def).meta({ description, unit: 'fraction of grad_clip' });
+
+export const C51Schema = z.strictObject({
+  atoms: int(2, 101, 51, { description: 'C51: atoms of the return distribution, evenly spaced on [v_min, v_max] (Bellemare et al. 2017)', unit: 'atoms' }),
+  v_min: num(-1e6, 1e6, -10, { description: 'C51: lowest return on the support (returns below it are clamped to it)', unit: 'return units' }),
+  v_max: num(-1e6, 1e6, 10, { description: 'C51: highest return on the support (returns above it are clamped to it)', unit: 'return units' }),
+});
+
+export const IqnSchema = z.strictObject({
+  n: int(1, 256, 8, { description: "IQN: quantile fractions of the online network at s (the paper's N)", unit: 'fractions' }),
+  n_prime: int(1, 256, 8, { description: "IQN: quantile fractions of the target network at s' (N')", unit: 'fractions' }),
+  k: int(1, 1024, 32, { description: 'IQN: quantile fractions averaged to act (K)', unit: 'fractions' }),
+  embedding: int(1, 1024, 64, { description: 'IQN: size of the cosine embedding of each fraction, cos(pi i tau) (Dabney et al. 2018)', unit: 'features' }),
+  kappa: z.number().gt(0).max(1e6).default(1).meta({ description: 'IQN: threshold of the quantile Huber loss', unit: 'return units' }),
+  auxiliary: z.boolean().default(false).meta({ description: 'train an IQN head beside a q or c51 main head (its loss shapes the trunk; it does not act)' }),
+  share: share(0.2, 'auxiliary IQN head: its share of the gradient budget'),
+});
+
+export const EnsembleSchema = z.strictObject({
+  heads: int(0, 32, 0, { description: 'extra Q heads on the trunk, each trained on its own bootstrap mask (Bootstrapped DQN, Osband et al. 2016); 0 = off', unit: 'heads' }),
+  bootstrap_p: z.number().gt(0).max(1).default(0.5).meta({ description: "probability that a transition is in one ensemble head's bootstrap sample", unit: 'probability' }),
+  share: share(0.1, 'ensemble: its share of the gradient budget'),
+});
+
+export const CqlSchema = z.strictObject({
+  alpha: num(0, 1e6, 0, { description: 'CQL(H) weight: alpha x mean(logsumexp_a Q(s, a) - Q(s, a_data)) (Kumar et al. 2020); 0 = off' }),
+  share: share(0.1, 'CQL: its share of the gradient budget'),
+});
+
+export const SpectralSchema = z.strictObject({
+  sigma_max: num(0, 1e6, 0, { description: 'spectral normalisation: bound on the largest singular value of each normalised weight matrix, one power iteration per step (Miyato et al. 2018); 0 = off' }),
+  trunk: z.boolean().default(true).meta({ description: "spectral normalisation applies to the trunk's weight matrices" }),
+  heads: z.boolean().default(false).meta({ description: "spectral normalisation applies to the heads' weight matrices" }),
+});
+
+export const HeadsSchema = z.strictObject({
+  main: z.enum(['q', 'c51', 'iqn']).default('q').meta({ description: 'the head that acts and whose loss is the main loss: q (expected Q-values), c51 (categorical distribution) or iqn (implicit quantiles); network.dueling applies to its output layer' }),
+  c51: C51Schema.default(C51Schema.parse({})),
+  iqn: IqnSchema.default(IqnSchema.parse({})),
+  ensemble: EnsembleSchema.default(EnsembleSchema.parse({})),
+  cql: CqlSchema.default(CqlSchema.parse({})),
+  spectral: SpectralSchema.default(SpectralSchema.parse({})),
 });
 
 export const ReplaySchema = z.strictObject({
@@ -106,6 +152,7 @@ export const RunConfigSchema = z
     backend: z.enum(['auto', 'cpu', 'cuda']).default('auto').meta({ description: 'compute backend; auto picks CUDA when a device is present' }),
     env: EnvSchema,
     network: NetworkSchema.default(NetworkSchema.parse({})),
+    heads: HeadsSchema.default(HeadsSchema.parse({})),
     replay: ReplaySchema.default(ReplaySchema.parse({})),
     optim: OptimSchema.default(OptimSchema.parse({})),
     exploration: ExplorationSchema.default(ExplorationSchema.parse({})),
@@ -116,8 +163,11 @@ export const RunConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['exploration', 'eps_end'], message: `eps_end (${c.exploration.eps_end}) must not exceed eps_start (${c.exploration.eps_start})` });
     if (c.optim.batch_size > c.replay.capacity)
       ctx.addIssue({ code: 'custom', path: ['optim', 'batch_size'], message: `batch_size (${c.optim.batch_size}) must not exceed replay.capacity (${c.replay.capacity})` });
+    for (const p of headsProblems(c.heads)) ctx.addIssue({ code: 'custom', path: ['heads', ...p.path], message: p.message });
   });
 
+/** The `heads` section, defaults filled in (mirrors native/src/model/heads_config.h). */
+export type HeadsConfig = z.output<typeof HeadsSchema>;
 /** A validated run configuration, defaults filled in. */
 export type RunConfig = z.output<typeof RunConfigSchema>;
 /** A run configuration as written in a file (defaults optional). */

@@ -62,4 +62,25 @@ export const SCALAR_NAMES = {
   beta: 'replay/beta',
   epsilon: 'charts/epsilon',
   episodic_return: 'charts/episodic_return',
+  // Heads and parts (common/heads.ts): streamed only for the parts a run enables.
+  main_loss: 'heads/main_loss',
+  main_grad_norm: 'heads/main_grad_norm',
+  main_grad_clipped: 'heads/main_grad_norm_clipped',
+  iqn_loss: 'heads/iqn_loss',
+  iqn_grad_norm: 'heads/iqn_grad_norm',
+  iqn_grad_clipped: 'heads/iqn_grad_norm_clipped',
+  ensemble_loss: 'heads/ensemble_loss',
+  ensemble_grad_norm: 'heads/ensemble_grad_norm',
+  ensemble_grad_clipped: 'heads/ensemble_grad_norm_clipped',
+  cql_loss: 'heads/cql_loss',
+  cql_grad_norm: 'heads/cql_grad_norm',
+  cql_grad_clipped: 'heads/cql_grad_norm_clipped',
+  ensemble_disagreement: 'heads/ensemble_disagreement',
+  sigma_max_seen: 'heads/sigma_max',
 } as const;
+
+/**
+ * Prefix of the C51 greedy-action distribution at the latest Q-stats probe: series
+ * `heads/c51_dist/<j>` holds the probability of atom j (as `causal/<feature>` holds one feature).
+ */
+export const C51_DIST_PREFIX = 'heads/c51_dist/';

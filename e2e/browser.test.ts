@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
 import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
-import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, ROOT, startAndWatch, stop, systemPanel, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState, waitForSystemSample } from './flow.ts';
+import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, RESULTS, ROOT, startAndWatch, stop, systemPanel, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState, waitForSystemSample } from './flow.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
@@ -132,6 +132,32 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     assert.deepEqual(readdirSync(join(tmp, 'runs', '.trash')), ['e2e-killed-run'], 'the deleted run waits in the trash');
     assert.ok(!readdirSync(join(tmp, 'runs')).includes(killed));
     assert.deepEqual(cspErrors, [], 'no Content-Security-Policy violations');
+  });
+});
+
+test('browser mode: a C51 run with an ensemble trains on the CPU saying why and shows the Heads panel with its parts only; the config editor shows the heads fields', { skip, timeout: 300_000 }, async () => {
+  const preset = { ...TINY_CARTPOLE, name: 'e2e-heads', backend: 'auto', heads: { main: 'c51', c51: { v_min: 0, v_max: 100 }, ensemble: { heads: 2 } } };
+  await withServedPage('e2e-heads', preset, async ({ page, server }) => {
+    await page.goto(server.url);
+    await openDashboard(page, 'e2e-heads (user)');
+    assert.equal(await page.getByRole('region', { name: 'Heads', exact: true }).count(), 0, 'no run yet: no Heads panel');
+    const field = (path: string) => page.locator(`#cfg-${path.replace(/\./g, '-')}`);
+    assert.equal(await field('heads.main').inputValue(), 'c51');
+    assert.match((await page.locator('#cfg-heads-iqn-share-help').textContent()) ?? '', /^default 0\.2 fraction of grad_clip · range \[0, 1\)$/);
+    await page.keyboard.press('Control+Enter');
+    await waitForState(page, 'Running');
+    assert.match((await page.getByTestId('compute-badge').textContent()) ?? '', /^Compute: CPU \(the GPU learner has no C51 head or ensemble yet \(heads\.main = c51, heads\.ensemble\.heads = 2\)(; .+)?\)$/);
+    const panel = page.getByRole('region', { name: 'Heads', exact: true });
+    await panel.waitFor({ timeout: 90_000 });
+    const titles = await panel.locator('section h2').allTextContents();
+    assert.deepEqual(titles, ['Head losses', 'Gradient norm: main head (C51)', 'Gradient norm: ensemble', 'Ensemble disagreement', 'C51 greedy-action distribution']);
+    await page.getByRole('region', { name: 'Head losses', exact: true }).scrollIntoViewIfNeeded();
+    await waitForPoints(page, 'Head losses', 2);
+    assert.deepEqual((await page.getByRole('list', { name: 'Head losses legend' }).locator('li').allTextContents()).filter((l) => !l.includes('raw')), ['main head (C51: cross-entropy) (EMA 0.60)', 'ensemble (mean masked Huber) (EMA 0.60)']);
+    mkdirSync(RESULTS, { recursive: true });
+    await panel.screenshot({ path: join(RESULTS, 'heads-panel.png') });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await stop(page);
   });
 });
 

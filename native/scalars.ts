@@ -2,11 +2,12 @@
 // hard-coded here. The block is an ArrayBuffer over native memory (pinned host memory on CUDA).
 import type { ScalarLayout } from './addon.ts';
 
-/** One snapshot of the scalar block; names match the C++ fields. */
-export type Scalars = Record<string, number> & { causal_per_feature: number[] };
+/** One snapshot of the scalar block; names match the C++ fields. The vectors hold their valid entries only. */
+export type Scalars = Record<string, number> & { causal_per_feature: number[]; c51_greedy_dist: number[] };
 
 /**
- * Reads every field of a scalar block.
+ * Reads every field of a scalar block (causal_per_feature cut to causal_features entries,
+ * c51_greedy_dist to c51_atoms).
  * @param block ArrayBuffer of exactly `layout.size` bytes.
  * @throws RangeError if the buffer size does not match the layout.
  */
@@ -28,8 +29,8 @@ export function readScalars(block: ArrayBuffer, layout: ScalarLayout): Scalars {
     if (f.length === 1) out[name] = read(f.offset);
     else out[name] = Array.from({ length: f.length }, (_, i) => read(f.offset + i * 8));
   }
-  const causal = out.causal_per_feature as number[];
-  out.causal_per_feature = causal.slice(0, out.causal_features as number);
+  out.causal_per_feature = (out.causal_per_feature as number[]).slice(0, out.causal_features as number);
+  out.c51_greedy_dist = (out.c51_greedy_dist as number[]).slice(0, out.c51_atoms as number);
   return out as Scalars;
 }
 

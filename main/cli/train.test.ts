@@ -47,7 +47,7 @@ test('bad input is refused with a message that says what to fix, and no run dire
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
   const unknown = train(['--preset', 'pong', '--runs-dir', runs]);
   assert.equal(unknown.code, 1);
-  assert.match(unknown.stderr, /unknown preset 'pong': available presets are cartpole, trading-6e, trading-spy/);
+  assert.match(unknown.stderr, /unknown preset 'pong': available presets are cartpole, cartpole-c51, trading-6e, trading-6e-full, trading-spy/);
   const both = train(['--preset', 'cartpole', '--config', 'x.json']);
   assert.equal(both.code, 2);
   assert.match(both.stderr, /give exactly one of --preset NAME, --config FILE or --resume RUN_DIR/);
@@ -72,6 +72,14 @@ test('--backend cuda on a machine without a usable GPU exits non-zero and says w
   const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '10', '--runs-dir', runs, '--json']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, new RegExp(`backend 'cuda' was asked for, but ${info.reason}: use backend 'auto' or 'cpu'`));
+  assert.deepEqual(readdirSync(runs), []);
+});
+
+test('--backend cuda with a head the GPU learner lacks exits non-zero with one line naming the head, on any machine, leaving no run directory', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'cartpole-c51', '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '10', '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^error: backend 'cuda' was asked for, but the GPU learner has no C51 head yet \(heads\.main = c51\)(; [^\n]+)?: use backend 'auto' or 'cpu' to train on the CPU\n$/);
   assert.deepEqual(readdirSync(runs), []);
 });
 

@@ -11,6 +11,7 @@ import type { NativeTrainer, RunResult, TrainerOptions } from '../../native/trai
 import { defaultDeps, startRun, toScalarPoint, type PointMemory, type SessionDeps } from './session.ts';
 import { readRunMetrics } from './run-dir.ts';
 import type { SystemSample } from '../../common/protocol.ts';
+import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 import { readCheckpointHeader, RUN_ID_FILE } from './checkpoint.ts';
 import { renameRunDir } from './run-files.ts';
 import { LOCK_FILE } from './run-lock.ts';
@@ -90,6 +91,8 @@ function deps(make: (o: TrainerOptions) => ScriptedTrainer, addon: NativeAddon =
 }
 
 const config = { name: 't', env: { kind: 'cartpole' as const }, backend: 'cpu' as const, schedule: { epochs: 2, steps_per_epoch: 50, eval_episodes: 3 } };
+/** The heads of a plain Q run (the defaults). */
+const PLAIN = parseRunConfig(config).heads;
 
 test('a run of two epochs writes an epoch record and a checkpoint per epoch, then finishes', async () => {
   const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
@@ -156,6 +159,28 @@ test('asking for CUDA without a device refuses to start and says why; auto falls
   assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"fallback","message":"compute on CPU: no CUDA device"/);
 });
 
+test('heads the GPU learner lacks: auto trains on the CPU and says why in the badge and events.log; an explicit cuda refuses naming them first', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const real = loadAddon();
+  const gpu = { ...real, backendInfo: () => ({ cudaCompiled: true, cudaAvailable: true, reason: '', deviceName: 'Test GPU' }) } as NativeAddon;
+  const noGpu = { ...real, backendInfo: () => ({ cudaCompiled: true, cudaAvailable: false, reason: 'no CUDA device' }) } as NativeAddon;
+  const c51 = { ...config, heads: { main: 'c51' as const } };
+  const built: string[] = [];
+  const make = (o: TrainerOptions) => (built.push(o.backend), new ScriptedTrainer(o));
+  let compute = '';
+  const h = await startRun({ config: { ...c51, backend: 'auto' }, runsDir }, { onBackends: (b) => (compute = `${b.compute.backend} (${b.compute.reason})`) }, deps(make, gpu));
+  await h.done;
+  assert.deepEqual(built, ['cpu']);
+  assert.equal(compute, 'cpu (the GPU learner has no C51 head yet (heads.main = c51))');
+  assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"fallback","message":"compute on CPU: the GPU learner has no C51 head yet \(heads\.main = c51\)"/);
+  const before = readdirSync(runsDir);
+  await assert.rejects(startRun({ config: { ...c51, backend: 'cuda' }, runsDir }, {}, deps(make, noGpu)), {
+    message: "backend 'cuda' was asked for, but the GPU learner has no C51 head yet (heads.main = c51); no CUDA device: use backend 'auto' or 'cpu' to train on the CPU",
+  });
+  assert.deepEqual(readdirSync(runsDir), before, 'the refused run leaves no run folder');
+  assert.deepEqual(built, ['cpu'], 'nothing built for the refused run');
+});
+
 test('a GPU that loses its context mid-run: the run goes on on the CPU from the last checkpoint and says why', async () => {
   const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
   const real = loadAddon();
@@ -216,16 +241,57 @@ test('resuming a finished run says it is complete and how to extend it, without 
 test('a chart point carries the exact mean loss, TD mse and grad norm over the steps since the previous read', () => {
   const read = (step: number, sums: [number, number, number, number], last: number) =>
     ({ step, loss: last, td_mse: last, grad_norm: last, loss_sum: sums[0], td_mse_sum: sums[1], grad_norm_sum: sums[2], sum_steps: sums[3],
-      per_total: 1, per_max_priority: 1, is_weight_mean: 1, beta: 0.4, epsilon: 1, q_stats_step: -1, causal_step: -1, causal_per_feature: [] }) as never;
+      per_total: 1, per_max_priority: 1, is_weight_mean: 1, beta: 0.4, epsilon: 1, q_stats_step: -1, causal_step: -1, causal_per_feature: [], c51_greedy_dist: [] }) as never;
   const memory: PointMemory = { qStep: -1, causalStep: -1 };
-  const first = toScalarPoint(read(10, [5, 7, 30, 10], 0.25), 1, memory, []);
+  const first = toScalarPoint(read(10, [5, 7, 30, 10], 0.25), 1, memory, [], PLAIN);
   assert.equal(first.values['losses/td_loss'], 0.25, 'no earlier read: the last step');
-  const second = toScalarPoint(read(14, [7, 8, 50, 14], 0.9), 2, memory, []);
+  const second = toScalarPoint(read(14, [7, 8, 50, 14], 0.9), 2, memory, [], PLAIN);
   assert.equal(second.values['losses/td_loss'], 0.5);
   assert.equal(second.values['losses/td_mse'], 0.25);
   assert.equal(second.values['losses/grad_norm'], 5);
-  const idle = toScalarPoint(read(14, [7, 8, 50, 14], 0.9), 3, memory, []);
+  const idle = toScalarPoint(read(14, [7, 8, 50, 14], 0.9), 3, memory, [], PLAIN);
   assert.equal(idle.values['losses/td_loss'], 0.9, 'no step in between: the last step');
+});
+
+test("the heads' scalars are streamed for the parts a run enables only; a plain Q run streams what it did before heads", async () => {
+  /** A learner that fills every part's field (as if all were on) and takes Q-stats at every step. */
+  class HeadsTrainer extends ScriptedTrainer {
+    override async run(steps: number): Promise<RunResult> {
+      const res = await super.run(steps);
+      const f = layout.fields;
+      for (const [k, name] of ['main', 'iqn', 'ensemble', 'cql'].entries())
+        for (const [i, what] of ['loss', 'grad_norm', 'grad_clipped'].entries()) this.view.setFloat64(f[`${name}_${what}`]!.offset, 10 * k + i + 1, true);
+      this.view.setFloat64(f.ensemble_disagreement!.offset, 0.5, true);
+      this.view.setFloat64(f.sigma_max_seen!.offset, 1.25, true);
+      this.view.setInt32(f.c51_atoms!.offset, 3, true);
+      for (const [j, p] of [0.2, 0.5, 0.3].entries()) this.view.setFloat64(f.c51_greedy_dist!.offset + 8 * j, p, true);
+      this.view.setBigInt64(f.q_stats_step!.offset, BigInt(this.step), true);
+      return res;
+    }
+  }
+  const streamed = async (heads: RunConfigInput['heads']) => {
+    const h = await startRun({ config: { ...config, heads }, runsDir: mkdtempSync(join(tmpdir(), 'runs-')) }, {}, deps((o) => new HeadsTrainer(o)));
+    await h.done;
+    const points = readRunMetrics(h.runDir).flatMap((r) => (r.type === 'scalars' ? [r] : []));
+    return { names: new Set(points.flatMap((p) => Object.keys(p.values))), last: points.at(-1)!.values };
+  };
+  const c51 = await streamed({ main: 'c51', ensemble: { heads: 4 } });
+  assert.deepEqual([...c51.names].filter((n) => n.startsWith('heads/')).sort(), [
+    'heads/c51_dist/0', 'heads/c51_dist/1', 'heads/c51_dist/2', 'heads/ensemble_disagreement', 'heads/ensemble_grad_norm', 'heads/ensemble_grad_norm_clipped', 'heads/ensemble_loss',
+    'heads/main_grad_norm', 'heads/main_grad_norm_clipped', 'heads/main_loss',
+  ]);
+  assert.deepEqual([c51.last['heads/main_loss'], c51.last['heads/main_grad_norm_clipped'], c51.last['heads/ensemble_grad_norm'], c51.last['heads/c51_dist/1']], [1, 3, 22, 0.5]);
+  const spectralIqn = await streamed({ iqn: { auxiliary: true }, cql: { alpha: 0.1 }, spectral: { sigma_max: 1 } });
+  assert.deepEqual([...spectralIqn.names].filter((n) => n.startsWith('heads/')).sort(), [
+    'heads/cql_grad_norm', 'heads/cql_grad_norm_clipped', 'heads/cql_loss', 'heads/iqn_grad_norm', 'heads/iqn_grad_norm_clipped', 'heads/iqn_loss',
+    'heads/main_grad_norm', 'heads/main_grad_norm_clipped', 'heads/main_loss', 'heads/sigma_max',
+  ]);
+  assert.equal(spectralIqn.last['heads/sigma_max'], 1.25);
+  const plain = await streamed({});
+  assert.deepEqual([...plain.names].sort(), [
+    'causal/sensitivity', 'charts/epsilon', 'losses/grad_norm', 'losses/td_loss', 'losses/td_mse', 'q/max', 'q/mean', 'q/mean_max', 'q/min', 'q/var',
+    'replay/beta', 'replay/is_weight_mean', 'replay/max_priority', 'replay/total_priority',
+  ]);
 });
 
 /** Waits (polling, no fixed sleep) until `ready()` holds. */

@@ -4,7 +4,7 @@
 // imports no Electron.
 import { freemem } from 'node:os';
 import { join } from 'node:path';
-import { parseRunConfig, type RunConfig } from '../../common/config.ts';
+import { parseRunConfig, type HeadsConfig, type RunConfig } from '../../common/config.ts';
 import { estimateMemory, memoryShortfall, type MemoryAvailable } from '../../common/memory-estimate.ts';
 import { SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from '../../common/run.ts';
 import { SYSTEM_PERIOD_MS } from '../../common/protocol.ts';
@@ -12,6 +12,8 @@ import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
 import { buildTrainer, type MarketArrays, type NativeTrainer, type TrainerOptions } from '../../native/trainer.ts';
 import { removeStaleTemps } from './atomic-file.ts';
+import { chooseBackend } from './backend-choice.ts';
+import { putHeadScalars } from './head-scalars.ts';
 import { acquireRunLock, type RunLock } from './run-lock.ts';
 import { writeEvalCurves } from './eval-curves.ts';
 import { expectationFor, latestCheckpoint, pruneCheckpoints, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
@@ -83,18 +85,6 @@ export function resolveConfig(opts: StartOptions): RunConfig {
   });
 }
 
-/**
- * Compute backend to ask for, and why it is not CUDA ('' when the CPU was asked for or CUDA is used).
- * @throws Error when CUDA was asked for explicitly and no usable device exists (auto falls back).
- */
-export function chooseBackend(requested: RunConfig['backend'], addon: NativeAddon): { backend: 'cpu' | 'cuda'; reason: string } {
-  if (requested === 'cpu') return { backend: 'cpu', reason: '' };
-  const info = addon.backendInfo();
-  if (info.cudaAvailable) return { backend: 'cuda', reason: '' };
-  if (requested === 'cuda') throw new Error(`backend 'cuda' was asked for, but ${info.reason}: use backend 'auto' or 'cpu' to train on the CPU`);
-  return { backend: 'cpu', reason: info.reason };
-}
-
 /** The CUDA learner lost its context (a sticky error): the run continues on the CPU (DESIGN section 5). */
 export function isDeviceLost(e: unknown): boolean {
   return e instanceof Error && e.message.startsWith('CUDA context lost');
@@ -109,13 +99,14 @@ export interface PointMemory {
 }
 
 /**
- * Maps one scalar-block read to a chart point; Q-stats and causal values only when fresh. Loss,
- * TD mse and grad norm are the exact means over the steps since the previous read (the
- * difference of the block's cumulative sums over the difference of its step counts), so a point
- * summarises every step it covers instead of sampling one; the last step's values when no
- * earlier read exists or no step passed.
+ * Maps one scalar-block read to a chart point; Q-stats and causal values only when fresh, and
+ * the heads' values only for the parts `heads` enables (putHeadScalars). Loss, TD mse and grad
+ * norm are the exact means over the steps since the previous read (the difference of the block's
+ * cumulative sums over the difference of its step counts), so a point summarises every step it
+ * covers instead of sampling one; the last step's values when no earlier read exists or no step
+ * passed.
  */
-export function toScalarPoint(s: Scalars, wallS: number, last: PointMemory, causalNames: string[]): ScalarPoint {
+export function toScalarPoint(s: Scalars, wallS: number, last: PointMemory, causalNames: string[], heads: HeadsConfig): ScalarPoint {
   const values: ScalarPoint['values'] = {};
   const put = (name: string, v: number) => {
     values[name] = Number.isFinite(v) ? v : (String(v) as 'NaN' | 'Infinity' | '-Infinity');
@@ -126,10 +117,12 @@ export function toScalarPoint(s: Scalars, wallS: number, last: PointMemory, caus
   for (const key of ['loss', 'td_mse', 'grad_norm'] as const) put(SCALAR_NAMES[key], covered ? (sums[key] - prev![key]) / covered : s[key]!);
   last.sums = sums;
   for (const key of ['per_total', 'per_max_priority', 'is_weight_mean', 'beta', 'epsilon'] as const) put(SCALAR_NAMES[key], s[key]!);
-  if (s.q_stats_step! >= 0 && s.q_stats_step !== last.qStep) {
+  const qFresh = s.q_stats_step! >= 0 && s.q_stats_step !== last.qStep;
+  if (qFresh) {
     for (const key of ['q_mean', 'q_min', 'q_max', 'q_var', 'mean_max_q'] as const) put(SCALAR_NAMES[key], s[key]!);
     last.qStep = s.q_stats_step!;
   }
+  putHeadScalars(s, heads, qFresh, put);
   if (s.causal_step! >= 0 && s.causal_step !== last.causalStep) {
     put(SCALAR_NAMES.causal_sensitivity, s.causal_sensitivity!);
     s.causal_per_feature.forEach((v, i) => put(`causal/${causalNames[i] ?? `f${i}`}`, v));
@@ -154,7 +147,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
     warnings.push(...loaded.warnings.map((w) => `skipped bad row, ${w}`));
   }
 
-  const chosen = chooseBackend(config.backend, addon);  // an impossible backend leaves no run folder
+  const chosen = chooseBackend(config.backend, config.heads, () => addon.backendInfo()); // an impossible backend leaves no run folder
   // A config the machine cannot hold is refused before anything is allocated (and no run folder made).
   const replayOnGpu = chosen.backend === 'cuda' && config.replay.device !== 'cpu';
   const shortfall = memoryShortfall(estimateMemory(config), { compute: chosen.backend, replayOnGpu }, deps.memory(addon));
@@ -299,7 +292,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
     }
     if (s.step === lastStep) return;
     lastStep = s.step!;
-    const point = toScalarPoint(s, wall(), fresh, causalNames);
+    const point = toScalarPoint(s, wall(), fresh, causalNames, config.heads);
     metrics.add({ type: 'scalars', ...point });
     cb.onScalars?.([point]);
   };

@@ -25,10 +25,13 @@ test('readScalars decodes values written at the exported offsets', () => {
   view.setUint32(scalarLayout.fields.nan_flags!.offset, 0b101, true);
   view.setInt32(scalarLayout.fields.causal_features!.offset, 2, true);
   view.setFloat64(scalarLayout.fields.causal_per_feature!.offset + 8, 1.5, true);
+  view.setInt32(scalarLayout.fields.c51_atoms!.offset, 3, true);
+  for (const [j, p] of [0.25, 0.5, 0.25, 0.75].entries()) view.setFloat64(scalarLayout.fields.c51_greedy_dist!.offset + 8 * j, p, true);
   const s = readScalars(block, scalarLayout);
   assert.equal(s.step, 12345);
   assert.equal(s.loss, 0.25);
   assert.deepEqual(s.causal_per_feature, [0, 1.5]);
+  assert.deepEqual(s.c51_greedy_dist, [0.25, 0.5, 0.25], 'the first c51_atoms entries only');
   assert.deepEqual(nanTensors(s.nan_flags!, scalarLayout), ['loss', 'q_target']);
   assert.throws(() => readScalars(new ArrayBuffer(8), scalarLayout), /must be \d+ bytes, got 8/);
 });

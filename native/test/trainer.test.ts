@@ -24,7 +24,7 @@ function config(patch: Partial<RunConfigInput> = {}) {
 const FIELDS = ['step', 'env_steps', 'episodes', 'loss', 'td_mse', 'grad_norm', 'q_mean', 'q_min', 'q_max', 'q_var',
   'mean_max_q', 'q_stats_step', 'causal_sensitivity', 'causal_step', 'causal_features', 'nan_flags', 'nan_td_rejected',
   'per_total', 'per_max_priority', 'is_weight_mean', 'beta', 'epsilon', 'episodic_return', 'episode_length'] as const;
-type Snapshot = Record<(typeof FIELDS)[number], number> & { causal_per_feature: number[] };
+type Snapshot = Record<(typeof FIELDS)[number], number> & { causal_per_feature: number[]; c51_greedy_dist: number[] };
 
 /** The trainer's scalar block, every field present. */
 function scalars(t: NativeTrainer): Snapshot {

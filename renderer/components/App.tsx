@@ -14,6 +14,7 @@ import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard }
 import type { Transport } from '../transport/transport.ts';
 import { ConfigEditor, draftConfig, type EditorState } from './ConfigEditor.tsx';
 import { Header } from './Header.tsx';
+import { HeadsPanel } from './HeadsPanel.tsx';
 import { HostBanner } from './HostBanner.tsx';
 import { RunHistory } from './RunHistory.tsx';
 import { TradingEval } from './TradingEval.tsx';
@@ -219,6 +220,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
           {chartsTrading && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
+          <HeadsPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
           <SystemPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
         </main>
       </div>

@@ -5,7 +5,7 @@
 // (lib/redraw.ts): at most once per animation frame, only while visible and only when a series it
 // draws changed; each curve is downsampled to about the chart's pixel width, and dots are drawn
 // only where few points are visible.
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useStore } from 'zustand';
 import { X_AXIS_LABEL, type XAxisKind } from '../lib/axis-map.ts';
@@ -14,6 +14,7 @@ import { downsampleBand, type Marker } from '../lib/downsample.ts';
 import { tooltipValue } from '../lib/format.ts';
 import { legendEntries, niceTicks, type LegendEntry } from '../lib/legend.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
+import { useScheduledRedraw } from '../lib/use-redraw.ts';
 import type { Dashboard, Overlay, SeriesBook } from '../store.ts';
 
 export interface ChartLine {
@@ -118,54 +119,14 @@ function dataSignature(book: SeriesBook, lines: ChartLine[], band: Props['band']
   return sig;
 }
 
-/** Whether the element is in the viewport (IntersectionObserver); calls `onShow` when it comes in. */
-function useVisible(ref: React.RefObject<HTMLElement | null>, onShow: () => void): React.RefObject<boolean> {
-  const visible = useRef(true);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el || typeof IntersectionObserver === 'undefined') return;
-    const io = new IntersectionObserver((entries) => {
-      const now = entries.some((e) => e.isIntersecting);
-      if (now && !visible.current) onShow();
-      visible.current = now;
-    });
-    io.observe(el);
-    return () => io.disconnect();
-  }, [ref, onShow]);
-  return visible;
-}
-
 /** One chart region (heading = title): raw series faint, smoothed on top, NaN/Inf markers, optional band, legend, log y, follow-latest, drag zoom and CSV export. */
 export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv, title, lines, band, xLabel: fixedXLabel, xKind, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
-  const [drawTick, setDrawTick] = useState(0);
   const drawnSig = useRef('');
-  const sectionRef = useRef<HTMLElement | null>(null);
-  const invalidate = useMemo(() => () => scheduler.invalidate(), [scheduler]);
-  const visible = useVisible(sectionRef, invalidate);
-  useEffect(
-    () =>
-      scheduler.register({
-        visible: () => visible.current,
-        changed: () => {
-          const book = dashboard.shown();
-          return dataSignature(book, linesOf(book, lines, dynamicLines), band, dashboard.overlays()) !== drawnSig.current;
-        },
-        redraw: () => setDrawTick((t) => t + 1),
-      }),
-    [scheduler, dashboard, lines, dynamicLines, band, visible],
-  );
-  // A scheduled redraw is timed from this render to its commit (the scheduler's share of the main thread).
-  const renderStart = useRef<number | undefined>(undefined);
-  const timedTick = useRef(drawTick);
-  if (timedTick.current !== drawTick) {
-    timedTick.current = drawTick;
-    renderStart.current = performance.now();
-  }
-  useLayoutEffect(() => {
-    if (renderStart.current === undefined) return;
-    scheduler.rendered(performance.now() - renderStart.current);
-    renderStart.current = undefined;
-  });
+  const changed = useCallback(() => {
+    const book = dashboard.shown();
+    return dataSignature(book, linesOf(book, lines, dynamicLines), band, dashboard.overlays()) !== drawnSig.current;
+  }, [dashboard, lines, dynamicLines, band]);
+  const { ref: sectionRef, tick: drawTick } = useScheduledRedraw(scheduler, changed);
   const smoothing = useStore(dashboard.store, (s) => s.smoothing);
   const chosenAxis = useStore(dashboard.store, (s) => s.xAxis);
   const shownAxis = xKind ? chosenAxis : undefined;

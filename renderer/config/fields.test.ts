@@ -66,3 +66,25 @@ test('the diff against the preset lists exactly the changed leaves', () => {
   ]);
   assert.deepEqual(configDiff(base, base), []);
 });
+
+test('the heads fields show their default, unit and range, and a cross-field refusal sits at the field it names', () => {
+  const draft = withDefaults({ env: { kind: 'cartpole' } });
+  const byPath = new Map(editorRows(draft).map((r) => [r.path, r]));
+  const shown = (path: string) => {
+    const f = byPath.get(path) as FieldSpec;
+    return [f.kind, f.default, f.unit, f.range, f.options];
+  };
+  assert.deepEqual(shown('heads.main'), ['enum', 'q', undefined, undefined, ['q', 'c51', 'iqn']]);
+  assert.deepEqual(shown('heads.c51.atoms'), ['integer', 51, 'atoms', '[2, 101]', undefined]);
+  assert.deepEqual(shown('heads.c51.v_min'), ['number', -10, 'return units', '[-1000000, 1000000]', undefined]);
+  assert.deepEqual(shown('heads.iqn.kappa'), ['number', 1, 'return units', '(0, 1000000]', undefined]);
+  assert.deepEqual(shown('heads.iqn.share'), ['number', 0.2, 'fraction of grad_clip', '[0, 1)', undefined]);
+  assert.deepEqual(shown('heads.ensemble.heads'), ['integer', 0, 'heads', '[0, 32]', undefined]);
+  assert.deepEqual(shown('heads.ensemble.bootstrap_p'), ['number', 0.5, 'probability', '(0, 1]', undefined]);
+  assert.deepEqual(shown('heads.cql.alpha'), ['number', 0, undefined, '[0, 1000000]', undefined]);
+  assert.deepEqual(shown('heads.spectral.heads'), ['boolean', false, undefined, undefined, undefined]);
+  for (const p of ['heads.iqn.n', 'heads.iqn.n_prime', 'heads.iqn.k', 'heads.iqn.embedding', 'heads.iqn.auxiliary', 'heads.ensemble.share', 'heads.cql.share', 'heads.spectral.sigma_max', 'heads.spectral.trunk'])
+    assert.ok(byPath.has(p), p);
+  const problems = validate(setAt(setAt(draft, 'heads.main', 'iqn'), 'heads.cql.alpha', 0.5));
+  assert.deepEqual([...problems], [['heads.cql.alpha', "CQL needs a main head with deterministic Q-values: set heads.main to 'q' or 'c51', or heads.cql.alpha to 0"]]);
+});

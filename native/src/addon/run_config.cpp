@@ -6,6 +6,7 @@
 
 #include "addon/check.h"
 #include "addon/env_spec.h"
+#include "train/scalar_block.h"
 
 namespace dqn::addon {
 namespace {
@@ -26,12 +27,53 @@ struct Section {
   size_t choice(const char* key, std::initializer_list<const char*> choices) const {
     return OneOf(get(key), at(key), choices);
   }
+  /// A gradient-budget share: a number in [0, 1).
+  double share(const char* key) const {
+    const double x = num(key, 0, 1);
+    if (x == 1) ThrowRange(o.Env(), at(key) + " must be below 1 (the main head keeps the rest of the budget), got 1");
+    return x;
+  }
   Section sub(const char* key) const {
     const Napi::Value v = get(key);
     if (!v.IsObject() || v.IsArray()) ThrowType(o.Env(), at(key) + " must be an object");
     return {v.As<Napi::Object>(), at(key)};
   }
 };
+
+/// The `heads` section (common/config.ts HeadsSchema) -> HeadsConfig, every field range-checked.
+/// Cross-field rules (v_min < v_max, the shares' sum, CQL's main head) are the schema's; the
+/// support's order is checked again here because a reversed support breaks the projection.
+HeadsConfig ParseHeads(const Section& heads) {
+  HeadsConfig h;
+  constexpr MainHead kMains[] = {MainHead::kQ, MainHead::kC51, MainHead::kIqn};
+  h.main = kMains[heads.choice("main", {"q", "c51", "iqn"})];
+  const Section c51 = heads.sub("c51");
+  h.c51.atoms = static_cast<int>(c51.integer("atoms", 2, kMaxAtoms));
+  h.c51.v_min = c51.num("v_min", -1e6, 1e6);
+  h.c51.v_max = c51.num("v_max", -1e6, 1e6);
+  if (h.c51.v_min >= h.c51.v_max)
+    ThrowRange(heads.o.Env(), c51.at("v_min") + " must be below " + c51.at("v_max") + ", got " + Show(h.c51.v_min) + " >= " + Show(h.c51.v_max));
+  const Section iqn = heads.sub("iqn");
+  h.iqn.n = static_cast<int>(iqn.integer("n", 1, 256));
+  h.iqn.n_prime = static_cast<int>(iqn.integer("n_prime", 1, 256));
+  h.iqn.k = static_cast<int>(iqn.integer("k", 1, 1024));
+  h.iqn.embedding = static_cast<int>(iqn.integer("embedding", 1, 1024));
+  h.iqn.kappa = iqn.num("kappa", DBL_MIN, 1e6);
+  h.iqn_auxiliary = iqn.flag("auxiliary");
+  h.iqn_share = iqn.share("share");
+  const Section ensemble = heads.sub("ensemble");
+  h.ensemble_heads = static_cast<int>(ensemble.integer("heads", 0, 32));
+  h.ensemble_p = ensemble.num("bootstrap_p", DBL_MIN, 1);
+  h.ensemble_share = ensemble.share("share");
+  const Section cql = heads.sub("cql");
+  h.cql_alpha = cql.num("alpha", 0, 1e6);
+  h.cql_share = cql.share("share");
+  const Section spectral = heads.sub("spectral");
+  h.sigma_max = spectral.num("sigma_max", 0, 1e6);
+  h.spectral_trunk = spectral.flag("trunk");
+  h.spectral_heads = spectral.flag("heads");
+  return h;
+}
 
 }  // namespace
 
@@ -52,6 +94,7 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   for (uint32_t i = 0; i < widths.Length(); ++i)
     c.net.hidden.push_back(static_cast<int>(Integer(widths.Get(i), "config.network.hidden[" + std::to_string(i) + "]", 1, 4096)));
   c.net.dueling = net.flag("dueling");
+  c.net.heads = ParseHeads(root.sub("heads"));
   constexpr Precision kPrecisions[] = {Precision::kTF32, Precision::kBF16, Precision::kFP32};
   c.learner.precision = kPrecisions[net.choice("precision", {"tf32", "bf16", "fp32"})];
   c.compute = compute;
