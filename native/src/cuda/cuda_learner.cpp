@@ -832,6 +832,18 @@ uint32_t CudaLearner::step_on_batch(const SampleBatch& batch, float* td) {
   });
 }
 
+std::vector<std::vector<float>> CudaLearner::online_hidden() const {
+  return Guarded([&] {
+    Synchronize(work_stream_, "reading the activations");
+    std::vector<std::vector<float>> out;
+    for (size_t l = 0; l < layout_.trunk().size(); ++l) {
+      out.emplace_back(static_cast<size_t>(2 * params_.batch) * layout_.trunk()[l].out);
+      copy_now(out.back().data(), buf_->h_on[l], out.back().size() * sizeof(float), "reading the activations");
+    }
+    return out;
+  });
+}
+
 std::vector<float> CudaLearner::gradients() const {
   return Guarded([&] {
     std::vector<float> g(static_cast<size_t>(layout_.size()));

@@ -77,6 +77,9 @@ class CudaLearner final : public Learner {
   uint32_t step_on_batch(const SampleBatch& batch, float* td);
   /// Host copy of the gradient buffer of the last step (synchronizes).
   std::vector<float> gradients() const;
+  /// Host copies of the last step's online trunk activations after ReLU, one [2B x width] matrix
+  /// per hidden layer (rows 0..B-1 from s, B..2B-1 from s'); synchronizes.
+  std::vector<std::vector<float>> online_hidden() const;
   /// One eager step on a GPU replay, timed by CUDA events around the sample, the learner kernel
   /// and the update, and inside the kernel by the global timer at each phase's barrier; adds
   /// each part's microseconds (sample, forward, loss, backward, optimizer, update, and the

@@ -53,6 +53,9 @@ class CpuLearner final : public Learner {
   std::span<float> online() { return online_; }
   std::span<float> target() { return target_; }
   std::span<const float> gradients() const { return grad_; }  ///< of the last step (tests)
+  /// The last step's online trunk activations after ReLU of hidden layer `layer`, [2B x width]
+  /// (rows 0..B-1 from s, B..2B-1 from s'), for the device checks.
+  const float* online_hidden(size_t layer) const { return ws_online_.hidden(layer); }
 
 
  private:
