@@ -10,7 +10,7 @@
 #   The device tool brings back only a few files of its $OUT: point OUT elsewhere and end with
 #   the pack step, e.g.  OUT=/tmp/o PACK=$OUT/logs.tgz bash bench/cuda-device.sh build learner-check pack
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
-#   learner steps: learner-check learner-sanitize learner-bench learner-epoch learner-profile learner-tests
+#   learner steps: learner-check (CHECK_RUNS times, default 20) learner-sanitize learner-bench learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-seeds train-trading torch-dqn
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
@@ -73,8 +73,14 @@ for s in "$@"; do
       ncu -i "$OUT/profile.ncu-rep" --page details > "$OUT/profile-details.txt" 2>&1
       grep -E "Duration|Registers|Warp Cycles Per Issued|Stall" "$OUT/profile-details.txt" | head -40 ;;
     learner-check)
+      # The learner check CHECK_RUNS times (default 20: a GPU check counts only at 20 of 20).
       step learner-check
-      ./build/native/learner_cuda_tool check 2>&1 | tee "$OUT/learner-check.log" || status=1 ;;
+      runs=${CHECK_RUNS:-20} passed=0
+      for i in $(seq "$runs"); do
+        ./build/native/learner_cuda_tool check > "$OUT/learner-check-$i.log" 2>&1 && passed=$((passed + 1))
+      done
+      grep -hE "FAIL|ERROR" "$OUT"/learner-check-*.log | head -20
+      echo "learner check: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1 ;;
     learner-sanitize)
       step learner-sanitize
       sanitize learner_cuda_tool learner-sanitize ;;
