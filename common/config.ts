@@ -141,6 +141,7 @@ export const ScheduleSchema = z.strictObject({
   q_stats_interval: int(1, 1e9, 100, { description: 'take Q-stats every N steps', unit: 'steps' }),
   causal_interval: int(1, 1e9, 1000, { description: 'take causal sensitivity every N steps', unit: 'steps' }),
   actor_sync_interval: int(1, 1e9, 50, { description: 'CUDA backend: refresh the host copy of the online weights that acts every N steps (asynchronously)', unit: 'steps' }),
+  deterministic: z.boolean().default(false).meta({ description: 'CUDA backend: reproducible bit for bit from the seed on the same GPU and build (the acting weights change at fixed steps; one host wait per actor_sync_interval steps). The CPU backend is always deterministic' }),
   checkpoint_every: int(1, 1_000_000, 1, { description: 'write a checkpoint every N epochs', unit: 'epochs' }),
   checkpoint_keep: int(1, 1000, 3, { description: 'keep the last N checkpoints (stop checkpoints included) plus the best by evaluation mean return', unit: 'checkpoints' }),
 });

@@ -59,6 +59,23 @@ test('a CUDA trainer trains on the GPU and streams its scalars from the pinned b
   assert.equal(s.nan_flags, 0);
 });
 
+test('deterministic mode: two GPU runs of one seed end bit for bit alike, a third seed differs', { skip }, async () => {
+  const schedule = { ...config().schedule, deterministic: true };
+  const run = async (seed: number) => {
+    const t = createTrainer({ config: config({ seed, schedule }), backend: 'cuda' });
+    await t.run(2000);
+    const state = t.saveState();
+    const lossSum = readScalars(t.scalars, layout).loss_sum;
+    t.close();
+    return { state, lossSum };
+  };
+  const a = await run(11), b = await run(11), c = await run(12);
+  assert.equal(a.lossSum, b.lossSum, 'the summed losses of the same seed');
+  assert.ok(Buffer.from(a.state).equals(Buffer.from(b.state)), 'the same seed: weights, optimizer, RNG and counters bit for bit');
+  assert.ok(!Buffer.from(a.state).equals(Buffer.from(c.state)), 'another seed trains differently');
+  assert.notEqual(a.lossSum, c.lossSum);
+});
+
 test('a CUDA trainer built off the event loop trains; close() detaches its pinned block and gives its device memory back', { skip }, async () => {
   const c = config({ replay: { capacity: 1 << 21 } }); // ~0.2 GiB of replay on the GPU
   const before = addon.backendInfo().freeBytes!;

@@ -150,6 +150,7 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   c.learner.q_stats_interval = schedule.integer("q_stats_interval", 1, 1000000000);
   c.learner.causal_interval = schedule.integer("causal_interval", 1, 1000000000);
   c.learner.actor_sync_interval = schedule.integer("actor_sync_interval", 1, 1000000000);
+  c.learner.deterministic = schedule.flag("deterministic");
   return c;
 }
 

@@ -745,7 +745,11 @@ void CudaLearner::insert(Replay& replay, const TransitionBatch& batch) {
 
 void CudaLearner::greedy(const float* states, int64_t rows, int32_t* actions) {
   Guarded([&] {
-    if (act_in_flight_) {
+    if (act_in_flight_ && config_.deterministic) {
+      // The weights of the refresh queued at a fixed step act from the first action after it.
+      WaitEvent(act_event_, "refreshing the acting weights");
+      act_cur_ = 1 - act_cur_, act_in_flight_ = false;
+    } else if (act_in_flight_) {
       const cudaError_t e = cudaEventQuery(act_event_);  // never a wait
       if (e == cudaSuccess) act_cur_ = 1 - act_cur_, act_in_flight_ = false;
       else if (e != cudaErrorNotReady) Check(e, "refreshing the acting weights");

@@ -40,6 +40,11 @@ struct LearnerConfig {
   Precision precision = Precision::kTF32;
   /// CUDA: training steps between asynchronous refreshes of the host's acting weights.
   int64_t actor_sync_interval = 50;
+  /// CUDA: a run is reproducible bit for bit from its seed on the same GPU and build: the acting
+  /// weights change at fixed training steps (the refresh queued at every actor_sync_interval-th
+  /// step is waited for by the next action instead of being taken whenever its copy has landed).
+  /// Costs one host wait per actor_sync_interval steps. The CPU learner is deterministic always.
+  bool deterministic = false;
   /// CUDA: training steps per graph launch (K steps unrolled in one CUDA graph; 1 in the trainer
   /// loop, which collects between steps; larger in benchmarks).
   int steps_per_launch = 1;
