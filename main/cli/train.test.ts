@@ -43,6 +43,34 @@ test('trading-6e for one short epoch prints the eval object and leaves config.js
   assert.deepEqual(readdirSync(join(runDir, 'checkpoints')).sort(), ['epoch-1', 'epoch-2']);
 });
 
+test('trading-6e-full trains an epoch with every part on (C51, auxiliary IQN, ensemble, CQL, spectral normalisation): no NaN, every part reports its scalars', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'trading-6e-full', '--backend', 'cpu', '--epochs', '1', '--steps-per-epoch', '300', '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json!.state, 'finished');
+  assert.equal(r.json!.steps, 300);
+  assert.ok(Number.isFinite(r.json!.eval_mean_reward_bps as number));
+  const records = readFileSync(join(r.json!.run_dir as string, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; step?: number; values?: Record<string, number | string> });
+  const scalars = records.filter((x) => x.type === 'scalars');
+  const last = new Map<string, number | string>();
+  for (const x of scalars) for (const [k, v] of Object.entries(x.values!)) last.set(k, v);
+  for (const part of ['main', 'iqn', 'ensemble', 'cql'])
+    for (const field of ['loss', 'grad_norm', 'grad_norm_clipped']) {
+      const v = last.get(`heads/${part}_${field}`);
+      assert.ok(typeof v === 'number' && Number.isFinite(v) && v > 0, `heads/${part}_${field} = ${v}`);
+    }
+  // Each auxiliary part's clipped norm stays within its share of optim.grad_clip (10): iqn 0.2, ensemble 0.1, cql 0.1.
+  for (const [part, share] of [['iqn', 0.2], ['ensemble', 0.1], ['cql', 0.1], ['main', 0.6]] as const)
+    assert.ok((last.get(`heads/${part}_grad_norm_clipped`) as number) <= share * 10 * (1 + 1e-6), `${part}: clipped norm within ${share} x grad_clip`);
+  const sigma = last.get('heads/sigma_max');
+  assert.ok(typeof sigma === 'number' && sigma > 0, `heads/sigma_max = ${sigma}`);
+  assert.ok(typeof last.get('heads/ensemble_disagreement') === 'number', 'ensemble disagreement at the Q-stats probe');
+  const dist = Array.from({ length: 51 }, (_, j) => last.get(`heads/c51_dist/${j}`) as number);
+  assert.ok(dist.every((p) => Number.isFinite(p) && p >= 0), 'the C51 greedy-action distribution');
+  assert.ok(Math.abs(dist.reduce((a, b) => a + b, 0) - 1) < 1e-6, 'sums to 1');
+  for (const x of scalars) for (const [k, v] of Object.entries(x.values!)) assert.ok(typeof v === 'number', `${k} at step ${x.step} is ${v}`);
+});
+
 test('bad input is refused with a message that says what to fix, and no run directory is made', () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
   const unknown = train(['--preset', 'pong', '--runs-dir', runs]);
