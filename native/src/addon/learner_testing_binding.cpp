@@ -22,7 +22,7 @@
 #include "train/cpu_learner.h"
 #include "train/n_step.h"
 #include "train/q_probes.h"
-#include "train/td_loss.h"
+#include "model/td_loss.h"
 
 namespace dqn::addon {
 namespace {
