@@ -11,7 +11,6 @@ const withHeads = (patch: Record<string, unknown>) => ({ ...base, heads: { ...ba
 
 test('the native trainer refuses a part the CPU learner does not build yet, naming the field to change', () => {
   const refused: Array<[Record<string, unknown>, RegExp]> = [
-    [{ main: 'c51' }, /^heads\.main = c51: the C51 head is not built on the CPU yet; set heads\.main to 'q'$/],
     [{ main: 'iqn' }, /^heads\.main = iqn: the IQN head is not built on the CPU yet/],
     [{ iqn: { ...base.heads.iqn, auxiliary: true } }, /^heads\.iqn\.auxiliary: the IQN head is not built on the CPU yet; set it to false$/],
     [{ ensemble: { ...base.heads.ensemble, heads: 4 } }, /^heads\.ensemble\.heads = 4: the ensemble is not built on the CPU yet; set it to 0$/],

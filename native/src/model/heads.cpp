@@ -4,6 +4,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "model/c51_head.h"
 #include "model/q_head.h"
 #include "rules/head_rules.h"
 
@@ -44,8 +45,7 @@ std::vector<std::shared_ptr<const Head>> MakeHeads(const NetConfig& net) {
   // The main head: it acts, and its loss is the main part of the budget.
   switch (h.main) {
     case MainHead::kQ: heads.push_back(std::make_shared<QHead>(f, net.n_actions, net.dueling)); break;
-    case MainHead::kC51:
-      throw std::invalid_argument("heads.main = c51: the C51 head is not built on the CPU yet; set heads.main to 'q'");
+    case MainHead::kC51: heads.push_back(std::make_shared<C51Head>(f, net.n_actions, net.dueling, h.c51)); break;
     case MainHead::kIqn:
       throw std::invalid_argument("heads.main = iqn: the IQN head is not built on the CPU yet; set heads.main to 'q' or 'c51'");
   }
