@@ -2,7 +2,6 @@
 #include "train/loss_parts.h"
 
 #include <cmath>
-#include <stdexcept>
 
 #include "rules/step_rules.h"
 #include "train/adam.h"
@@ -30,13 +29,51 @@ class HeadPart final : public LossPart {
   PartKind kind_;
 };
 
+/// CQL(H) on the main head's Q-values of the batch's states s (Kumar, Zhou, Tucker and Levine
+/// 2020, eq. 4, in the discrete-action form of their Atari experiments): alpha times the mean
+/// over the batch of logsumexp_a Q(s, a) - Q(s, a_data) (rules::CqlValue). Its gradient
+/// (rules::CqlGrad) reaches the main head's layers through Head::q_gradient, then the trunk.
+class CqlPart final : public LossPart {
+ public:
+  CqlPart(double alpha, int n_actions, int64_t batch)
+      : alpha_(alpha), n_actions_(n_actions), q_(static_cast<size_t>(batch * n_actions)), dq_(q_.size()),
+        grad_(static_cast<size_t>(n_actions)) {}
+  PartKind kind() const override { return PartKind::kCql; }
+  HeadLoss loss(const ParamLayout& layout, const LossBatch& batch, Workspace& online, Workspace&, float*) override {
+    const int a = n_actions_;
+    layout.main_head().q_values(online.head(0), batch.batch, q_.data());
+    const double scale = alpha_ / static_cast<double>(batch.batch);
+    double sum = 0;
+    for (int64_t i = 0; i < batch.batch; ++i) {
+      const float* q = q_.data() + i * a;
+      sum += rules::CqlValue(q, a, batch.actions[i]);
+      rules::CqlGrad(q, a, batch.actions[i], grad_.data());
+      for (int j = 0; j < a; ++j) dq_[static_cast<size_t>(i * a + j)] = static_cast<float>(scale * grad_[static_cast<size_t>(j)]);
+    }
+    return {scale * sum, 0};
+  }
+  void backward(const ParamLayout& layout, const ParamView& p, const float* states, int64_t rows, Workspace& online,
+                ParamView& g) override {
+    layout.main_head().q_gradient(online.head(0), dq_.data(), rows);
+    const size_t main[] = {0};
+    HeadsBackward(layout, p, main, states, rows, online, g);
+  }
+
+ private:
+  double alpha_;
+  int n_actions_;
+  std::vector<float> q_, dq_;   // [B x A] the main head's Q(s, .), and alpha dCQL/dQ / B
+  std::vector<double> grad_;    // [A] one state's CqlGrad
+};
+
 }  // namespace
 
-std::vector<std::unique_ptr<LossPart>> MakeLossParts(const ParamLayout& layout, int64_t /*batch_size*/) {
+std::vector<std::unique_ptr<LossPart>> MakeLossParts(const ParamLayout& layout, int64_t batch_size) {
   std::vector<std::unique_ptr<LossPart>> parts;
   for (size_t k = 0; k < layout.heads().size(); ++k) parts.push_back(std::make_unique<HeadPart>(k, layout.heads()[k]->part()));
-  if (layout.config().heads.cql())
-    throw std::invalid_argument("heads.cql.alpha: CQL is not built on the CPU yet; set it to 0");
+  // CQL after the main head's own part: it overwrites the main head's output gradient.
+  const NetConfig& net = layout.config();
+  if (net.heads.cql()) parts.push_back(std::make_unique<CqlPart>(net.heads.cql_alpha, net.n_actions, batch_size));
   return parts;
 }
 
