@@ -35,6 +35,7 @@ CpuLearner::CpuLearner(const NetConfig& net, const LearnerConfig& config, uint64
       target_view_(layout_, target_.data()),
       parts_(MakeLossParts(layout_, config_.batch_size)),
       part_loss_(parts_.size()),
+      spectral_(layout_, seed),
       ws_online_(layout_, 2 * config_.batch_size),
       ws_target_(layout_, config_.batch_size),
       ws_probe_(layout_, config_.batch_size),
@@ -43,8 +44,6 @@ CpuLearner::CpuLearner(const NetConfig& net, const LearnerConfig& config, uint64
       td_aux_(static_cast<size_t>(config_.batch_size)),
       batch_(config_.batch_size, net.state_dim),
       td_(static_cast<size_t>(config_.batch_size)) {
-  if (net.heads.spectral())
-    throw std::invalid_argument("heads.spectral.sigma_max: spectral normalisation is not built on the CPU yet; set it to 0");
   // One full gradient buffer per part (zero outside the slots it writes), fixed storage so the
   // views stay valid; the sum of the clipped parts only when there is more than one.
   for (size_t k = 0; k < parts_.size(); ++k) part_grads_.emplace_back(online_.size());
@@ -117,10 +116,14 @@ uint32_t CpuLearner::step(const SampleBatch& batch, float* td_errors, ScalarBloc
   out.grad_norm_sum += out.grad_norm;
   ++out.sum_steps;
 
-  // 6. Target network: hard copy every C steps, or Polyak averaging every step.
+  // 6. Spectral normalisation: one power iteration per chosen matrix, each scaled down to
+  //    sigma_max when above it; before the target network copies or averages the online one.
+  if (!spectral_.empty()) out.sigma_max_seen = spectral_.apply(online_view_);
+
+  // 7. Target network: hard copy every C steps, or Polyak averaging every step.
   update_target(t);
 
-  // 7. Diagnostics on their own schedules (Q of the batch before this update).
+  // 8. Diagnostics on their own schedules (Q of the batch before this update).
   probes(t, batch.states, out);
   return 0;
 }
@@ -187,15 +190,21 @@ void CpuLearner::save_params(LearnerTensors& out) {
   out.target = target_;
   out.adam_m = m_;
   out.adam_v = v_;
+  out.spectral_u.assign(spectral_.vectors().begin(), spectral_.vectors().end());
 }
 
 void CpuLearner::load_params(const LearnerTensors& in) {
   CheckTensorSizes(in, layout_.size());
+  if (in.spectral_u.size() != spectral_.vectors().size())
+    throw std::invalid_argument("learner tensor spectral_u has " + std::to_string(in.spectral_u.size()) +
+                                " floats, this learner's spectral normalisation has " +
+                                std::to_string(spectral_.vectors().size()));
   // In place: the views computed at construction stay valid.
   std::copy(in.online.begin(), in.online.end(), online_.begin());
   std::copy(in.target.begin(), in.target.end(), target_.begin());
   std::copy(in.adam_m.begin(), in.adam_m.end(), m_.begin());
   std::copy(in.adam_v.begin(), in.adam_v.end(), v_.begin());
+  std::copy(in.spectral_u.begin(), in.spectral_u.end(), spectral_.vectors().begin());
 }
 
 void CpuLearner::update_target(int64_t t) {

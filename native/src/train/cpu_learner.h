@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "env/vec_env.h"
+#include "model/network_spectral_norm.h"
 #include "model/param_layout.h"
 #include "model/q_network.h"
 #include "replay/replay.h"
@@ -80,6 +81,7 @@ class CpuLearner final : public Learner {
   std::vector<std::vector<float>> part_grads_;     // each part's gradient, one full buffer each
   std::vector<ParamView> part_views_;
   std::vector<float> grad_sum_;                    // the clipped parts' sum (more than one part)
+  NetworkSpectralNorm spectral_;                   // no matrices without spectral normalisation
   Workspace ws_online_;  // 2B rows: s and s' in one pass
   Workspace ws_target_;  // B rows: s'
   Workspace ws_probe_;   // B rows: interventions of the causal probe

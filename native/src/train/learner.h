@@ -24,9 +24,12 @@
 
 namespace dqn {
 
-/// Host copies of the learner's flat buffers, each layout().size() floats.
+/// Host copies of the learner's flat buffers, each layout().size() floats, and its spectral
+/// normalisation's power-iteration vectors (NetworkSpectralNorm::vectors; empty without spectral
+/// normalisation, and always with the CUDA learner, which trains only the plain Q head).
 struct LearnerTensors {
   std::vector<float> online, target, adam_m, adam_v;
+  std::vector<float> spectral_u;
 };
 
 /// Checks what both learners need of their options and causal features (batch size, lr, Huber
@@ -75,7 +78,8 @@ class Learner {
   virtual const ParamLayout& layout() const = 0;
   /// Host copies of every buffer (CUDA: synchronizes). Resizes the vectors.
   virtual void save_params(LearnerTensors& out) = 0;
-  /// Replaces every buffer. @throws std::invalid_argument when a vector's size is not layout().size().
+  /// Replaces every buffer. @throws std::invalid_argument when a vector's size is not layout().size()
+  /// (or spectral_u's not the learner's own).
   virtual void load_params(const LearnerTensors& in) = 0;
   virtual std::string backend() const = 0;  ///< "cpu" or "cuda"
   /// The pinned host block the learner writes its scalars into (CUDA), or null (CPU: `out`).

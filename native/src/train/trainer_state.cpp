@@ -115,7 +115,7 @@ void Trainer::load_state(const uint8_t* data, size_t size) {
     throw std::invalid_argument("trainer state parameter count does not match the network");
   // Read into copies first, so a truncated blob leaves the trainer unchanged.
   const auto n = static_cast<size_t>(learner_->layout().size());
-  LearnerTensors params{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), std::vector<float>(n)};
+  LearnerTensors params{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), std::vector<float>(n), {}};
   r.get(params.online);
   r.get(params.target);
   r.get(params.adam_m);

@@ -43,3 +43,19 @@ export function referenceForward(net: NetSpec, layout: Layout, params: ArrayLike
   }
   return q;
 }
+
+/** Largest singular value of w [rows x cols] (row-major), float64: power iteration on W^T W. */
+export function largestSingularValue(w: ArrayLike<number>, rows: number, cols: number): number {
+  let x = Array.from({ length: cols }, (_, j) => 1 + j / cols);
+  let lambda = 0;
+  for (let iter = 0; iter < 100000; iter++) {
+    const wx = Array.from({ length: rows }, (_, i) => x.reduce((s, xj, j) => s + w[i * cols + j]! * xj, 0));
+    const y = x.map((_, j) => wx.reduce((s, wi, i) => s + w[i * cols + j]! * wi, 0));  // W^T W x
+    const norm = Math.hypot(...y);
+    const next = norm / Math.hypot(...x);
+    x = y.map((v) => v / norm);
+    if (Math.abs(next - lambda) <= 1e-15 * next) return Math.sqrt(next);
+    lambda = next;
+  }
+  throw new Error('the reference power iteration did not converge');
+}
