@@ -40,3 +40,11 @@ test('the native trainer refuses a heads field out of range, naming it', () => {
   const { heads: _, ...noHeads } = base;
   assert.throws(() => createTrainer({ config: noHeads as RunConfig, backend: 'cpu' }), { name: 'TypeError', message: 'config.heads is required' });
 });
+
+test('the CUDA backend refuses any heads but the plain Q head, on any machine, naming the settings', () => {
+  const heads = { main: 'c51', cql: { alpha: 0.1 }, spectral: { sigma_max: 2 } } as const;
+  assert.throws(() => createTrainer({ config: parseRunConfig({ ...base, heads }), backend: 'cuda' }), {
+    name: 'RangeError',
+    message: "backend 'cuda' trains only the plain Q head, not these heads (heads.main = c51, heads.cql.alpha = 0.1, heads.spectral.sigma_max = 2): use backend 'cpu' or 'auto'",
+  });
+});

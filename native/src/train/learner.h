@@ -100,8 +100,9 @@ class DeviceLost : public std::runtime_error {
 
 enum class Compute { kCpu, kCuda };
 
-/// Builds the learner for `compute`. @throws std::invalid_argument for a bad shape or option;
-/// CUDA: a cuda::CudaError (std::runtime_error) when the GPU cannot hold or run it.
+/// Builds the learner for `compute`. @throws std::invalid_argument for a bad shape or option, and
+/// for CUDA when net.heads is not the plain Q head (HeadsConfig::plain_q()); CUDA: a
+/// cuda::CudaError (std::runtime_error) when the GPU cannot hold or run it.
 std::unique_ptr<Learner> MakeLearner(Compute compute, const NetConfig& net, const LearnerConfig& config, uint64_t seed,
                                      std::vector<FeatureGroup> causal_features);
 
