@@ -7,8 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HeadsSchema } from '../../common/config.ts';
-import { learnerTesting, randomArray, uniformSource, type HeadsNetSpec, type LearnerBatch } from './helpers/learner.ts';
-import { finiteDifferences, perAction, refBackward, refForward, refLoss, refProjection, refQ } from './helpers/heads_reference.ts';
+import { finiteDifferences, learnerTesting, randomArray, uniformSource, type HeadsNetSpec, type LearnerBatch } from './helpers/learner.ts';
+import { perAction, refBackward, refForward, refLoss, refProjection, refQ } from './helpers/heads_reference.ts';
 
 const lt = learnerTesting();
 const GAMMA = 0.99;

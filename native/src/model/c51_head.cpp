@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/dense.h"
 #include "model/heads.h"
 #include "rules/head_rules.h"
 #include "train/scalar_block.h"
@@ -13,20 +12,25 @@
 namespace dqn {
 namespace {
 
-/// The C51 head's buffers for max_rows rows (L = A x atoms logits per row).
+/// The C51 head's buffers: logits [rows x A x atoms] in `out`, dL/dlogits in `grad`, and one
+/// transition's f64 scratch.
 struct C51State final : HeadState {
-  C51State(int64_t rows, int a, int atoms)
-      : logits(static_cast<size_t>(rows * a * atoms)), value(static_cast<size_t>(rows * atoms)), advantage(logits.size()),
-        grad(logits.size()), grad_value(value.size()), grad_adv(logits.size()), p(static_cast<size_t>(atoms)), m(p.size()),
-        dlogits(p.size()) {}
-  std::vector<float> logits;      ///< [rows x A x atoms] output
-  std::vector<float> value;       ///< [rows x atoms] V (dueling)
-  std::vector<float> advantage;   ///< [rows x A x atoms] A (dueling)
-  std::vector<float> grad;        ///< [rows x A x atoms] dL/dlogits
-  std::vector<float> grad_value;  ///< [rows x atoms] dL/dV (dueling)
-  std::vector<float> grad_adv;    ///< [rows x A x atoms] dL/dA (dueling)
+  C51State(const ActionOutputs& o, int64_t rows, int atoms)
+      : b(o, rows), p(static_cast<size_t>(atoms)), m(p.size()), dlogits(p.size()) {}
+  ActionOutputs::Buffers b;
   std::vector<double> p, m, dlogits;  ///< [atoms] one transition's target, projection and gradient
 };
+
+/// c51.atoms, once the support is checked. @throws std::invalid_argument (see C51Head).
+int CheckedAtoms(const C51Config& c51) {
+  if (c51.atoms < 2 || c51.atoms > kMaxAtoms)
+    throw std::invalid_argument("heads.c51.atoms must be in [2, " + std::to_string(kMaxAtoms) + "], got " +
+                                std::to_string(c51.atoms));
+  if (!(std::isfinite(c51.v_min) && std::isfinite(c51.v_max) && c51.v_min < c51.v_max))
+    throw std::invalid_argument("heads.c51.v_min must be below heads.c51.v_max, got " + FieldText(c51.v_min) +
+                                " >= " + FieldText(c51.v_max));
+  return c51.atoms;
+}
 
 C51State& Cast(HeadState& s) { return static_cast<C51State&>(s); }
 const C51State& Cast(const HeadState& s) { return static_cast<const C51State&>(s); }
@@ -34,23 +38,7 @@ const C51State& Cast(const HeadState& s) { return static_cast<const C51State&>(s
 }  // namespace
 
 C51Head::C51Head(int features, int n_actions, bool dueling, const C51Config& c51)
-    : features_(features), n_actions_(n_actions), dueling_(dueling), c51_(c51) {
-  if (features < 1 || n_actions < 1)
-    throw std::invalid_argument("the C51 head needs >= 1 feature and >= 1 action, got " + std::to_string(features) +
-                                " and " + std::to_string(n_actions));
-  if (c51.atoms < 2 || c51.atoms > kMaxAtoms)
-    throw std::invalid_argument("heads.c51.atoms must be in [2, " + std::to_string(kMaxAtoms) + "], got " +
-                                std::to_string(c51.atoms));
-  if (!(std::isfinite(c51.v_min) && std::isfinite(c51.v_max) && c51.v_min < c51.v_max))
-    throw std::invalid_argument("heads.c51.v_min must be below heads.c51.v_max, got " + FieldText(c51.v_min) +
-                                " >= " + FieldText(c51.v_max));
-}
-
-std::vector<LayerSpec> C51Head::layers() const {
-  const int l = n_actions_ * c51_.atoms;
-  if (!dueling_) return {{"logits", features_, l, 1.0}};
-  return {{"value", features_, c51_.atoms, 1.0}, {"advantage", features_, l, 1.0}};
-}
+    : n_actions_(n_actions), c51_(c51), outputs_(features, n_actions, CheckedAtoms(c51), dueling, "logits") {}
 
 std::vector<ConfigField> C51Head::fields() const {
   return {{"heads.main", "c51"},
@@ -60,7 +48,7 @@ std::vector<ConfigField> C51Head::fields() const {
 }
 
 std::unique_ptr<HeadState> C51Head::make_state(int64_t max_rows) const {
-  return std::make_unique<C51State>(max_rows, n_actions_, c51_.atoms);
+  return std::make_unique<C51State>(outputs_, max_rows, c51_.atoms);
 }
 
 double C51Head::Atom(int j) const { return c51_.v_min + j * rules::AtomSpacing(c51_.atoms, c51_.v_min, c51_.v_max); }
@@ -76,35 +64,17 @@ int C51Head::Greedy(const float* logits) const {
 }
 
 void C51Head::forward(std::span<const DenseView> p, const float* features, int64_t rows, const ForwardContext&,
-                      HeadState& state) const {
-  C51State& s = Cast(state);
-  if (!dueling_) {
-    DenseForward(p[0], features, rows, s.logits.data(), /*relu=*/false);
-    return;
-  }
-  const int a = n_actions_, n = c51_.atoms;
-  DenseForward(p[0], features, rows, s.value.data(), false);
-  DenseForward(p[1], features, rows, s.advantage.data(), false);
-  // logits_{a,j} = V_j + A_{a,j} - mean_a' A_{a',j}  (Wang et al. 2016, eq. 9, per atom as in Rainbow)
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* v = s.value.data() + r * n;
-    const float* adv = s.advantage.data() + r * a * n;
-    float* out = s.logits.data() + r * a * n;
-    for (int j = 0; j < n; ++j) {
-      float mean = 0;
-      for (int k = 0; k < a; ++k) mean += adv[k * n + j];
-      mean /= static_cast<float>(a);
-      for (int k = 0; k < a; ++k) out[k * n + j] = rules::DuelingQ(v[j], adv[k * n + j], mean);
-    }
-  }
+                      HeadState& s) const {
+  // logits_{a,j} = V_j + A_{a,j} - mean_a' A_{a',j} per atom j (Rainbow's dueling form), or one layer.
+  outputs_.forward(p, features, rows, Cast(s).b);
 }
 
 std::span<float> C51Head::outputs(HeadState& s, int64_t rows) const {
-  return {Cast(s).logits.data(), static_cast<size_t>(rows * n_actions_ * c51_.atoms)};
+  return {Cast(s).b.out.data(), static_cast<size_t>(rows * n_actions_ * c51_.atoms)};
 }
 
 void C51Head::q_values(const HeadState& s, int64_t rows, float* q) const {
-  const float* logits = Cast(s).logits.data();
+  const float* logits = Cast(s).b.out.data();
   for (int64_t i = 0; i < rows * n_actions_; ++i)
     q[i] = static_cast<float>(rules::CategoricalQ(logits + i * c51_.atoms, c51_.atoms, c51_.v_min, c51_.v_max));
 }
@@ -115,25 +85,25 @@ HeadLoss C51Head::loss(const LossBatch& batch, HeadState& online, const HeadStat
   const int a = n_actions_, n = c51_.atoms;
   const int64_t b = batch.batch, row = static_cast<int64_t>(a) * n;
   const double inv_b = 1.0 / static_cast<double>(b);
-  std::fill(on.grad.begin(), on.grad.begin() + b * row, 0.0f);
+  std::fill(on.b.grad.begin(), on.b.grad.begin() + b * row, 0.0f);
   double loss = 0, sq = 0;
   for (int64_t i = 0; i < b; ++i) {
     // a*: the greedy action at s' by the online network's expected values (Double DQN) or the
     // target's; the target network's distribution of a* is the one moved and projected.
-    const float* next_target = tg.logits.data() + i * row;
-    const int a_star = Greedy(batch.double_dqn ? on.logits.data() + (b + i) * row : next_target);
+    const float* next_target = tg.b.out.data() + i * row;
+    const int a_star = Greedy(batch.double_dqn ? on.b.out.data() + (b + i) * row : next_target);
     rules::Softmax(next_target + a_star * n, n, on.p.data());
     // Algorithm 1: T z_j = r + discount z_j (discount = gamma^n, 0 at a terminal), clamped to
     // [v_min, v_max] and split between the neighbouring atoms.
     rules::CategoricalProjection(on.p.data(), n, c51_.v_min, c51_.v_max, batch.rewards[i], batch.discounts[i],
                                  on.m.data());
-    const float* logits = on.logits.data() + i * row + batch.actions[i] * n;
+    const float* logits = on.b.out.data() + i * row + batch.actions[i] * n;
     const double ce = rules::CategoricalCrossEntropy(logits, on.m.data(), n);
     const double w = batch.weights[i];
     loss += w * ce;
     td[i] = static_cast<float>(ce);  // the priority signal (Hessel et al. 2018, sec. 3)
     rules::CategoricalCrossEntropyGrad(logits, on.m.data(), n, on.dlogits.data());
-    float* g = on.grad.data() + i * row + batch.actions[i] * n;
+    float* g = on.b.grad.data() + i * row + batch.actions[i] * n;
     for (int j = 0; j < n; ++j) g[j] = static_cast<float>(w * on.dlogits[static_cast<size_t>(j)] * inv_b);
     double y = 0;
     for (int j = 0; j < n; ++j) y += Atom(j) * on.m[static_cast<size_t>(j)];
@@ -147,41 +117,23 @@ void C51Head::q_gradient(HeadState& state, const float* dq, int64_t rows) const 
   C51State& s = Cast(state);
   const int n = c51_.atoms;
   for (int64_t i = 0; i < rows * n_actions_; ++i) {
-    const float* logits = s.logits.data() + i * n;
+    const float* logits = s.b.out.data() + i * n;
     rules::Softmax(logits, n, s.p.data());
     double q = 0;
     for (int j = 0; j < n; ++j) q += Atom(j) * s.p[static_cast<size_t>(j)];
     // dQ/dlogit_k = p_k (z_k - Q) for Q = sum_j z_j softmax(logits)_j.
     for (int k = 0; k < n; ++k)
-      s.grad[static_cast<size_t>(i * n + k)] = static_cast<float>(dq[i] * s.p[static_cast<size_t>(k)] * (Atom(k) - q));
+      s.b.grad[static_cast<size_t>(i * n + k)] = static_cast<float>(dq[i] * s.p[static_cast<size_t>(k)] * (Atom(k) - q));
   }
 }
 
 std::span<float> C51Head::output_gradient(HeadState& s, int64_t rows) const {
-  return {Cast(s).grad.data(), static_cast<size_t>(rows * n_actions_ * c51_.atoms)};
+  return {Cast(s).b.grad.data(), static_cast<size_t>(rows * n_actions_ * c51_.atoms)};
 }
 
-void C51Head::backward(HeadState& state, std::span<const DenseView> p, const float* features, int64_t rows,
+void C51Head::backward(HeadState& s, std::span<const DenseView> p, const float* features, int64_t rows,
                        std::span<const DenseView> g, float* d_features, bool accumulate) const {
-  C51State& s = Cast(state);
-  if (!dueling_) {
-    DenseBackward(p[0], features, s.grad.data(), rows, g[0], d_features, accumulate);
-    return;
-  }
-  // Per atom j, as the Q head's dueling backward: dV_j = sum_a d_{a,j}; dA_{a,j} = d_{a,j} - dV_j / A.
-  const int a = n_actions_, n = c51_.atoms;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* d = s.grad.data() + r * a * n;
-    for (int j = 0; j < n; ++j) {
-      float sum = 0;
-      for (int k = 0; k < a; ++k) sum += d[k * n + j];
-      s.grad_value[static_cast<size_t>(r * n + j)] = sum;
-      const float mean = sum / static_cast<float>(a);
-      for (int k = 0; k < a; ++k) s.grad_adv[static_cast<size_t>(r * a * n + k * n + j)] = d[k * n + j] - mean;
-    }
-  }
-  DenseBackward(p[0], features, s.grad_value.data(), rows, g[0], d_features, accumulate);
-  DenseBackward(p[1], features, s.grad_adv.data(), rows, g[1], d_features, /*accumulate=*/true);
+  outputs_.backward(Cast(s).b, p, features, rows, g, d_features, accumulate);
 }
 
 void C51Head::probe(const HeadState& state, int64_t rows, ScalarBlock& out) const {
@@ -190,7 +142,7 @@ void C51Head::probe(const HeadState& state, int64_t rows, ScalarBlock& out) cons
   const int64_t row = static_cast<int64_t>(n_actions_) * n;
   std::vector<double> p(static_cast<size_t>(n)), mean(p.size(), 0.0);
   for (int64_t r = 0; r < rows; ++r) {
-    const float* logits = s.logits.data() + r * row;
+    const float* logits = s.b.out.data() + r * row;
     rules::Softmax(logits + Greedy(logits) * n, n, p.data());
     for (int j = 0; j < n; ++j) mean[static_cast<size_t>(j)] += p[static_cast<size_t>(j)];
   }

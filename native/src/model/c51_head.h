@@ -15,6 +15,7 @@
 // 2018, sec. 3, "prioritized replay": the KL loss). It acts by argmax_a of the expected value
 // Q(s, a) = sum_j z_j p_j(s, a) (rules::CategoricalQ).
 #pragma once
+#include "model/action_outputs.h"
 #include "model/head.h"
 #include "model/heads_config.h"
 
@@ -29,7 +30,7 @@ class C51Head final : public Head {
   std::string name() const override { return "c51"; }
   PartKind part() const override { return PartKind::kMain; }
   /// Dueling: "value" [F -> atoms], "advantage" [F -> A x atoms]; plain: "logits" [F -> A x atoms].
-  std::vector<LayerSpec> layers() const override;
+  std::vector<LayerSpec> layers() const override { return outputs_.layers(); }
   /// heads.main, heads.c51.atoms, heads.c51.v_min, heads.c51.v_max.
   std::vector<ConfigField> fields() const override;
   std::unique_ptr<HeadState> make_state(int64_t max_rows) const override;
@@ -59,9 +60,9 @@ class C51Head final : public Head {
   int Greedy(const float* logits) const;
   double Atom(int j) const;  ///< z_j
 
-  int features_, n_actions_;
-  bool dueling_;
+  int n_actions_;
   C51Config c51_;
+  ActionOutputs outputs_;  // n = atoms logits per action
 };
 
 }  // namespace dqn

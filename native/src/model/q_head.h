@@ -4,6 +4,7 @@
 // Its layers are those of version-1 checkpoints and of the CUDA learner: dueling "value" [F -> 1]
 // then "advantage" [F -> A]; plain "q" [F -> A].
 #pragma once
+#include "model/action_outputs.h"
 #include "model/head.h"
 
 namespace dqn {
@@ -11,11 +12,12 @@ namespace dqn {
 /// The plain or dueling Q head on F trunk features, for A actions (the main head, kMain).
 class QHead final : public Head {
  public:
-  /// @param features F, the trunk's output width (>= 1); n_actions A (>= 1).
+  /// @param features F, the trunk's output width; n_actions A. @throws std::invalid_argument when
+  ///        either is < 1.
   QHead(int features, int n_actions, bool dueling);
   std::string name() const override { return "q"; }
   PartKind part() const override { return PartKind::kMain; }
-  std::vector<LayerSpec> layers() const override;
+  std::vector<LayerSpec> layers() const override { return outputs_.layers(); }
   std::vector<ConfigField> fields() const override { return {{"heads.main", "q"}}; }
   std::unique_ptr<HeadState> make_state(int64_t max_rows) const override;
   /// Q [rows x A] (dueling: V [rows] and A [rows x A] first, combined per row in f32).
@@ -37,8 +39,8 @@ class QHead final : public Head {
                 std::span<const DenseView> g, float* d_features, bool accumulate) const override;
 
  private:
-  int features_, n_actions_;
-  bool dueling_;
+  int n_actions_;
+  ActionOutputs outputs_;  // n = 1 value per action
 };
 
 }  // namespace dqn

@@ -59,3 +59,18 @@ export function largestSingularValue(w: ArrayLike<number>, rows: number, cols: n
   }
   throw new Error('the reference power iteration did not converge');
 }
+
+/** Central finite differences (step h) of f at every coordinate of x (float64). */
+export function finiteDifferences(x: ArrayLike<number>, f: (x: Float64Array) => number, h = 1e-6): Float64Array {
+  const p = Float64Array.from(x), g = new Float64Array(p.length);
+  for (let i = 0; i < p.length; i++) {
+    const keep = p[i]!;
+    p[i] = keep + h;
+    const up = f(p);
+    p[i] = keep - h;
+    const down = f(p);
+    p[i] = keep;
+    g[i] = (up - down) / (2 * h);
+  }
+  return g;
+}
