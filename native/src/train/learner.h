@@ -55,7 +55,7 @@ class Learner {
  public:
   virtual ~Learner() = default;
   /// One training step (or steps_per_launch steps on CUDA) on batches drawn from `replay`:
-  /// sample, Double DQN loss, backward, clip, Adam, target update, priority update, and the
+  /// sample, the heads' losses (Double DQN targets), backward, clip, Adam, target update, priority update, and the
   /// step's scalars (the learner's range of the block, PER health included) into `out`.
   /// Returns the NanFlag bits seen: the CPU's for this step, CUDA's as last copied to the pinned
   /// block (they may lag the queued steps; finish() is exact). A flagged step changes no

@@ -59,6 +59,7 @@ struct PartFields {
   double* grad_norm;
   double* grad_clipped;
 };
+/// The fields of part `kind` in `out` (main_*, iqn_*, ensemble_* or cql_*).
 PartFields PartScalars(ScalarBlock& out, PartKind kind);
 
 /// A part's gradient norms (f64): before its clip, and after (norm times its coefficient).
