@@ -1,20 +1,49 @@
 // Typed access to the addon's `learnerTesting` surface: the learner's building blocks one by one
-// (matrix products, Q-network forward/backward, TD loss, Adam, clipping, n-step accumulation,
-// probes, a Learner on caller-given batches, CartPole with settable state), for tests and
-// benchmarks. The Trainer (trainer.ts) is the production entry point.
+// (matrix products, Q-network forward/backward, each head's outputs, loss and backward, TD loss,
+// Adam, clipping, n-step accumulation, probes, a Learner on caller-given batches, CartPole with
+// settable state), for tests and benchmarks. The Trainer (trainer.ts) is the production entry point.
+import type { HeadsConfig } from '../common/config.ts';
 import { loadAddon } from './addon.ts';
 
-/** Q-network shape. */
+/** Q-network shape with the plain or dueling Q head. */
 export interface NetSpec { stateDim: number; nActions: number; hidden: number[]; dueling: boolean }
+/** A network with the heads of a run's `heads` section (HeadsSchema.parse fills the defaults). */
+export interface HeadsNetSpec extends NetSpec { heads: HeadsConfig }
 /** A dense layer's offsets in the flat parameter buffer: W [in x out] row-major at w, b [out] at b. */
 export interface Slot { w: number; b: number; in: number; out: number }
-export interface Layout { size: number; trunk: Slot[]; value?: Slot; advantage: Slot }
+/** A head's layers (native/src/model/head.h Head::layers), in the order they follow the trunk. */
+export interface HeadLayout { name: string; layers: (Slot & { name: string })[] }
+/** The layout of a Q-head network: value and advantage are the Q head's layers (plain: advantage is its q layer). */
+export interface Layout { size: number; trunk: Slot[]; heads: HeadLayout[]; value?: Slot; advantage: Slot }
+/** The layout of a network with any heads: the trunk, then each head's layers. */
+export interface HeadsLayout { size: number; trunk: Slot[]; heads: HeadLayout[] }
 
 export interface LearnerBatch {
   states: Float32Array; actions: Int32Array; rewards: Float32Array; nextStates: Float32Array;
   discounts: Float32Array; weights: Float32Array;
+  /** Replay slots and their generations (bootstrap masks draw from them); default 0..B-1 and 0. */
+  slots?: Int32Array; generations?: Uint32Array;
 }
-export interface LearnerStep { loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; flags: number; td: Float32Array }
+/** One budget part's loss and its gradient's L2 norm before and after its clip (0 while the part is off). */
+export interface PartScalars { loss: number; gradNorm: number; clipped: number }
+export interface LearnerStep {
+  loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; flags: number; td: Float32Array;
+  parts: Record<'main' | 'iqn' | 'ensemble' | 'cql', PartScalars>;
+  /** Largest spectral-norm estimate of the normalised matrices before scaling (0 without spectral normalisation). */
+  sigmaMaxSeen: number;
+  /** C51: mean over the batch of the greedy action's distribution (empty for other heads). */
+  c51GreedyDist: Float64Array;
+}
+/** The main head's loss on a batch (native Head::loss), as the learner's main part computes it. */
+export interface HeadLossResult {
+  loss: number; tdMse: number;
+  /** The TD signal of each transition (Q: y - Q(s, a); C51: the cross-entropy). */
+  td: Float32Array;
+  /** dL/d(outputs) of the main head for the B rows of s, shaped as headOutputs()[0]. */
+  dOutputs: Float32Array;
+  /** dL/d(every online parameter); 0 for the other heads' layers. */
+  grads: Float32Array;
+}
 export interface TestLearner {
   step(batch: LearnerBatch): LearnerStep;
   online(): Float32Array;
@@ -38,9 +67,19 @@ export interface NStepInput { env: number; s: Float32Array; a: number; r: number
 export interface LearnerTesting {
   gemmBackend: 'cblas' | 'portable';
   matmul(op: 'nn' | 'nt' | 'tn', impl: 'auto' | 'portable', m: number, n: number, k: number, a: Float32Array, b: Float32Array): Float32Array;
+  netInit(net: HeadsNetSpec, seed: number): { params: Float32Array; layout: HeadsLayout };
   netInit(net: NetSpec, seed: number): { params: Float32Array; layout: Layout };
-  netForward(net: NetSpec, params: Float32Array, states: Float32Array): Float32Array;
-  netBackward(net: NetSpec, params: Float32Array, states: Float32Array, dq: Float32Array): Float32Array;
+  /** The main head's Q-values [rows x nActions]. */
+  netForward(net: NetSpec | HeadsNetSpec, params: Float32Array, states: Float32Array): Float32Array;
+  /** Gradients of sum(dq * Q) for the main head's Q-values Q; 0 for the other heads. */
+  netBackward(net: NetSpec | HeadsNetSpec, params: Float32Array, states: Float32Array, dq: Float32Array): Float32Array;
+  /** Each head's raw outputs (Q: Q [rows x A]; C51: logits [rows x A x atoms]), in layout order. */
+  headOutputs(net: NetSpec | HeadsNetSpec, params: Float32Array, states: Float32Array): Float32Array[];
+  /** Gradients of sum_k sum(dOutputs[k] * outputs_k), one dOutputs entry per head shaped as headOutputs(). */
+  headBackward(net: NetSpec | HeadsNetSpec, params: Float32Array, states: Float32Array, dOutputs: Float32Array[]): Float32Array;
+  /** The main head's loss on `batch` with online and target parameters (step and seed default to 1 and 0). */
+  headLoss(net: NetSpec | HeadsNetSpec, online: Float32Array, target: Float32Array, batch: LearnerBatch,
+    options: { doubleDqn: boolean; huberDelta: number; step?: number; seed?: number }): HeadLossResult;
   causalSensitivity(net: NetSpec, params: Float32Array, states: Float32Array, features: Int32Array): { mean: number; perFeature: Float64Array };
   qStats(q: Float32Array, nActions: number): { mean: number; min: number; max: number; var: number; meanMax: number };
   tdLoss(input: {
@@ -53,7 +92,7 @@ export interface LearnerTesting {
   clipGradients(g: Float32Array, maxNorm: number): { norm: number; coefficient: number };
   nStep(options: { numEnvs: number; stateDim: number; n: number; gamma: number }, steps: NStepInput[]): Transitions;
   CartPole: new (numEnvs: number, seed: number, maxEpisodeSteps: number) => TestCartPole;
-  Learner: new (net: NetSpec, options: {
+  Learner: new (net: NetSpec | HeadsNetSpec, options: {
     lr: number; adamEps: number; gradClip: number; batchSize: number; doubleDqn: boolean; huberDelta: number;
     target: { kind: 'hard'; interval: number } | { kind: 'polyak'; tau: number };
     /** Steps between Q-stats / causal probes (default 1: every step). */

@@ -9,11 +9,21 @@ const base = parseRunConfig({ env: { kind: 'cartpole', num_envs: 2 }, network: {
 /** `base` with one heads subsection replaced, as a caller that skipped the schema would send it. */
 const withHeads = (patch: Record<string, unknown>) => ({ ...base, heads: { ...base.heads, ...patch } }) as RunConfig;
 
-test('a heads section with every part on is accepted by the native trainer', () => {
-  const full = parseRunConfig({ ...base, heads: { main: 'c51', iqn: { auxiliary: true }, ensemble: { heads: 4 }, cql: { alpha: 0.1 }, spectral: { sigma_max: 1 } } });
+test('a heads section with every part the CPU learner builds on is accepted by the native trainer', () => {
+  const full = parseRunConfig({ ...base, heads: { main: 'c51', cql: { alpha: 0.1 }, spectral: { sigma_max: 1, heads: true } } });
   const t = createTrainer({ config: full, backend: 'cpu' });
   assert.equal(t.info.nActions, 2);
   t.close();
+});
+
+test('the native trainer refuses a part the CPU learner does not build yet, naming the field to change', () => {
+  const refused: Array<[Record<string, unknown>, RegExp]> = [
+    [{ main: 'iqn' }, /^heads\.main = iqn: the IQN head is not built on the CPU yet/],
+    [{ iqn: { ...base.heads.iqn, auxiliary: true } }, /^heads\.iqn\.auxiliary: the IQN head is not built on the CPU yet; set it to false$/],
+    [{ ensemble: { ...base.heads.ensemble, heads: 4 } }, /^heads\.ensemble\.heads = 4: the ensemble is not built on the CPU yet; set it to 0$/],
+    [{ main: 'iqn', cql: { alpha: 0.1, share: 0.1 } }, /^CQL needs a main head with deterministic Q-values: set heads\.main to 'q' or 'c51', or heads\.cql\.alpha to 0$/],
+  ];
+  for (const [patch, message] of refused) assert.throws(() => createTrainer({ config: withHeads(patch), backend: 'cpu' }), { name: 'RangeError', message });
 });
 
 test('the native trainer refuses a heads field out of range, naming it', () => {
@@ -29,4 +39,12 @@ test('the native trainer refuses a heads field out of range, naming it', () => {
   refused({ spectral: { sigma_max: 1, trunk: 'yes', heads: false } }, { name: 'TypeError', message: 'config.heads.spectral.trunk must be a boolean' });
   const { heads: _, ...noHeads } = base;
   assert.throws(() => createTrainer({ config: noHeads as RunConfig, backend: 'cpu' }), { name: 'TypeError', message: 'config.heads is required' });
+});
+
+test('the CUDA backend refuses any heads but the plain Q head, on any machine, naming the settings', () => {
+  const heads = { main: 'c51', cql: { alpha: 0.1 }, spectral: { sigma_max: 2 } } as const;
+  assert.throws(() => createTrainer({ config: parseRunConfig({ ...base, heads }), backend: 'cuda' }), {
+    name: 'RangeError',
+    message: "backend 'cuda' trains only the plain Q head, not these heads (heads.main = c51, heads.cql.alpha = 0.1, heads.spectral.sigma_max = 2): use backend 'cpu' or 'auto'",
+  });
 });

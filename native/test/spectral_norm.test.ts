@@ -4,25 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rulesTesting } from '../rules_testing.ts';
-import { randomArray, uniformSource } from './helpers/learner.ts';
+import { largestSingularValue, randomArray, uniformSource } from './helpers/learner.ts';
 
 const rt = rulesTesting();
-
-/** Largest singular value of w [rows x cols] (row-major), float64: power iteration on W^T W. */
-function largestSingularValue(w: ArrayLike<number>, rows: number, cols: number): number {
-  let x = Array.from({ length: cols }, (_, j) => 1 + j / cols);
-  let lambda = 0;
-  for (let iter = 0; iter < 100000; iter++) {
-    const wx = Array.from({ length: rows }, (_, i) => x.reduce((s, xj, j) => s + w[i * cols + j]! * xj, 0));
-    const y = x.map((_, j) => wx.reduce((s, wi, i) => s + w[i * cols + j]! * wi, 0));  // W^T W x
-    const norm = Math.hypot(...y);
-    const next = norm / Math.hypot(...x);
-    x = y.map((v) => v / norm);
-    if (Math.abs(next - lambda) <= 1e-15 * next) return Math.sqrt(next);
-    lambda = next;
-  }
-  throw new Error('the reference power iteration did not converge');
-}
 
 const SHAPES: Array<[number, number]> = [[7, 5], [64, 32], [5, 9]];
 

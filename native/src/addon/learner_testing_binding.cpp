@@ -1,9 +1,10 @@
 // Binding: `learnerTesting`, the learner's building blocks exposed one by one so tests can
 // check them against independent references (a float64 forward pass, hand-worked batches,
 // Gymnasium's equations) and benchmarks can time them: matrix products, the Q-network's
-// forward/backward, the TD loss, Adam, gradient clipping, n-step accumulation, the probes,
-// a Learner on caller-given batches, and CartPole with settable state. Arguments are checked
-// here; the logic is the same code the Trainer runs.
+// forward/backward, each head's raw outputs, loss and backward (model/head.h), the TD loss,
+// Adam, gradient clipping, n-step accumulation, the probes, a Learner on caller-given batches,
+// and CartPole with settable state. Arguments are checked here; the logic is the same code the
+// Trainer runs.
 #include <napi.h>
 
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "addon/bindings.h"
 #include "addon/check.h"
+#include "addon/run_config.h"
 #include "addon/vec_env_calls.h"
 #include "cpu/matmul.h"
 #include "cpu/rng.h"
@@ -20,9 +22,10 @@
 #include "rules/step_rules.h"
 #include "train/adam.h"
 #include "train/cpu_learner.h"
+#include "train/loss_parts.h"
 #include "train/n_step.h"
 #include "train/q_probes.h"
-#include "train/td_loss.h"
+#include "model/td_loss.h"
 
 namespace dqn::addon {
 namespace {
@@ -35,7 +38,8 @@ Napi::TypedArrayOf<T> Copy(Napi::Env env, const T* data, size_t n) {
   return out;
 }
 
-/// {stateDim, nActions, hidden: number[], dueling}
+/// {stateDim, nActions, hidden: number[], dueling, heads?} (heads: the config's `heads` section,
+/// defaults filled in; absent: the plain Q head).
 NetConfig ToNet(const Napi::Value& v) {
   const Napi::Object o = Obj(v, "net");
   NetConfig c;
@@ -47,6 +51,7 @@ NetConfig ToNet(const Napi::Value& v) {
   for (uint32_t i = 0; i < h.As<Napi::Array>().Length(); ++i)
     c.hidden.push_back(static_cast<int>(Integer(h.As<Napi::Array>().Get(i), "net.hidden[i]", 1, 4096)));
   c.dueling = Bool(Prop(o, "dueling", "net"), "net.dueling");
+  if (o.Has("heads") && !o.Get("heads").IsUndefined()) c.heads = ToHeadsConfig(o.Get("heads"), "net.heads");
   return c;
 }
 
@@ -57,6 +62,25 @@ Napi::Object SlotObject(Napi::Env env, const DenseSlot& s) {
   o.Set("in", s.in);
   o.Set("out", s.out);
   return o;
+}
+
+/// [{name, layers: [{name, w, b, in, out}]}]: every head's slots, in layout order.
+Napi::Array HeadsLayout(Napi::Env env, const ParamLayout& layout) {
+  Napi::Array heads = Napi::Array::New(env, layout.heads().size());
+  for (uint32_t k = 0; k < layout.heads().size(); ++k) {
+    const std::vector<LayerSpec> specs = layout.heads()[k]->layers();
+    Napi::Array layers = Napi::Array::New(env, specs.size());
+    for (uint32_t l = 0; l < specs.size(); ++l) {
+      Napi::Object slot = SlotObject(env, layout.head_slots(k)[l]);
+      slot.Set("name", specs[l].name);
+      layers.Set(l, slot);
+    }
+    Napi::Object h = Napi::Object::New(env);
+    h.Set("name", layout.heads()[k]->name());
+    h.Set("layers", layers);
+    heads.Set(k, h);
+  }
+  return heads;
 }
 
 /// matmul(op: 'nn' | 'nt' | 'tn', impl: 'auto' | 'portable', m, n, k, a, b) -> C [m x n]:
@@ -76,7 +100,8 @@ Napi::Value MatMulFn(const Napi::CallbackInfo& info) {
   return c;
 }
 
-/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, value?, advantage}}
+/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, heads, value?, advantage?}}
+/// (value and advantage: the main Q head's layers, as the CUDA learner reads them).
 Napi::Value NetInit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const NetConfig net = ToNet(info[0]);
@@ -91,8 +116,9 @@ Napi::Value NetInit(const Napi::CallbackInfo& info) {
   Napi::Array trunk = Napi::Array::New(env, layout.trunk().size());
   for (uint32_t i = 0; i < layout.trunk().size(); ++i) trunk.Set(i, SlotObject(env, layout.trunk()[i]));
   l.Set("trunk", trunk);
-  if (net.dueling) l.Set("value", SlotObject(env, layout.value()));
-  l.Set("advantage", SlotObject(env, layout.advantage()));
+  l.Set("heads", HeadsLayout(env, layout));
+  if (layout.value().out > 0) l.Set("value", SlotObject(env, layout.value()));
+  if (layout.advantage().out > 0) l.Set("advantage", SlotObject(env, layout.advantage()));
   Napi::Object o = Napi::Object::New(env);
   o.Set("params", Copy(env, params.data(), params.size()));
   o.Set("layout", l);
@@ -116,7 +142,7 @@ struct NetCall {
   const float* states = nullptr;
 };
 
-/// netForward(net, params, states) -> Q [rows x nActions]
+/// netForward(net, params, states) -> the main head's Q [rows x nActions]
 Napi::Value NetForward(const Napi::CallbackInfo& info) {
   int64_t rows = 0;
   NetCall c(info, rows);
@@ -126,7 +152,8 @@ Napi::Value NetForward(const Napi::CallbackInfo& info) {
   return Copy(info.Env(), ws.q(), static_cast<size_t>(rows * c.layout.config().n_actions));
 }
 
-/// netBackward(net, params, states, dq) -> gradients of sum(dq ⊙ Q) [params.length]
+/// netBackward(net, params, states, dq) -> gradients of sum(dq ⊙ Q) [params.length], Q the main
+/// head's Q-values (Head::q_gradient); the other heads' gradients are 0.
 Napi::Value NetBackward(const Napi::CallbackInfo& info) {
   int64_t rows = 0;
   NetCall c(info, rows);
@@ -137,6 +164,152 @@ Napi::Value NetBackward(const Napi::CallbackInfo& info) {
   Forward(c.layout, p, c.states, rows, ws);
   Backward(c.layout, p, c.states, rows, ws, dq.Data(), g);
   return Copy(info.Env(), grads.data(), grads.size());
+}
+
+/// headOutputs(net, params, states) -> Float32Array[]: each head's raw outputs (Head::outputs) of
+/// an acting forward, in layout order.
+Napi::Value HeadOutputs(const Napi::CallbackInfo& info) {
+  int64_t rows = 0;
+  NetCall c(info, rows);
+  const std::vector<std::vector<float>> outputs = CallNative(info.Env(), [&] {
+    ParamView p(c.layout, c.params.Data());
+    Workspace ws(c.layout, rows);
+    Forward(c.layout, p, c.states, rows, ws);
+    std::vector<std::vector<float>> out;
+    for (size_t k = 0; k < c.layout.heads().size(); ++k) {
+      const std::span<float> y = c.layout.heads()[k]->outputs(ws.head(k), rows);
+      out.emplace_back(y.begin(), y.end());
+    }
+    return out;
+  });
+  Napi::Array out = Napi::Array::New(info.Env(), outputs.size());
+  for (uint32_t k = 0; k < outputs.size(); ++k) out.Set(k, Copy(info.Env(), outputs[k].data(), outputs[k].size()));
+  return out;
+}
+
+/// headBackward(net, params, states, dOutputs: Float32Array[]) -> gradients [params.length] of
+/// sum_k sum(dOutputs[k] ⊙ outputs_k), each dOutputs[k] shaped as headOutputs()[k].
+Napi::Value HeadBackwardFn(const Napi::CallbackInfo& info) {
+  int64_t rows = 0;
+  NetCall c(info, rows);
+  const size_t n_heads = c.layout.heads().size();
+  if (!info[3].IsArray() || info[3].As<Napi::Array>().Length() != n_heads)
+    ThrowType(info.Env(), "dOutputs must be an array of one Float32Array per head (" + std::to_string(n_heads) + ")");
+  std::vector<Napi::Float32Array> given;
+  for (uint32_t k = 0; k < n_heads; ++k) given.push_back(Typed<float>(info[3].As<Napi::Array>().Get(k), "dOutputs[" + std::to_string(k) + "]"));
+  const std::vector<float> grads = CallNative(info.Env(), [&] {
+    ParamView p(c.layout, c.params.Data());
+    Workspace ws(c.layout, rows);
+    Forward(c.layout, p, c.states, rows, ws);
+    std::vector<size_t> all;
+    for (size_t k = 0; k < n_heads; ++k) {
+      const std::span<float> d = c.layout.heads()[k]->output_gradient(ws.head(k), rows);
+      if (given[k].ElementLength() != d.size())
+        throw std::invalid_argument("dOutputs[" + std::to_string(k) + "] must be a Float32Array of length " +
+                                    std::to_string(d.size()) + " (head '" + c.layout.heads()[k]->name() + "'s outputs), got length " +
+                                    std::to_string(given[k].ElementLength()));
+      std::copy(given[k].Data(), given[k].Data() + d.size(), d.begin());
+      all.push_back(k);
+    }
+    std::vector<float> out(static_cast<size_t>(c.layout.size()));
+    ParamView g(c.layout, out.data());
+    HeadsBackward(c.layout, p, all, c.states, rows, ws, g);
+    return out;
+  });
+  return Copy(info.Env(), grads.data(), grads.size());
+}
+
+/// A batch of caller-given transitions, checked against the network: {states, actions, rewards,
+/// nextStates, discounts, weights, slots?, generations?} (slots default to 0..B-1, generations
+/// to 0). batch < 0: B is the length of `actions`.
+struct BatchCall {
+  BatchCall(const Napi::Value& v, int64_t batch, const NetConfig& net) {
+    Napi::Env env = v.Env();
+    const Napi::Object o = Obj(v, "batch");
+    auto a = Typed<int32_t>(Prop(o, "actions", "batch"), "actions", batch);
+    b = static_cast<int64_t>(a.ElementLength());
+    if (b < 1 || b > 65536) ThrowRange(env, "actions must hold 1 to 65536 transitions, got " + std::to_string(b));
+    for (size_t i = 0; i < a.ElementLength(); ++i)
+      if (a[i] < 0 || a[i] >= net.n_actions) ThrowRange(env, "actions must be in [0, nActions)");
+    const auto opt = [&](const char* key) { return o.Has(key) && !o.Get(key).IsUndefined(); };
+    slots.resize(static_cast<size_t>(b));
+    generations.resize(static_cast<size_t>(b));
+    if (opt("slots")) {
+      const auto x = Typed<int32_t>(o.Get("slots"), "slots", b);
+      std::copy(x.Data(), x.Data() + b, slots.begin());
+    } else {
+      for (int64_t i = 0; i < b; ++i) slots[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    }
+    if (opt("generations")) {
+      const auto x = Typed<uint32_t>(o.Get("generations"), "generations", b);
+      std::copy(x.Data(), x.Data() + b, generations.begin());
+    }
+    s.indices = slots.data();
+    s.generations = generations.data();
+    s.states = Typed<float>(Prop(o, "states", "batch"), "states", b * net.state_dim).Data();
+    s.actions = a.Data();
+    s.rewards = Typed<float>(Prop(o, "rewards", "batch"), "rewards", b).Data();
+    s.next_states = Typed<float>(Prop(o, "nextStates", "batch"), "nextStates", b * net.state_dim).Data();
+    s.discounts = Typed<float>(Prop(o, "discounts", "batch"), "discounts", b).Data();
+    s.weights = Typed<float>(Prop(o, "weights", "batch"), "weights", b).Data();
+  }
+  int64_t b = 0;
+  std::vector<int32_t> slots;
+  std::vector<uint32_t> generations;
+  SampleBatch s;
+};
+
+/// headLoss(net, online, target, batch, {doubleDqn, huberDelta, step?, seed?}) -> {loss, tdMse,
+/// td, dOutputs, grads}: the main head's loss on the batch (Head::loss: online pass over s and
+/// s', target pass over s'), its TD signal td [B], its gradient wrt its outputs of the s rows
+/// (dOutputs, shaped as headOutputs()[0] for B rows) and wrt every online parameter (grads; 0 for
+/// the other heads), as the learner's main part computes them.
+Napi::Value HeadLossFn(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const ParamLayout layout = CallNative(env, [&] { return ParamLayout(ToNet(info[0])); });
+  auto online = Typed<float>(info[1], "online", layout.size());
+  auto target = Typed<float>(info[2], "target", layout.size());
+  const BatchCall batch(info[3], -1, layout.config());
+  const Napi::Object o = Obj(info[4], "headLoss options");
+  const auto opt = [&](const char* key, int64_t fallback, int64_t lo, int64_t hi) {
+    return o.Has(key) && !o.Get(key).IsUndefined() ? Integer(o.Get(key), key, lo, hi) : fallback;
+  };
+  const int64_t b = batch.b, d = layout.config().state_dim, step = opt("step", 1, 1, INT32_MAX);
+  const auto seed = static_cast<uint64_t>(opt("seed", 0, 0, int64_t{1} << 53));
+  const LossBatch lb{batch.s.actions, batch.s.rewards, batch.s.discounts, batch.s.weights, batch.s.indices,
+                     batch.s.generations, b, Bool(Prop(o, "doubleDqn", "options"), "doubleDqn"),
+                     Number(Prop(o, "huberDelta", "options"), "huberDelta", 1e-12, 1e12), step, seed};
+  struct Result {
+    HeadLoss loss;
+    std::vector<float> td, d_outputs, grads;
+  };
+  const Result res = CallNative(env, [&] {
+    ParamView on(layout, online.Data()), tg(layout, target.Data());
+    Workspace ws_on(layout, 2 * b), ws_tg(layout, b);
+    std::vector<float> inputs(batch.s.states, batch.s.states + b * d);
+    inputs.insert(inputs.end(), batch.s.next_states, batch.s.next_states + b * d);
+    TrunkForward(on, inputs.data(), 2 * b, ws_on);
+    HeadsForward(layout, on, 2 * b, {seed, step, Pass::kOnline, b}, ws_on);
+    TrunkForward(tg, batch.s.next_states, b, ws_tg);
+    HeadsForward(layout, tg, b, {seed, step, Pass::kTarget, b}, ws_tg);
+    Result r;
+    r.td.resize(static_cast<size_t>(b));
+    r.loss = layout.main_head().loss(lb, ws_on.head(0), ws_tg.head(0), r.td.data());
+    const std::span<float> d_out = layout.main_head().output_gradient(ws_on.head(0), b);
+    r.d_outputs.assign(d_out.begin(), d_out.end());
+    r.grads.resize(static_cast<size_t>(layout.size()));
+    ParamView g(layout, r.grads.data());
+    const size_t main[] = {0};
+    HeadsBackward(layout, on, main, inputs.data(), b, ws_on, g);
+    return r;
+  });
+  Napi::Object r = Napi::Object::New(env);
+  r.Set("loss", res.loss.loss);
+  r.Set("tdMse", res.loss.td_mse);
+  r.Set("td", Copy(env, res.td.data(), res.td.size()));
+  r.Set("dOutputs", Copy(env, res.d_outputs.data(), res.d_outputs.size()));
+  r.Set("grads", Copy(env, res.grads.data(), res.grads.size()));
+  return r;
 }
 
 /// causalSensitivity(net, params, states, features: Int32Array) -> {mean, perFeature}
@@ -353,22 +526,10 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
  private:
   Napi::Value Step(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    const Napi::Object o = Obj(info[0], "batch");
-    const int64_t b = learner_->config().batch_size;
-    const int d = learner_->layout().config().state_dim, a = learner_->layout().config().n_actions;
-    auto actions = Typed<int32_t>(Prop(o, "actions", "batch"), "actions", b);
-    for (int64_t i = 0; i < b; ++i)
-      if (actions[static_cast<size_t>(i)] < 0 || actions[static_cast<size_t>(i)] >= a) ThrowRange(env, "actions must be in [0, nActions)");
-    SampleBatch s;
-    s.states = Typed<float>(Prop(o, "states", "batch"), "states", b * d).Data();
-    s.actions = actions.Data();
-    s.rewards = Typed<float>(Prop(o, "rewards", "batch"), "rewards", b).Data();
-    s.next_states = Typed<float>(Prop(o, "nextStates", "batch"), "nextStates", b * d).Data();
-    s.discounts = Typed<float>(Prop(o, "discounts", "batch"), "discounts", b).Data();
-    s.weights = Typed<float>(Prop(o, "weights", "batch"), "weights", b).Data();
-    std::vector<float> td(static_cast<size_t>(b));
+    const BatchCall batch(info[0], learner_->config().batch_size, learner_->layout().config());
+    std::vector<float> td(static_cast<size_t>(batch.b));
     ScalarBlock scalars;
-    const uint32_t flags = learner_->step(s, td.data(), scalars);
+    const uint32_t flags = learner_->step(batch.s, td.data(), scalars);
     Napi::Object r = Napi::Object::New(env);
     r.Set("loss", scalars.loss);
     r.Set("tdMse", scalars.td_mse);
@@ -377,6 +538,22 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     r.Set("causal", scalars.causal_sensitivity);
     r.Set("flags", flags);
     r.Set("td", Copy(env, td.data(), td.size()));
+    // Each part's loss and gradient norms (0 while a part is off), spectral normalisation's
+    // largest estimate, and the C51 probe.
+    Napi::Object parts = Napi::Object::New(env);
+    const std::pair<const char*, PartKind> kinds[] = {
+        {"main", PartKind::kMain}, {"iqn", PartKind::kIqn}, {"ensemble", PartKind::kEnsemble}, {"cql", PartKind::kCql}};
+    for (const auto& [name, kind] : kinds) {
+      const PartFields f = PartScalars(scalars, kind);
+      Napi::Object part = Napi::Object::New(env);
+      part.Set("loss", *f.loss);
+      part.Set("gradNorm", *f.grad_norm);
+      part.Set("clipped", *f.grad_clipped);
+      parts.Set(name, part);
+    }
+    r.Set("parts", parts);
+    r.Set("sigmaMaxSeen", scalars.sigma_max_seen);
+    r.Set("c51GreedyDist", Copy(env, scalars.c51_greedy_dist, static_cast<size_t>(scalars.c51_atoms)));
     return r;
   }
   Napi::Value Online(const Napi::CallbackInfo& info) {
@@ -406,6 +583,9 @@ void InitLearnerTesting(Napi::Env env, Napi::Object exports) {
   t.Set("netInit", Napi::Function::New(env, NetInit, "netInit"));
   t.Set("netForward", Napi::Function::New(env, NetForward, "netForward"));
   t.Set("netBackward", Napi::Function::New(env, NetBackward, "netBackward"));
+  t.Set("headOutputs", Napi::Function::New(env, HeadOutputs, "headOutputs"));
+  t.Set("headBackward", Napi::Function::New(env, HeadBackwardFn, "headBackward"));
+  t.Set("headLoss", Napi::Function::New(env, HeadLossFn, "headLoss"));
   t.Set("causalSensitivity", Napi::Function::New(env, Causal, "causalSensitivity"));
   t.Set("qStats", Napi::Function::New(env, QStatsFn, "qStats"));
   t.Set("tdLoss", Napi::Function::New(env, TdLossFn, "tdLoss"));

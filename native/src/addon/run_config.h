@@ -5,6 +5,9 @@
 #pragma once
 #include <napi.h>
 
+#include <string>
+
+#include "model/heads_config.h"
 #include "train/trainer.h"
 
 namespace dqn::addon {
@@ -12,5 +15,10 @@ namespace dqn::addon {
 /// Converts a validated RunConfig for the compute backend already chosen (replay.device 'auto'
 /// follows it). @throws Napi::TypeError / Napi::RangeError naming the field ("config.optim.lr must be ...").
 TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market, Compute compute);
+
+/// Converts a `heads` section (common/config.ts HeadsSchema output, defaults filled in) found at
+/// `path` ("net.heads"), every field range-checked as in ToTrainerConfig.
+/// @throws Napi::TypeError / Napi::RangeError naming the field.
+HeadsConfig ToHeadsConfig(const Napi::Value& heads, const std::string& path);
 
 }  // namespace dqn::addon

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "cpu/rng.h"
+#include "model/head.h"
+#include "model/heads.h"
 
 namespace dqn {
 
@@ -20,8 +22,20 @@ ParamLayout::ParamLayout(const NetConfig& config) : config_(config) {
     trunk_.push_back(Append(in, h));
     in = h;
   }
-  if (config.dueling) value_ = Append(in, 1);
-  advantage_ = Append(in, config.n_actions);
+  heads_ = MakeHeads(config);
+  for (const auto& head : heads_) {
+    std::vector<DenseSlot>& slots = head_slots_.emplace_back();
+    std::vector<double>& gains = head_gains_.emplace_back();
+    for (const LayerSpec& l : head->layers()) {
+      slots.push_back(Append(l.in, l.out));
+      gains.push_back(l.gain);
+      // The main Q head's slots, for the CUDA learner (see value()).
+      if (config.heads.main == MainHead::kQ && head == heads_.front()) {
+        if (l.name == "value") value_ = slots.back();
+        if (l.name == "advantage" || l.name == "q") advantage_ = slots.back();
+      }
+    }
+  }
 }
 
 DenseSlot ParamLayout::Append(int in, int out) {
@@ -49,14 +63,19 @@ void InitDense(const DenseSlot& s, float* params, double gain, Rng& rng) {
 
 ParamView::ParamView(const ParamLayout& layout, float* base) {
   for (const auto& s : layout.trunk()) trunk.push_back(Resolve(s, base));
-  if (layout.config().dueling) value = Resolve(layout.value(), base);
-  advantage = Resolve(layout.advantage(), base);
+  for (size_t k = 0; k < layout.heads().size(); ++k) {
+    std::vector<DenseView>& views = heads.emplace_back();
+    for (const DenseSlot& s : layout.head_slots(k)) views.push_back(Resolve(s, base));
+  }
+  if (layout.value().out > 0) value = Resolve(layout.value(), base);
+  if (layout.advantage().out > 0) advantage = Resolve(layout.advantage(), base);
 }
 
 void InitParams(const ParamLayout& layout, float* params, Rng& rng) {
   for (const auto& s : layout.trunk()) InitDense(s, params, std::sqrt(2.0), rng);
-  if (layout.config().dueling) InitDense(layout.value(), params, 1.0, rng);
-  InitDense(layout.advantage(), params, 1.0, rng);
+  for (size_t k = 0; k < layout.heads().size(); ++k)
+    for (size_t l = 0; l < layout.head_slots(k).size(); ++l)
+      InitDense(layout.head_slots(k)[l], params, layout.head_gains(k)[l], rng);
 }
 
 }  // namespace dqn

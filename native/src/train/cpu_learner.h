@@ -1,18 +1,22 @@
 // The CPU DQN learner (the reference, and the fallback): online and target networks in flat
-// buffers, Adam state, and the training step (Mnih et al. 2015 with Double DQN, van Hasselt et al. 2016; dueling head, Wang et al.
-// 2016; prioritized replay's IS weights, Schaul et al. 2016). The step in learner.cpp reads top
-// to bottom as the algorithm.
+// buffers, Adam state, and the training step (Mnih et al. 2015 with Double DQN, van Hasselt et
+// al. 2016; prioritized replay's IS weights, Schaul et al. 2016) over the run's heads (model/
+// head.h) and loss parts (train/loss_parts.h). The step in cpu_learner.cpp reads top to bottom as
+// the algorithm.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "env/vec_env.h"
+#include "model/network_spectral_norm.h"
 #include "model/param_layout.h"
 #include "model/q_network.h"
 #include "replay/replay.h"
 #include "train/adam.h"
 #include "train/learner.h"
+#include "train/loss_parts.h"
 #include "train/scalar_block.h"
 
 namespace dqn {
@@ -41,10 +45,11 @@ class CpuLearner final : public Learner {
   std::string backend() const override { return "cpu"; }
   void inject_nan(uint32_t flag, int64_t at_step) override { inject_flag_ = flag; inject_step_ = at_step; }
 
-  /// One gradient step on a sampled batch of config.batch_size transitions: writes the TD errors
-  /// (y - Q(s, a)) into td_errors [B] and the step's scalars into `out`. Returns the NanFlag bits
-  /// of the tensors found non-finite (0 when healthy); a flagged step is not counted in steps(),
-  /// and one flagged before the Adam update (Q, loss, gradients) changes no parameter.
+  /// One gradient step on a sampled batch of config.batch_size transitions: writes the main
+  /// head's TD signal (Q head: y - Q(s, a); C51: the cross-entropy) into td_errors [B] and the
+  /// step's scalars into `out`. Returns the NanFlag bits of the tensors found non-finite (0 when
+  /// healthy); a flagged step is not counted in steps(), and one flagged before the Adam update
+  /// (head outputs, loss, gradients) changes no parameter.
   uint32_t step(const SampleBatch& batch, float* td_errors, ScalarBlock& out);
 
   const LearnerConfig& config() const { return config_; }
@@ -52,27 +57,39 @@ class CpuLearner final : public Learner {
   /// tensor pointers computed at construction stay valid).
   std::span<float> online() { return online_; }
   std::span<float> target() { return target_; }
-  std::span<const float> gradients() const { return grad_; }  ///< of the last step (tests)
+  /// The gradient Adam read in the last step (tests): the main part's unclipped gradient when
+  /// it is the only part (Adam scales it by its clip coefficient), else the sum of the parts'
+  /// clipped gradients.
+  std::span<const float> gradients() const { return parts_.size() == 1 ? part_grads_[0] : grad_sum_; }
   /// The last step's online trunk activations after ReLU of hidden layer `layer`, [2B x width]
   /// (rows 0..B-1 from s, B..2B-1 from s'), for the device checks.
   const float* online_hidden(size_t layer) const { return ws_online_.hidden(layer); }
 
-
  private:
   void poison(uint32_t flag, int64_t t, float* x) const;
+  /// Every part's gradient clipped to its budget, Adam on their sum; the step's gradient scalars.
+  /// Returns kNanGradients when a gradient is not finite (no parameter changed), else 0.
+  uint32_t optimize(int64_t t, ScalarBlock& out);
   void update_target(int64_t t);
   void probes(int64_t t, const float* states, ScalarBlock& out);
 
   ParamLayout layout_;
   LearnerConfig config_;
   std::vector<FeatureGroup> causal_features_;
-  std::vector<float> online_, target_, grad_, m_, v_;
-  ParamView online_view_, target_view_, grad_view_;
+  uint64_t seed_;
+  std::vector<float> online_, target_, m_, v_;
+  ParamView online_view_, target_view_;
+  std::vector<std::unique_ptr<LossPart>> parts_;   // main part first (train/loss_parts.h)
+  std::vector<double> part_loss_;                  // each part's loss of the last step
+  std::vector<std::vector<float>> part_grads_;     // each part's gradient, one full buffer each
+  std::vector<ParamView> part_views_;
+  std::vector<float> grad_sum_;                    // the clipped parts' sum (more than one part)
+  NetworkSpectralNorm spectral_;                   // no matrices without spectral normalisation
   Workspace ws_online_;  // 2B rows: s and s' in one pass
   Workspace ws_target_;  // B rows: s'
   Workspace ws_probe_;   // B rows: interventions of the causal probe
   Workspace ws_act_;     // act_rows rows: greedy actions
-  std::vector<float> inputs_, td_dq_, probe_states_;
+  std::vector<float> inputs_, td_aux_, probe_states_;
   SampleBuffers batch_;  // train()'s sampled batch
   std::vector<float> td_;
   std::vector<double> probe_per_feature_;

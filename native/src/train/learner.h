@@ -24,9 +24,12 @@
 
 namespace dqn {
 
-/// Host copies of the learner's flat buffers, each layout().size() floats.
+/// Host copies of the learner's flat buffers, each layout().size() floats, and its spectral
+/// normalisation's power-iteration vectors (NetworkSpectralNorm::vectors; empty without spectral
+/// normalisation, and always with the CUDA learner, which trains only the plain Q head).
 struct LearnerTensors {
   std::vector<float> online, target, adam_m, adam_v;
+  std::vector<float> spectral_u;
 };
 
 /// Checks what both learners need of their options and causal features (batch size, lr, Huber
@@ -52,7 +55,7 @@ class Learner {
  public:
   virtual ~Learner() = default;
   /// One training step (or steps_per_launch steps on CUDA) on batches drawn from `replay`:
-  /// sample, Double DQN loss, backward, clip, Adam, target update, priority update, and the
+  /// sample, the heads' losses (Double DQN targets), backward, clip, Adam, target update, priority update, and the
   /// step's scalars (the learner's range of the block, PER health included) into `out`.
   /// Returns the NanFlag bits seen: the CPU's for this step, CUDA's as last copied to the pinned
   /// block (they may lag the queued steps; finish() is exact). A flagged step changes no
@@ -75,7 +78,8 @@ class Learner {
   virtual const ParamLayout& layout() const = 0;
   /// Host copies of every buffer (CUDA: synchronizes). Resizes the vectors.
   virtual void save_params(LearnerTensors& out) = 0;
-  /// Replaces every buffer. @throws std::invalid_argument when a vector's size is not layout().size().
+  /// Replaces every buffer. @throws std::invalid_argument when a vector's size is not layout().size()
+  /// (or spectral_u's not the learner's own).
   virtual void load_params(const LearnerTensors& in) = 0;
   virtual std::string backend() const = 0;  ///< "cpu" or "cuda"
   /// The pinned host block the learner writes its scalars into (CUDA), or null (CPU: `out`).
@@ -96,8 +100,9 @@ class DeviceLost : public std::runtime_error {
 
 enum class Compute { kCpu, kCuda };
 
-/// Builds the learner for `compute`. @throws std::invalid_argument for a bad shape or option;
-/// CUDA: a cuda::CudaError (std::runtime_error) when the GPU cannot hold or run it.
+/// Builds the learner for `compute`. @throws std::invalid_argument for a bad shape or option, and
+/// for CUDA when net.heads is not the plain Q head (HeadsConfig::plain_q()); CUDA: a
+/// cuda::CudaError (std::runtime_error) when the GPU cannot hold or run it.
 std::unique_ptr<Learner> MakeLearner(Compute compute, const NetConfig& net, const LearnerConfig& config, uint64_t seed,
                                      std::vector<FeatureGroup> causal_features);
 

@@ -1,7 +1,9 @@
 // The learner interface's shared pieces and the backend choice (see learner.h).
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "model/heads.h"
 #include "train/cpu_learner.h"
 #include "train/learner.h"
 #ifdef DQN_WITH_CUDA
@@ -55,9 +57,31 @@ SampleBatch SampleBuffers::view() {
           rewards.data(), next_states.data(), dones.data(),   discounts.data()};
 }
 
+namespace {
+
+/// The settings of `h` that ask for more than the plain Q head ("heads.main = c51, heads.cql.alpha = 0.1").
+std::string HeadsBeyondPlainQ(const HeadsConfig& h) {
+  std::vector<std::string> on;
+  if (h.main != MainHead::kQ) on.push_back(std::string("heads.main = ") + (h.main == MainHead::kC51 ? "c51" : "iqn"));
+  if (h.iqn_auxiliary) on.push_back("heads.iqn.auxiliary = true");
+  if (h.ensemble()) on.push_back("heads.ensemble.heads = " + std::to_string(h.ensemble_heads));
+  if (h.cql()) on.push_back("heads.cql.alpha = " + FieldText(h.cql_alpha));
+  if (h.spectral()) on.push_back("heads.spectral.sigma_max = " + FieldText(h.sigma_max));
+  std::string out;
+  for (const std::string& x : on) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+}  // namespace
+
 std::unique_ptr<Learner> MakeLearner(Compute compute, const NetConfig& net, const LearnerConfig& config, uint64_t seed,
                                      std::vector<FeatureGroup> causal_features) {
   if (compute == Compute::kCpu) return std::make_unique<CpuLearner>(net, config, seed, std::move(causal_features));
+  // The CUDA learner has only the plain Q head: the guard behind main/trainer/backend-choice.ts,
+  // on any machine.
+  if (!net.heads.plain_q())
+    throw std::invalid_argument("backend 'cuda' trains only the plain Q head, not these heads (" + HeadsBeyondPlainQ(net.heads) +
+                                "): use backend 'cpu' or 'auto'");
 #ifdef DQN_WITH_CUDA
   if (const cuda::DeviceProbe probe = cuda::ProbeDevice(); !probe.available)
     throw std::runtime_error("backend 'cuda' needs a usable GPU: " + probe.reason);

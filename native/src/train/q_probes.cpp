@@ -35,7 +35,7 @@ QStats ComputeQStats(const float* q, int64_t rows, int n_actions) {
 
 double CausalSensitivity(const ParamLayout& layout, const ParamView& p, const float* states, const float* q_ref,
                          int64_t rows, const std::vector<FeatureGroup>& features, Workspace& ws, std::vector<float>& scratch,
-                         double* per_feature) {
+                         double* per_feature, const ForwardContext& ctx) {
   const int d = layout.config().state_dim, a = layout.config().n_actions;
   scratch.assign(states, states + rows * d);
   double total = 0;
@@ -46,7 +46,7 @@ double CausalSensitivity(const ParamLayout& layout, const ParamView& p, const fl
       mean /= static_cast<double>(rows);
       for (int64_t r = 0; r < rows; ++r) scratch[static_cast<size_t>(r * d + f)] = static_cast<float>(mean);
     }
-    Forward(layout, p, scratch.data(), rows, ws);
+    Forward(layout, p, scratch.data(), rows, ws, ctx);
     double diff = 0;
     for (int64_t i = 0; i < rows * a; ++i) diff += std::fabs(static_cast<double>(q_ref[i]) - ws.q()[i]);
     per_feature[k] = diff / static_cast<double>(rows * a);

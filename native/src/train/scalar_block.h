@@ -43,9 +43,9 @@ struct ScalarBlock {
   double episode_length = 0;   ///< length of the last finished training episode
   // ---- Written by the learner (on the device with the CUDA backend). ----
   int64_t step = 0;            ///< gradient updates done
-  double loss = 0;             ///< IS-weighted Huber loss of the last step
-  double td_mse = 0;           ///< mean squared TD error of the last batch
-  double grad_norm = 0;        ///< global gradient L2 norm before clipping
+  double loss = 0;             ///< the last step's loss: the sum of its parts' (plain Q: the IS-weighted Huber loss)
+  double td_mse = 0;           ///< mean squared TD error of the last batch (C51: of the expected values)
+  double grad_norm = 0;        ///< global L2 norm of the summed parts' gradients before clipping
   /// Cumulative sums over the `sum_steps` healthy steps so far: the exact mean of loss, TD mse
   /// and grad norm over any polling interval is the difference of two reads over the
   /// difference of their sum_steps.

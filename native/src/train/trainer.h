@@ -92,13 +92,15 @@ class Trainer {
   /// over-represented. request_stop() ends it after the current env step (`stopped`).
   EvalStats evaluate(int episodes);
 
-  /// Versioned binary state: network shapes, online and target weights, Adam m, v and step,
-  /// exploration RNG, counters (step, env_steps, episodes), the replay's sample_steps and the
-  /// last batch's beta.
+  /// Versioned binary state (trainer_state.cpp): network shapes, the heads description
+  /// (DescribeHeads, model/heads.h), online and target weights, Adam m, v and step, spectral
+  /// normalisation's vectors, exploration RNG, counters (step, env_steps, episodes), the replay's
+  /// sample_steps and the last batch's beta.
   /// The replay contents and the environments are not included.
   std::vector<uint8_t> save_state();
-  /// Restores save_state() output. @throws std::invalid_argument when the blob is malformed,
-  /// of another version, or its shapes differ from this trainer's.
+  /// Restores save_state() output, of this version or version 1 (the plain Q head).
+  /// @throws std::invalid_argument when the blob is malformed, of another version, or its shapes
+  ///         or heads differ from this trainer's (the message names each difference).
   void load_state(const uint8_t* data, size_t size);
 
   /// The live scalar block. Writes go to `redirect_scalars`' target once set.

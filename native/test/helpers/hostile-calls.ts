@@ -2,7 +2,7 @@
 // types, wrong lengths, detached buffers, 2^31 - 1, 1e12, negative and NaN sizes) and prints one
 // JSON line per call: {call, threw, name, message}. A binding that aborts the process instead of
 // throwing ends this script before its last line ("done"), which the test detects.
-import { parseRunConfig } from '../../../common/config.ts';
+import { HeadsSchema, parseRunConfig } from '../../../common/config.ts';
 import { loadAddon } from '../../addon.ts';
 
 const a = loadAddon() as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -33,6 +33,19 @@ calls['matmul(m = 1e12)'] = () => lt.matmul('nn', 'auto', 1e12, 1, 1, new Float3
 calls['matmul(detached a)'] = () => lt.matmul('nn', 'auto', 4, 8, 1, detached(), new Float32Array(8));
 calls['netInit(stateDim 2^31-1)'] = () => lt.netInit({ stateDim: 2 ** 31 - 1, nActions: 2, hidden: [4], dueling: true }, 1);
 calls['netInit(nActions NaN)'] = () => lt.netInit({ stateDim: 4, nActions: Number.NaN, hidden: [4], dueling: true }, 1);
+const c51Net = { stateDim: 2, nActions: 2, hidden: [4], dueling: true, heads: HeadsSchema.parse({ main: 'c51', c51: { atoms: 5 } }) };
+const c51Params = () => lt.netInit(c51Net, 1).params as Float32Array;
+const lossBatch = (patch: Record<string, unknown>) => ({ states: new Float32Array(4), nextStates: new Float32Array(4), actions: new Int32Array(2), rewards: new Float32Array(2), discounts: new Float32Array(2), weights: new Float32Array(2), ...patch });
+calls['netInit(heads.c51.atoms 1000)'] = () => lt.netInit({ ...c51Net, heads: { ...c51Net.heads, c51: { atoms: 1000, v_min: 0, v_max: 1 } } }, 1);
+calls['netInit(heads as a string)'] = () => lt.netInit({ ...c51Net, heads: 'c51' }, 1);
+calls['headOutputs(params of another network)'] = () => lt.headOutputs(c51Net, new Float32Array(3), new Float32Array(2));
+calls['headBackward(dOutputs of the wrong length)'] = () => lt.headBackward(c51Net, c51Params(), new Float32Array(2), [new Float32Array(3)]);
+calls['headBackward(dOutputs not an array)'] = () => lt.headBackward(c51Net, c51Params(), new Float32Array(2), new Float32Array(10));
+calls['headLoss(action 2^31-1)'] = () => lt.headLoss(c51Net, c51Params(), c51Params(), lossBatch({ actions: Int32Array.of(0, 2 ** 31 - 1) }), { doubleDqn: true, huberDelta: 1 });
+calls['headLoss(2^17 transitions)'] = () => lt.headLoss(c51Net, c51Params(), c51Params(), lossBatch({ actions: new Int32Array(2 ** 17) }), { doubleDqn: true, huberDelta: 1 });
+calls['headLoss(detached target)'] = () => lt.headLoss(c51Net, c51Params(), detached(), lossBatch({}), { doubleDqn: true, huberDelta: 1 });
+calls['headLoss(slots of the wrong length)'] = () => lt.headLoss(c51Net, c51Params(), c51Params(), lossBatch({ slots: new Int32Array(3) }), { doubleDqn: true, huberDelta: 1 });
+calls['headLoss(step -1)'] = () => lt.headLoss(c51Net, c51Params(), c51Params(), lossBatch({}), { doubleDqn: true, huberDelta: 1, step: -1 });
 calls['new Env(num_envs 2^31-1)'] = () => new a.Env({ kind: 'cartpole', num_envs: 2 ** 31 - 1 }, undefined, false);
 calls['philox4x32_10(number)'] = () => a.philox4x32_10(2 ** 31 - 1);
 calls['sumTreeFind(detached masses)'] = () => a.sumTreeFind(new Float64Array(4), detached());

@@ -17,7 +17,8 @@ export function randomArray(n: number, rand: (lo: number, hi: number) => number,
   return Float32Array.from({ length: n }, () => rand(lo, hi));
 }
 
-function dense(p: ArrayLike<number>, s: Slot, x: number[], relu: boolean): number[] {
+/** Float64 dense layer: y = x·W + b (W [in x out] row-major at s.w), then ReLU when relu. */
+export function dense(p: ArrayLike<number>, s: Slot, x: number[], relu: boolean): number[] {
   const y: number[] = [];
   for (let j = 0; j < s.out; j++) {
     let v = p[s.b + j]!;
@@ -41,4 +42,35 @@ export function referenceForward(net: NetSpec, layout: Layout, params: ArrayLike
     q.push(...a.map((x) => v + x - mean));
   }
   return q;
+}
+
+/** Largest singular value of w [rows x cols] (row-major), float64: power iteration on W^T W. */
+export function largestSingularValue(w: ArrayLike<number>, rows: number, cols: number): number {
+  let x = Array.from({ length: cols }, (_, j) => 1 + j / cols);
+  let lambda = 0;
+  for (let iter = 0; iter < 100000; iter++) {
+    const wx = Array.from({ length: rows }, (_, i) => x.reduce((s, xj, j) => s + w[i * cols + j]! * xj, 0));
+    const y = x.map((_, j) => wx.reduce((s, wi, i) => s + w[i * cols + j]! * wi, 0));  // W^T W x
+    const norm = Math.hypot(...y);
+    const next = norm / Math.hypot(...x);
+    x = y.map((v) => v / norm);
+    if (Math.abs(next - lambda) <= 1e-15 * next) return Math.sqrt(next);
+    lambda = next;
+  }
+  throw new Error('the reference power iteration did not converge');
+}
+
+/** Central finite differences (step h) of f at every coordinate of x (float64). */
+export function finiteDifferences(x: ArrayLike<number>, f: (x: Float64Array) => number, h = 1e-6): Float64Array {
+  const p = Float64Array.from(x), g = new Float64Array(p.length);
+  for (let i = 0; i < p.length; i++) {
+    const keep = p[i]!;
+    p[i] = keep + h;
+    const up = f(p);
+    p[i] = keep - h;
+    const down = f(p);
+    p[i] = keep;
+    g[i] = (up - down) / (2 * h);
+  }
+  return g;
 }

@@ -1,5 +1,5 @@
 // Double DQN targets and the IS-weighted Huber loss (see td_loss.h).
-#include "train/td_loss.h"
+#include "model/td_loss.h"
 
 #include <algorithm>
 

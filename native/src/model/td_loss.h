@@ -1,6 +1,7 @@
-// The DQN loss on a sampled batch: Double DQN targets (van Hasselt et al. 2016, eq. 4) with the
-// per-transition bootstrap discount stored in the replay buffer, and the Huber loss weighted by
-// the IS weights of prioritized replay (Schaul et al. 2016, Algorithm 1, line 12).
+// The Q head's loss (model/q_head.h) on a sampled batch: Double DQN targets (van Hasselt et al.
+// 2016, eq. 4) with the per-transition bootstrap discount stored in the replay buffer, and the
+// Huber loss weighted by the IS weights of prioritized replay (Schaul et al. 2016, Algorithm 1,
+// line 12).
 #pragma once
 #include <cstdint>
 
