@@ -4,21 +4,37 @@
 // benchmarks. The Trainer (trainer.ts) is the production entry point.
 import { loadAddon } from './addon.ts';
 
-/** Q-network shape. */
-export interface NetSpec { stateDim: number; nActions: number; hidden: number[]; dueling: boolean }
+/** The bootstrapped ensemble (heads.ensemble): K heads, each transition's mask probability p, its budget share. */
+export interface EnsembleSpec { heads: number; bootstrapP: number; share: number }
+/** Q-network shape; `heads.ensemble` adds the ensemble beside the Q head (absent: the Q head alone). */
+export interface NetSpec { stateDim: number; nActions: number; hidden: number[]; dueling: boolean; heads?: { ensemble?: EnsembleSpec } }
 /** A dense layer's offsets in the flat parameter buffer: W [in x out] row-major at w, b [out] at b. */
 export interface Slot { w: number; b: number; in: number; out: number }
-export interface Layout { size: number; trunk: Slot[]; value?: Slot; advantage: Slot }
+/** A loss part of the gradient budget (PartKind). */
+export type PartKind = 'main' | 'iqn' | 'ensemble' | 'cql';
+/** A head on the trunk (MakeHeads order, main head first) and its layers' slots. */
+export interface HeadLayout { name: string; part: PartKind; layers: (Slot & { name: string })[] }
+export interface Layout { size: number; trunk: Slot[]; value?: Slot; advantage: Slot; heads: HeadLayout[] }
 
 export interface LearnerBatch {
   states: Float32Array; actions: Int32Array; rewards: Float32Array; nextStates: Float32Array;
   discounts: Float32Array; weights: Float32Array;
+  /** Replay slots and their generations (the ensemble's bootstrap masks); default 0..B-1 and 0. */
+  indices?: Int32Array; generations?: Uint32Array;
 }
-export interface LearnerStep { loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; flags: number; td: Float32Array }
+/** One loss part's numbers of a step: its loss, its gradient's norm before and after its budget clip, its unclipped gradient [params]. */
+export interface PartStep { kind: PartKind; loss: number; gradNorm: number; gradClipped: number; gradient: Float32Array }
+export interface LearnerStep {
+  loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; ensembleDisagreement: number; flags: number; td: Float32Array;
+  /** The loss parts in order, main part first. */
+  parts: PartStep[];
+}
 export interface TestLearner {
   step(batch: LearnerBatch): LearnerStep;
   online(): Float32Array;
   target(): Float32Array;
+  /** Overwrites the online and target parameters (Adam's moments and the step count are kept). */
+  setParams(online: Float32Array, target: Float32Array): void;
   greedy(states: Float32Array): Int32Array;
 }
 export interface CartPoleStep { nextObs: Float32Array; rewards: Float32Array; terminated: Uint8Array; truncated: Uint8Array; finalObs: Float32Array }

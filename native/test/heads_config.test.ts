@@ -14,7 +14,6 @@ test('the native trainer refuses a part the CPU learner does not build yet, nami
     [{ main: 'c51' }, /^heads\.main = c51: the C51 head is not built on the CPU yet; set heads\.main to 'q'$/],
     [{ main: 'iqn' }, /^heads\.main = iqn: the IQN head is not built on the CPU yet/],
     [{ iqn: { ...base.heads.iqn, auxiliary: true } }, /^heads\.iqn\.auxiliary: the IQN head is not built on the CPU yet; set it to false$/],
-    [{ ensemble: { ...base.heads.ensemble, heads: 4 } }, /^heads\.ensemble\.heads = 4: the ensemble is not built on the CPU yet; set it to 0$/],
     [{ cql: { alpha: 0.1, share: 0.1 } }, /^heads\.cql\.alpha: CQL is not built on the CPU yet; set it to 0$/],
     [{ spectral: { sigma_max: 1, trunk: true, heads: false } }, /^heads\.spectral\.sigma_max: spectral normalisation is not built on the CPU yet/],
   ];

@@ -6,6 +6,7 @@
 // here; the logic is the same code the Trainer runs.
 #include <napi.h>
 
+#include <cfloat>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,7 +36,11 @@ Napi::TypedArrayOf<T> Copy(Napi::Env env, const T* data, size_t n) {
   return out;
 }
 
-/// {stateDim, nActions, hidden: number[], dueling}
+/// Whether the optional property `key` of `o` is given (present and not undefined).
+bool Given(const Napi::Object& o, const char* key) { return o.Has(key) && !o.Get(key).IsUndefined(); }
+
+/// {stateDim, nActions, hidden: number[], dueling, heads?: {ensemble?: {heads, bootstrapP, share}}}
+/// (heads.ensemble: HeadsConfig's ensemble_heads, ensemble_p and ensemble_share; absent: off).
 NetConfig ToNet(const Napi::Value& v) {
   const Napi::Object o = Obj(v, "net");
   NetConfig c;
@@ -47,8 +52,20 @@ NetConfig ToNet(const Napi::Value& v) {
   for (uint32_t i = 0; i < h.As<Napi::Array>().Length(); ++i)
     c.hidden.push_back(static_cast<int>(Integer(h.As<Napi::Array>().Get(i), "net.hidden[i]", 1, 4096)));
   c.dueling = Bool(Prop(o, "dueling", "net"), "net.dueling");
+  if (Given(o, "heads")) {
+    const Napi::Object heads = Obj(o.Get("heads"), "net.heads");
+    if (Given(heads, "ensemble")) {
+      const Napi::Object e = Obj(heads.Get("ensemble"), "net.heads.ensemble");
+      c.heads.ensemble_heads = static_cast<int>(Integer(Prop(e, "heads", "net.heads.ensemble"), "net.heads.ensemble.heads", 0, 32));
+      c.heads.ensemble_p = Number(Prop(e, "bootstrapP", "net.heads.ensemble"), "net.heads.ensemble.bootstrapP", DBL_MIN, 1);
+      c.heads.ensemble_share = Number(Prop(e, "share", "net.heads.ensemble"), "net.heads.ensemble.share", 0, 1);
+    }
+  }
   return c;
 }
+
+/// PartKind's names, in enum order (common/heads.ts LossPart).
+constexpr const char* kPartNames[] = {"main", "iqn", "ensemble", "cql"};
 
 Napi::Object SlotObject(Napi::Env env, const DenseSlot& s) {
   Napi::Object o = Napi::Object::New(env);
@@ -76,7 +93,8 @@ Napi::Value MatMulFn(const Napi::CallbackInfo& info) {
   return c;
 }
 
-/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, value?, advantage}}
+/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, value?, advantage, heads}},
+/// heads: [{name, part, layers: [{name, w, b, in, out}]}] in MakeHeads order (main head first).
 Napi::Value NetInit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const NetConfig net = ToNet(info[0]);
@@ -93,6 +111,23 @@ Napi::Value NetInit(const Napi::CallbackInfo& info) {
   l.Set("trunk", trunk);
   if (net.dueling) l.Set("value", SlotObject(env, layout.value()));
   l.Set("advantage", SlotObject(env, layout.advantage()));
+  Napi::Array heads = Napi::Array::New(env, layout.heads().size());
+  for (uint32_t k = 0; k < layout.heads().size(); ++k) {
+    const Head& h = *layout.heads()[k];
+    const std::vector<LayerSpec> specs = h.layers();
+    Napi::Array layers = Napi::Array::New(env, specs.size());
+    for (uint32_t i = 0; i < specs.size(); ++i) {
+      Napi::Object slot = SlotObject(env, layout.head_slots(k)[i]);
+      slot.Set("name", specs[i].name);
+      layers.Set(i, slot);
+    }
+    Napi::Object head = Napi::Object::New(env);
+    head.Set("name", h.name());
+    head.Set("part", kPartNames[static_cast<int>(h.part())]);
+    head.Set("layers", layers);
+    heads.Set(k, head);
+  }
+  l.Set("heads", heads);
   Napi::Object o = Napi::Object::New(env);
   o.Set("params", Copy(env, params.data(), params.size()));
   o.Set("layout", l);
@@ -308,14 +343,18 @@ class CartPoleWrap : public Napi::ObjectWrap<CartPoleWrap> {
 };
 
 /// new Learner(net, {lr, adamEps, gradClip, batchSize, doubleDqn, huberDelta, target: {kind,
-/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm, td, flags}, online(), target(),
-/// greedy(states).
+/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm,
+/// qMean, causal, ensembleDisagreement, flags, td, parts: [{kind, loss, gradNorm, gradClipped,
+/// gradient}]} (each part's unclipped gradient, in loss-part order), online(), target(),
+/// setParams(online, target) (Adam's moments kept), greedy(states). The batch's indices [B] and
+/// generations [B] (replay slots, for the ensemble's masks) default to 0..B-1 and 0.
 class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Learner", {InstanceMethod<&LearnerWrap::Step>("step"),
                                         InstanceMethod<&LearnerWrap::Online>("online"),
                                         InstanceMethod<&LearnerWrap::Target>("target"),
+                                        InstanceMethod<&LearnerWrap::SetParams>("setParams"),
                                         InstanceMethod<&LearnerWrap::Greedy>("greedy")});
   }
   explicit LearnerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<LearnerWrap>(info) {
@@ -338,7 +377,7 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     }
     // Probes run every step unless asked otherwise (tests read them; benchmarks space them out).
     const auto interval = [&](const char* key) {
-      return o.Has(key) && !o.Get(key).IsUndefined() ? Integer(o.Get(key), key, 1, INT32_MAX) : int64_t{1};
+      return Given(o, key) ? Integer(o.Get(key), key, 1, INT32_MAX) : int64_t{1};
     };
     c.q_stats_interval = interval("qStatsInterval");
     c.causal_interval = interval("causalInterval");
@@ -366,6 +405,21 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     s.next_states = Typed<float>(Prop(o, "nextStates", "batch"), "nextStates", b * d).Data();
     s.discounts = Typed<float>(Prop(o, "discounts", "batch"), "discounts", b).Data();
     s.weights = Typed<float>(Prop(o, "weights", "batch"), "weights", b).Data();
+    std::vector<int32_t> slots(static_cast<size_t>(b));
+    std::vector<uint32_t> generations(static_cast<size_t>(b));
+    for (int64_t i = 0; i < b; ++i) slots[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    if (Given(o, "indices")) {
+      const auto given = Typed<int32_t>(o.Get("indices"), "indices", b);
+      for (int64_t i = 0; i < b; ++i)
+        if (given[static_cast<size_t>(i)] < 0) ThrowRange(env, "indices must be replay slots, >= 0");
+      std::copy(given.Data(), given.Data() + b, slots.begin());
+    }
+    if (Given(o, "generations")) {
+      const auto given = Typed<uint32_t>(o.Get("generations"), "generations", b);
+      std::copy(given.Data(), given.Data() + b, generations.begin());
+    }
+    s.indices = slots.data();
+    s.generations = generations.data();
     std::vector<float> td(static_cast<size_t>(b));
     ScalarBlock scalars;
     const uint32_t flags = learner_->step(s, td.data(), scalars);
@@ -375,9 +429,30 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     r.Set("gradNorm", scalars.grad_norm);
     r.Set("qMean", scalars.q_mean);
     r.Set("causal", scalars.causal_sensitivity);
+    r.Set("ensembleDisagreement", scalars.ensemble_disagreement);
     r.Set("flags", flags);
     r.Set("td", Copy(env, td.data(), td.size()));
+    Napi::Array parts = Napi::Array::New(env, learner_->parts().size());
+    for (uint32_t k = 0; k < learner_->parts().size(); ++k) {
+      const PartKind kind = learner_->parts()[k]->kind();
+      const PartFields f = PartScalars(scalars, kind);
+      Napi::Object part = Napi::Object::New(env);
+      part.Set("kind", kPartNames[static_cast<int>(kind)]);
+      part.Set("loss", *f.loss);
+      part.Set("gradNorm", *f.grad_norm);
+      part.Set("gradClipped", *f.grad_clipped);
+      part.Set("gradient", Copy(env, learner_->part_gradient(k).data(), learner_->part_gradient(k).size()));
+      parts.Set(k, part);
+    }
+    r.Set("parts", parts);
     return r;
+  }
+  Napi::Value SetParams(const Napi::CallbackInfo& info) {
+    const auto n = static_cast<int64_t>(learner_->online().size());
+    const auto online = Typed<float>(info[0], "online", n), target = Typed<float>(info[1], "target", n);
+    std::copy(online.Data(), online.Data() + n, learner_->online().begin());
+    std::copy(target.Data(), target.Data() + n, learner_->target().begin());
+    return info.Env().Undefined();
   }
   Napi::Value Online(const Napi::CallbackInfo& info) {
     return Copy(info.Env(), learner_->online().data(), learner_->online().size());
