@@ -11,8 +11,10 @@ export interface NetSpec { stateDim: number; nActions: number; hidden: number[];
 export interface HeadsNetSpec extends NetSpec { heads: HeadsConfig }
 /** A dense layer's offsets in the flat parameter buffer: W [in x out] row-major at w, b [out] at b. */
 export interface Slot { w: number; b: number; in: number; out: number }
-/** A head's layers (native/src/model/head.h Head::layers), in the order they follow the trunk. */
-export interface HeadLayout { name: string; layers: (Slot & { name: string })[] }
+/** A loss part of the gradient budget (PartKind). */
+export type PartKind = 'main' | 'iqn' | 'ensemble' | 'cql';
+/** A head's layers (native/src/model/head.h Head::layers), in the order they follow the trunk, and its budget part. */
+export interface HeadLayout { name: string; part: PartKind; layers: (Slot & { name: string })[] }
 /** The layout of a Q-head network: value and advantage are the Q head's layers (plain: advantage is its q layer). */
 export interface Layout { size: number; trunk: Slot[]; heads: HeadLayout[]; value?: Slot; advantage: Slot }
 /** The layout of a network with any heads: the trunk, then each head's layers. */
@@ -24,11 +26,14 @@ export interface LearnerBatch {
   /** Replay slots and their generations (bootstrap masks draw from them); default 0..B-1 and 0. */
   slots?: Int32Array; generations?: Uint32Array;
 }
-/** One budget part's loss and its gradient's L2 norm before and after its clip (0 while the part is off). */
-export interface PartScalars { loss: number; gradNorm: number; clipped: number }
+/**
+ * One budget part's loss and its gradient's L2 norm before and after its clip (0 while the part is
+ * off), and its unclipped gradient [params] when the run has the part.
+ */
+export interface PartScalars { loss: number; gradNorm: number; clipped: number; gradient?: Float32Array }
 export interface LearnerStep {
-  loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; flags: number; td: Float32Array;
-  parts: Record<'main' | 'iqn' | 'ensemble' | 'cql', PartScalars>;
+  loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; ensembleDisagreement: number; flags: number; td: Float32Array;
+  parts: Record<PartKind, PartScalars>;
   /** Largest spectral-norm estimate of the normalised matrices before scaling (0 without spectral normalisation). */
   sigmaMaxSeen: number;
   /** C51: mean over the batch of the greedy action's distribution (empty for other heads). */
@@ -48,6 +53,8 @@ export interface TestLearner {
   step(batch: LearnerBatch): LearnerStep;
   online(): Float32Array;
   target(): Float32Array;
+  /** Overwrites the online and target parameters (Adam's moments and the step count are kept). */
+  setParams(online: Float32Array, target: Float32Array): void;
   greedy(states: Float32Array): Int32Array;
 }
 export interface CartPoleStep { nextObs: Float32Array; rewards: Float32Array; terminated: Uint8Array; truncated: Uint8Array; finalObs: Float32Array }

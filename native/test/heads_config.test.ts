@@ -20,7 +20,6 @@ test('the native trainer refuses a part the CPU learner does not build yet, nami
   const refused: Array<[Record<string, unknown>, RegExp]> = [
     [{ main: 'iqn' }, /^heads\.main = iqn: the IQN head is not built on the CPU yet/],
     [{ iqn: { ...base.heads.iqn, auxiliary: true } }, /^heads\.iqn\.auxiliary: the IQN head is not built on the CPU yet; set it to false$/],
-    [{ ensemble: { ...base.heads.ensemble, heads: 4 } }, /^heads\.ensemble\.heads = 4: the ensemble is not built on the CPU yet; set it to 0$/],
     [{ main: 'iqn', cql: { alpha: 0.1, share: 0.1 } }, /^CQL needs a main head with deterministic Q-values: set heads\.main to 'q' or 'c51', or heads\.cql\.alpha to 0$/],
   ];
   for (const [patch, message] of refused) assert.throws(() => createTrainer({ config: withHeads(patch), backend: 'cpu' }), { name: 'RangeError', message });

@@ -7,6 +7,7 @@
 // Trainer runs.
 #include <napi.h>
 
+#include <cfloat>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,9 @@ NetConfig ToNet(const Napi::Value& v) {
   return c;
 }
 
+/// PartKind's names, in enum order (common/heads.ts LossPart).
+constexpr const char* kPartNames[] = {"main", "iqn", "ensemble", "cql"};
+
 Napi::Object SlotObject(Napi::Env env, const DenseSlot& s) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("w", static_cast<double>(s.w));
@@ -77,6 +81,7 @@ Napi::Array HeadsLayout(Napi::Env env, const ParamLayout& layout) {
     }
     Napi::Object h = Napi::Object::New(env);
     h.Set("name", layout.heads()[k]->name());
+    h.Set("part", kPartNames[static_cast<int>(layout.heads()[k]->part())]);
     h.Set("layers", layers);
     heads.Set(k, h);
   }
@@ -236,6 +241,8 @@ struct BatchCall {
     generations.resize(static_cast<size_t>(b));
     if (opt("slots")) {
       const auto x = Typed<int32_t>(o.Get("slots"), "slots", b);
+      for (int64_t i = 0; i < b; ++i)
+        if (x[static_cast<size_t>(i)] < 0) ThrowRange(env, "slots must be replay slots, >= 0");
       std::copy(x.Data(), x.Data() + b, slots.begin());
     } else {
       for (int64_t i = 0; i < b; ++i) slots[static_cast<size_t>(i)] = static_cast<int32_t>(i);
@@ -481,14 +488,19 @@ class CartPoleWrap : public Napi::ObjectWrap<CartPoleWrap> {
 };
 
 /// new Learner(net, {lr, adamEps, gradClip, batchSize, doubleDqn, huberDelta, target: {kind,
-/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm, td, flags}, online(), target(),
-/// greedy(states).
+/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm,
+/// qMean, causal, ensembleDisagreement, flags, td, parts: {main, iqn, ensemble, cql: {loss,
+/// gradNorm, clipped, gradient?}}, sigmaMaxSeen, c51GreedyDist} (0 for a part that is off; the
+/// unclipped gradient of each part the run has), online(), target(), setParams(online, target)
+/// (Adam's moments kept), greedy(states). The batch's slots [B] and generations [B] (for the
+/// ensemble's masks) default to 0..B-1 and 0.
 class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Learner", {InstanceMethod<&LearnerWrap::Step>("step"),
                                         InstanceMethod<&LearnerWrap::Online>("online"),
                                         InstanceMethod<&LearnerWrap::Target>("target"),
+                                        InstanceMethod<&LearnerWrap::SetParams>("setParams"),
                                         InstanceMethod<&LearnerWrap::Greedy>("greedy")});
   }
   explicit LearnerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<LearnerWrap>(info) {
@@ -536,25 +548,35 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     r.Set("gradNorm", scalars.grad_norm);
     r.Set("qMean", scalars.q_mean);
     r.Set("causal", scalars.causal_sensitivity);
+    r.Set("ensembleDisagreement", scalars.ensemble_disagreement);
     r.Set("flags", flags);
     r.Set("td", Copy(env, td.data(), td.size()));
     // Each part's loss and gradient norms (0 while a part is off), spectral normalisation's
     // largest estimate, and the C51 probe.
     Napi::Object parts = Napi::Object::New(env);
-    const std::pair<const char*, PartKind> kinds[] = {
-        {"main", PartKind::kMain}, {"iqn", PartKind::kIqn}, {"ensemble", PartKind::kEnsemble}, {"cql", PartKind::kCql}};
-    for (const auto& [name, kind] : kinds) {
-      const PartFields f = PartScalars(scalars, kind);
+    for (int kind = 0; kind < static_cast<int>(std::size(kPartNames)); ++kind) {
+      const PartFields f = PartScalars(scalars, static_cast<PartKind>(kind));
       Napi::Object part = Napi::Object::New(env);
       part.Set("loss", *f.loss);
       part.Set("gradNorm", *f.grad_norm);
       part.Set("clipped", *f.grad_clipped);
-      parts.Set(name, part);
+      parts.Set(kPartNames[kind], part);
     }
+    // The unclipped gradient of each part the run has, under its kind's name.
+    for (size_t k = 0; k < learner_->parts().size(); ++k)
+      parts.Get(kPartNames[static_cast<int>(learner_->parts()[k]->kind())]).As<Napi::Object>().Set(
+          "gradient", Copy(env, learner_->part_gradient(k).data(), learner_->part_gradient(k).size()));
     r.Set("parts", parts);
     r.Set("sigmaMaxSeen", scalars.sigma_max_seen);
     r.Set("c51GreedyDist", Copy(env, scalars.c51_greedy_dist, static_cast<size_t>(scalars.c51_atoms)));
     return r;
+  }
+  Napi::Value SetParams(const Napi::CallbackInfo& info) {
+    const auto n = static_cast<int64_t>(learner_->online().size());
+    const auto online = Typed<float>(info[0], "online", n), target = Typed<float>(info[1], "target", n);
+    std::copy(online.Data(), online.Data() + n, learner_->online().begin());
+    std::copy(target.Data(), target.Data() + n, learner_->target().begin());
+    return info.Env().Undefined();
   }
   Napi::Value Online(const Napi::CallbackInfo& info) {
     return Copy(info.Env(), learner_->online().data(), learner_->online().size());

@@ -156,6 +156,11 @@ class Head {
   /// Its own scalars at the Q-stats probe, from the last forward over `rows` rows (C51: the
   /// greedy action's mean distribution). Default: none.
   virtual void probe(const HeadState& /*s*/, int64_t /*rows*/, ScalarBlock& /*out*/) const {}
+  /// An auxiliary head's scalars at the Q-stats probe, from its last forward over `rows` rows
+  /// and the main head's Q-values main_q [rows x A] (f32) of the same rows (the ensemble: its
+  /// disagreement at the main head's greedy actions). Default: none.
+  virtual void probe_auxiliary(const HeadState& /*s*/, int64_t /*rows*/, const float* /*main_q*/,
+                               ScalarBlock& /*out*/) const {}
 };
 
 }  // namespace dqn

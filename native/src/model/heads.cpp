@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "model/c51_head.h"
+#include "model/ensemble_head.h"
 #include "model/q_head.h"
 #include "rules/head_rules.h"
 
@@ -55,9 +56,7 @@ std::vector<std::shared_ptr<const Head>> MakeHeads(const NetConfig& net) {
   //   the bootstrapped ensemble (Osband et al. 2016):  heads.push_back(std::make_shared<EnsembleHead>(...));
   if (h.iqn_auxiliary)
     throw std::invalid_argument("heads.iqn.auxiliary: the IQN head is not built on the CPU yet; set it to false");
-  if (h.ensemble())
-    throw std::invalid_argument("heads.ensemble.heads = " + std::to_string(h.ensemble_heads) +
-                                ": the ensemble is not built on the CPU yet; set it to 0");
+  if (h.ensemble()) heads.push_back(std::make_shared<EnsembleHead>(f, net.n_actions, net.dueling, h));
   return heads;
 }
 

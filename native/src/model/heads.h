@@ -15,8 +15,8 @@ namespace dqn {
 /// C51), then the auxiliary heads (an auxiliary IQN head, then the ensemble).
 /// @throws std::invalid_argument naming the config field to change when the combination is
 ///         refused (CQL with an IQN main head; an auxiliary IQN head beside an IQN main head;
-///         budget shares outside [0, 1) or summing to 1 or more; C51's support) or a head is not
-///         built yet on this backend (IQN, the ensemble).
+///         budget shares outside [0, 1) or summing to 1 or more; C51's support; the ensemble's
+///         heads or bootstrap_p) or a head is not built yet on this backend (C51, IQN).
 std::vector<std::shared_ptr<const Head>> MakeHeads(const NetConfig& net);
 
 /// The heads config fields the run's layout and step depend on, as checkpoints record them:

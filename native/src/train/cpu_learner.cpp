@@ -220,9 +220,12 @@ void CpuLearner::probes(int64_t t, const float* states, ScalarBlock& out) {
   const int64_t b = config_.batch_size;
   const int a = layout_.config().n_actions;
   if (t % config_.q_stats_interval == 0) {
-    // The main head's Q-values of the batch's s (the online pass's first B rows), and its own scalars.
+    // The main head's Q-values of the batch's s (the online pass's first B rows), its own scalars,
+    // and the auxiliary heads' scalars at those Q-values.
     layout_.main_head().q_values(ws_online_.head(0), b, ws_online_.q());
     layout_.main_head().probe(ws_online_.head(0), b, out);
+    for (size_t k = 1; k < layout_.heads().size(); ++k)
+      layout_.heads()[k]->probe_auxiliary(ws_online_.head(k), b, ws_online_.q(), out);
     const QStats s = ComputeQStats(ws_online_.q(), b, a);
     out.q_mean = s.mean;
     out.q_min = s.min;

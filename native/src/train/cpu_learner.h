@@ -64,6 +64,10 @@ class CpuLearner final : public Learner {
   /// The last step's online trunk activations after ReLU of hidden layer `layer`, [2B x width]
   /// (rows 0..B-1 from s, B..2B-1 from s'), for the device checks.
   const float* online_hidden(size_t layer) const { return ws_online_.hidden(layer); }
+  /// The loss parts, main part first (train/loss_parts.h), and part k's unclipped gradient of
+  /// the last step (tests).
+  const std::vector<std::unique_ptr<LossPart>>& parts() const { return parts_; }
+  std::span<const float> part_gradient(size_t k) const { return part_grads_[k]; }
 
  private:
   void poison(uint32_t flag, int64_t t, float* x) const;

@@ -46,6 +46,20 @@ calls['headLoss(2^17 transitions)'] = () => lt.headLoss(c51Net, c51Params(), c51
 calls['headLoss(detached target)'] = () => lt.headLoss(c51Net, c51Params(), detached(), lossBatch({}), { doubleDqn: true, huberDelta: 1 });
 calls['headLoss(slots of the wrong length)'] = () => lt.headLoss(c51Net, c51Params(), c51Params(), lossBatch({ slots: new Int32Array(3) }), { doubleDqn: true, huberDelta: 1 });
 calls['headLoss(step -1)'] = () => lt.headLoss(c51Net, c51Params(), c51Params(), lossBatch({}), { doubleDqn: true, huberDelta: 1, step: -1 });
+const ensembleNet = (ensemble: unknown) => ({ stateDim: 4, nActions: 2, hidden: [4], dueling: true, heads: { ...HeadsSchema.parse({}), ensemble } });
+calls['netInit(ensemble heads 2^31-1)'] = () => lt.netInit(ensembleNet({ heads: 2 ** 31 - 1, bootstrap_p: 0.5, share: 0.1 }), 1);
+calls['netInit(ensemble bootstrap_p 0)'] = () => lt.netInit(ensembleNet({ heads: 2, bootstrap_p: 0, share: 0.1 }), 1);
+calls['netInit(ensemble share 1)'] = () => lt.netInit(ensembleNet({ heads: 2, bootstrap_p: 0.5, share: 1 }), 1);
+calls['netInit(ensemble as a number)'] = () => lt.netInit(ensembleNet(4), 1);
+const learner = () => new lt.Learner(ensembleNet({ heads: 2, bootstrap_p: 0.5, share: 0.1 }),
+  { lr: 1e-3, adamEps: 1e-8, gradClip: 1, batchSize: 2, doubleDqn: true, huberDelta: 1, target: { kind: 'hard', interval: 10 } }, 1);
+const learnerBatch = (patch: Record<string, unknown>) => ({ states: new Float32Array(8), nextStates: new Float32Array(8), actions: new Int32Array(2),
+  rewards: new Float32Array(2), discounts: new Float32Array(2), weights: new Float32Array(2), ...patch });
+calls['Learner.step(slots of the wrong length)'] = () => learner().step(learnerBatch({ slots: new Int32Array(3) }));
+calls['Learner.step(slot -1)'] = () => learner().step(learnerBatch({ slots: Int32Array.from([0, -1]) }));
+calls['Learner.step(detached generations)'] = () => learner().step(learnerBatch({ generations: detached(new Uint32Array(2)) }));
+calls['Learner.setParams(online of the wrong length)'] = () => learner().setParams(new Float32Array(3), learner().target());
+calls['Learner.setParams(detached target)'] = () => learner().setParams(learner().online(), detached());
 calls['new Env(num_envs 2^31-1)'] = () => new a.Env({ kind: 'cartpole', num_envs: 2 ** 31 - 1 }, undefined, false);
 calls['philox4x32_10(number)'] = () => a.philox4x32_10(2 ** 31 - 1);
 calls['sumTreeFind(detached masses)'] = () => a.sumTreeFind(new Float64Array(4), detached());
