@@ -2,23 +2,34 @@
 // (matrix products, Q-network forward/backward, TD loss, Adam, clipping, n-step accumulation,
 // probes, a Learner on caller-given batches, CartPole with settable state), for tests and
 // benchmarks. The Trainer (trainer.ts) is the production entry point.
+import type { HeadsConfig } from '../common/config.ts';
 import { loadAddon } from './addon.ts';
 
-/** Q-network shape. */
-export interface NetSpec { stateDim: number; nActions: number; hidden: number[]; dueling: boolean }
+/** Q-network shape; `heads` (a config's heads section, defaults filled in) absent: the plain Q head. */
+export interface NetSpec { stateDim: number; nActions: number; hidden: number[]; dueling: boolean; heads?: HeadsConfig }
 /** A dense layer's offsets in the flat parameter buffer: W [in x out] row-major at w, b [out] at b. */
 export interface Slot { w: number; b: number; in: number; out: number }
-export interface Layout { size: number; trunk: Slot[]; value?: Slot; advantage: Slot }
+/** A head on the trunk (model/head.h): its name, budget part (0 main, 1 iqn, 2 ensemble, 3 cql) and named layers in order. */
+export interface HeadLayout { name: string; part: number; layers: (Slot & { name: string })[] }
+/** value and advantage: the main Q head's slots (zero-sized for another main head); heads: every head, main first. */
+export interface Layout { size: number; trunk: Slot[]; value?: Slot; advantage: Slot; heads: HeadLayout[] }
 
 export interface LearnerBatch {
   states: Float32Array; actions: Int32Array; rewards: Float32Array; nextStates: Float32Array;
   discounts: Float32Array; weights: Float32Array;
 }
-export interface LearnerStep { loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; flags: number; td: Float32Array }
+/** A loss part's scalars of the step: its loss and its gradient's L2 norm before and after its budget clip (0 when off). */
+export interface PartStep { loss: number; gradNorm: number; gradClipped: number }
+export interface LearnerStep {
+  loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; flags: number; td: Float32Array;
+  parts: Record<'main' | 'iqn' | 'ensemble' | 'cql', PartStep>;
+}
 export interface TestLearner {
   step(batch: LearnerBatch): LearnerStep;
   online(): Float32Array;
   target(): Float32Array;
+  /** The gradient Adam read in the last step: the main part's unclipped gradient when it is the only part, else the sum of the clipped parts. */
+  gradients(): Float32Array;
   greedy(states: Float32Array): Int32Array;
 }
 export interface CartPoleStep { nextObs: Float32Array; rewards: Float32Array; terminated: Uint8Array; truncated: Uint8Array; finalObs: Float32Array }
@@ -39,7 +50,9 @@ export interface LearnerTesting {
   gemmBackend: 'cblas' | 'portable';
   matmul(op: 'nn' | 'nt' | 'tn', impl: 'auto' | 'portable', m: number, n: number, k: number, a: Float32Array, b: Float32Array): Float32Array;
   netInit(net: NetSpec, seed: number): { params: Float32Array; layout: Layout };
-  netForward(net: NetSpec, params: Float32Array, states: Float32Array): Float32Array;
+  /** The main head's Q-values [rows x nActions] of an acting pass at training step act.step of the run seeded act.seed (default 0, 0). */
+  netForward(net: NetSpec, params: Float32Array, states: Float32Array, act?: { seed: number; step: number }): Float32Array;
+  /** Gradients of sum(dq ⊙ Q) for the main head's Q-values. @throws Error for an IQN main head (no deterministic Q-values). */
   netBackward(net: NetSpec, params: Float32Array, states: Float32Array, dq: Float32Array): Float32Array;
   causalSensitivity(net: NetSpec, params: Float32Array, states: Float32Array, features: Int32Array): { mean: number; perFeature: Float64Array };
   qStats(q: Float32Array, nActions: number): { mean: number; min: number; max: number; var: number; meanMax: number };

@@ -12,13 +12,17 @@ const withHeads = (patch: Record<string, unknown>) => ({ ...base, heads: { ...ba
 test('the native trainer refuses a part the CPU learner does not build yet, naming the field to change', () => {
   const refused: Array<[Record<string, unknown>, RegExp]> = [
     [{ main: 'c51' }, /^heads\.main = c51: the C51 head is not built on the CPU yet; set heads\.main to 'q'$/],
-    [{ main: 'iqn' }, /^heads\.main = iqn: the IQN head is not built on the CPU yet/],
-    [{ iqn: { ...base.heads.iqn, auxiliary: true } }, /^heads\.iqn\.auxiliary: the IQN head is not built on the CPU yet; set it to false$/],
     [{ ensemble: { ...base.heads.ensemble, heads: 4 } }, /^heads\.ensemble\.heads = 4: the ensemble is not built on the CPU yet; set it to 0$/],
     [{ cql: { alpha: 0.1, share: 0.1 } }, /^heads\.cql\.alpha: CQL is not built on the CPU yet; set it to 0$/],
     [{ spectral: { sigma_max: 1, trunk: true, heads: false } }, /^heads\.spectral\.sigma_max: spectral normalisation is not built on the CPU yet/],
   ];
   for (const [patch, message] of refused) assert.throws(() => createTrainer({ config: withHeads(patch), backend: 'cpu' }), { name: 'RangeError', message });
+});
+
+test('the CPU trainer builds an IQN main head and an auxiliary IQN head beside the Q head, and refuses CQL on an IQN main head', () => {
+  for (const patch of [{ main: 'iqn' }, { iqn: { ...base.heads.iqn, auxiliary: true } }]) createTrainer({ config: withHeads(patch), backend: 'cpu' }).close();
+  assert.throws(() => createTrainer({ config: withHeads({ main: 'iqn', cql: { alpha: 0.1, share: 0.1 } }), backend: 'cpu' }),
+    { name: 'RangeError', message: "CQL needs a main head with deterministic Q-values: set heads.main to 'q' or 'c51', or heads.cql.alpha to 0" });
 });
 
 test('the native trainer refuses a heads field out of range, naming it', () => {

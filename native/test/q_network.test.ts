@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { learnerTesting, randomArray, referenceForward, uniformSource, type NetSpec } from './helpers/learner.ts';
+import { centralDifferences, learnerTesting, randomArray, referenceForward, uniformSource, type NetSpec } from './helpers/learner.ts';
 
 const lt = learnerTesting();
 
@@ -37,17 +37,10 @@ for (const dueling of [true, false]) {
     const loss = (p: Float64Array): number => referenceForward(net, layout, p, states).reduce((s, q, i) => s + q * dq[i]!, 0);
     const grads = lt.netBackward(net, params, states, dq);
     assert.equal(grads.length, layout.size);
-    const p64 = Float64Array.from(params);
-    const h = 1e-6;
+    const fds = centralDifferences(loss, params);
     let checked = 0;
     for (let i = 0; i < layout.size; i++) {
-      const keep = p64[i]!;
-      p64[i] = keep + h;
-      const up = loss(p64);
-      p64[i] = keep - h;
-      const down = loss(p64);
-      p64[i] = keep;
-      const fd = (up - down) / (2 * h);
+      const fd = fds[i]!;
       assert.ok(Math.abs(grads[i]! - fd) <= 1e-4 + 1e-3 * Math.abs(fd), `dL/dtheta[${i}] = ${grads[i]}, finite difference ${fd}`);
       if (fd !== 0) checked++;
     }

@@ -12,6 +12,7 @@
 
 #include "addon/bindings.h"
 #include "addon/check.h"
+#include "addon/run_config.h"
 #include "addon/vec_env_calls.h"
 #include "cpu/matmul.h"
 #include "cpu/rng.h"
@@ -35,7 +36,8 @@ Napi::TypedArrayOf<T> Copy(Napi::Env env, const T* data, size_t n) {
   return out;
 }
 
-/// {stateDim, nActions, hidden: number[], dueling}
+/// {stateDim, nActions, hidden: number[], dueling, heads?} (heads: a config `heads` section,
+/// defaults filled in; absent: the plain Q head)
 NetConfig ToNet(const Napi::Value& v) {
   const Napi::Object o = Obj(v, "net");
   NetConfig c;
@@ -47,6 +49,7 @@ NetConfig ToNet(const Napi::Value& v) {
   for (uint32_t i = 0; i < h.As<Napi::Array>().Length(); ++i)
     c.hidden.push_back(static_cast<int>(Integer(h.As<Napi::Array>().Get(i), "net.hidden[i]", 1, 4096)));
   c.dueling = Bool(Prop(o, "dueling", "net"), "net.dueling");
+  if (o.Has("heads") && !o.Get("heads").IsUndefined()) c.heads = ToHeadsConfig(o.Get("heads"), "net.heads");
   return c;
 }
 
@@ -76,7 +79,9 @@ Napi::Value MatMulFn(const Napi::CallbackInfo& info) {
   return c;
 }
 
-/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, value?, advantage}}
+/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, value?, advantage, heads}};
+/// heads: [{name, part, layers: [{name, w, b, in, out}]}] in MakeHeads order (value and advantage:
+/// the main Q head's slots, empty for another main head).
 Napi::Value NetInit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const NetConfig net = ToNet(info[0]);
@@ -93,6 +98,22 @@ Napi::Value NetInit(const Napi::CallbackInfo& info) {
   l.Set("trunk", trunk);
   if (net.dueling) l.Set("value", SlotObject(env, layout.value()));
   l.Set("advantage", SlotObject(env, layout.advantage()));
+  Napi::Array heads = Napi::Array::New(env, layout.heads().size());
+  for (uint32_t k = 0; k < layout.heads().size(); ++k) {
+    const std::vector<LayerSpec> specs = layout.heads()[k]->layers();
+    Napi::Array layers = Napi::Array::New(env, specs.size());
+    for (uint32_t i = 0; i < specs.size(); ++i) {
+      Napi::Object slot = SlotObject(env, layout.head_slots(k)[i]);
+      slot.Set("name", specs[i].name);
+      layers.Set(i, slot);
+    }
+    Napi::Object h = Napi::Object::New(env);
+    h.Set("name", layout.heads()[k]->name());
+    h.Set("part", static_cast<int>(layout.heads()[k]->part()));
+    h.Set("layers", layers);
+    heads.Set(k, h);
+  }
+  l.Set("heads", heads);
   Napi::Object o = Napi::Object::New(env);
   o.Set("params", Copy(env, params.data(), params.size()));
   o.Set("layout", l);
@@ -116,17 +137,25 @@ struct NetCall {
   const float* states = nullptr;
 };
 
-/// netForward(net, params, states) -> Q [rows x nActions]
+/// netForward(net, params, states, act?: {seed, step}) -> Q [rows x nActions], the main head's
+/// Q-values of an acting pass at `step` of the run seeded `seed` (default 0 and 0)
 Napi::Value NetForward(const Napi::CallbackInfo& info) {
   int64_t rows = 0;
   NetCall c(info, rows);
+  ForwardContext ctx;
+  if (!info[3].IsUndefined()) {
+    const Napi::Object o = Obj(info[3], "act");
+    ctx.seed = static_cast<uint64_t>(Integer(Prop(o, "seed", "act"), "act.seed", 0, 9007199254740992.0));
+    ctx.step = Integer(Prop(o, "step", "act"), "act.step", 0, 9007199254740992.0);
+  }
   ParamView p(c.layout, c.params.Data());
   Workspace ws(c.layout, rows);
-  Forward(c.layout, p, c.states, rows, ws);
+  Forward(c.layout, p, c.states, rows, ws, ctx);
   return Copy(info.Env(), ws.q(), static_cast<size_t>(rows * c.layout.config().n_actions));
 }
 
-/// netBackward(net, params, states, dq) -> gradients of sum(dq ⊙ Q) [params.length]
+/// netBackward(net, params, states, dq) -> gradients of sum(dq ⊙ Q) [params.length]; throws an Error for a
+/// main head without deterministic Q-values (IQN)
 Napi::Value NetBackward(const Napi::CallbackInfo& info) {
   int64_t rows = 0;
   NetCall c(info, rows);
@@ -135,7 +164,7 @@ Napi::Value NetBackward(const Napi::CallbackInfo& info) {
   ParamView p(c.layout, c.params.Data()), g(c.layout, grads.data());
   Workspace ws(c.layout, rows);
   Forward(c.layout, p, c.states, rows, ws);
-  Backward(c.layout, p, c.states, rows, ws, dq.Data(), g);
+  CallNative(info.Env(), [&] { Backward(c.layout, p, c.states, rows, ws, dq.Data(), g); });  // IQN: std::logic_error
   return Copy(info.Env(), grads.data(), grads.size());
 }
 
@@ -308,14 +337,16 @@ class CartPoleWrap : public Napi::ObjectWrap<CartPoleWrap> {
 };
 
 /// new Learner(net, {lr, adamEps, gradClip, batchSize, doubleDqn, huberDelta, target: {kind,
-/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm, td, flags}, online(), target(),
-/// greedy(states).
+/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm, td, flags,
+/// parts: {main, iqn, ensemble, cql: {loss, gradNorm, gradClipped}}}, online(), target(), gradients()
+/// (CpuLearner::gradients of the last step), greedy(states).
 class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Learner", {InstanceMethod<&LearnerWrap::Step>("step"),
                                         InstanceMethod<&LearnerWrap::Online>("online"),
                                         InstanceMethod<&LearnerWrap::Target>("target"),
+                                        InstanceMethod<&LearnerWrap::Gradients>("gradients"),
                                         InstanceMethod<&LearnerWrap::Greedy>("greedy")});
   }
   explicit LearnerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<LearnerWrap>(info) {
@@ -377,6 +408,18 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     r.Set("causal", scalars.causal_sensitivity);
     r.Set("flags", flags);
     r.Set("td", Copy(env, td.data(), td.size()));
+    Napi::Object parts = Napi::Object::New(env);
+    const std::pair<const char*, PartKind> kinds[] = {
+        {"main", PartKind::kMain}, {"iqn", PartKind::kIqn}, {"ensemble", PartKind::kEnsemble}, {"cql", PartKind::kCql}};
+    for (const auto& [name, kind] : kinds) {
+      const PartFields f = PartScalars(scalars, kind);
+      Napi::Object part = Napi::Object::New(env);
+      part.Set("loss", *f.loss);
+      part.Set("gradNorm", *f.grad_norm);
+      part.Set("gradClipped", *f.grad_clipped);
+      parts.Set(name, part);
+    }
+    r.Set("parts", parts);
     return r;
   }
   Napi::Value Online(const Napi::CallbackInfo& info) {
@@ -384,6 +427,9 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
   }
   Napi::Value Target(const Napi::CallbackInfo& info) {
     return Copy(info.Env(), learner_->target().data(), learner_->target().size());
+  }
+  Napi::Value Gradients(const Napi::CallbackInfo& info) {
+    return Copy(info.Env(), learner_->gradients().data(), learner_->gradients().size());
   }
   Napi::Value Greedy(const Napi::CallbackInfo& info) {
     const int d = learner_->layout().config().state_dim;

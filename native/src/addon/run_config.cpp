@@ -77,6 +77,11 @@ HeadsConfig ParseHeads(const Section& heads) {
 
 }  // namespace
 
+HeadsConfig ToHeadsConfig(const Napi::Value& heads, const std::string& path) {
+  if (!heads.IsObject() || heads.IsArray()) ThrowType(heads.Env(), path + " must be an object");
+  return ParseHeads({heads.As<Napi::Object>(), path});
+}
+
 TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market, Compute compute) {
   if (!config.IsObject()) ThrowType(config.Env(), "config must be a RunConfig object (from parseRunConfig)");
   const Section root{config.As<Napi::Object>(), "config"};

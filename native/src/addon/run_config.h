@@ -13,4 +13,8 @@ namespace dqn::addon {
 /// follows it). @throws Napi::TypeError / Napi::RangeError naming the field ("config.optim.lr must be ...").
 TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& market, Compute compute);
 
+/// Converts a `heads` section (common/config.ts HeadsSchema, defaults filled in) as
+/// ToTrainerConfig does; `path` names it in messages ("net.heads"). @throws as ToTrainerConfig.
+HeadsConfig ToHeadsConfig(const Napi::Value& heads, const std::string& path);
+
 }  // namespace dqn::addon

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "model/iqn_head.h"
 #include "model/q_head.h"
 #include "rules/head_rules.h"
 
@@ -46,15 +47,13 @@ std::vector<std::shared_ptr<const Head>> MakeHeads(const NetConfig& net) {
     case MainHead::kQ: heads.push_back(std::make_shared<QHead>(f, net.n_actions, net.dueling)); break;
     case MainHead::kC51:
       throw std::invalid_argument("heads.main = c51: the C51 head is not built on the CPU yet; set heads.main to 'q'");
-    case MainHead::kIqn:
-      throw std::invalid_argument("heads.main = iqn: the IQN head is not built on the CPU yet; set heads.main to 'q' or 'c51'");
+    case MainHead::kIqn: heads.push_back(std::make_shared<IqnHead>(f, net.n_actions, net.dueling, h.iqn, PartKind::kMain)); break;
   }
   // The auxiliary heads, each one line (an auxiliary head trains as the budget part its
   // Head::part() names, train/loss_parts.h):
-  //   IQN beside the main head (Dabney et al. 2018): heads.push_back(std::make_shared<IqnHead>(...));
   //   the bootstrapped ensemble (Osband et al. 2016):  heads.push_back(std::make_shared<EnsembleHead>(...));
-  if (h.iqn_auxiliary)
-    throw std::invalid_argument("heads.iqn.auxiliary: the IQN head is not built on the CPU yet; set it to false");
+  if (h.iqn_auxiliary)  // IQN beside the main head (Dabney et al. 2018)
+    heads.push_back(std::make_shared<IqnHead>(f, net.n_actions, net.dueling, h.iqn, PartKind::kIqn, h.iqn_share));
   if (h.ensemble())
     throw std::invalid_argument("heads.ensemble.heads = " + std::to_string(h.ensemble_heads) +
                                 ": the ensemble is not built on the CPU yet; set it to 0");

@@ -33,6 +33,17 @@ calls['matmul(m = 1e12)'] = () => lt.matmul('nn', 'auto', 1e12, 1, 1, new Float3
 calls['matmul(detached a)'] = () => lt.matmul('nn', 'auto', 4, 8, 1, detached(), new Float32Array(8));
 calls['netInit(stateDim 2^31-1)'] = () => lt.netInit({ stateDim: 2 ** 31 - 1, nActions: 2, hidden: [4], dueling: true }, 1);
 calls['netInit(nActions NaN)'] = () => lt.netInit({ stateDim: 4, nActions: Number.NaN, hidden: [4], dueling: true }, 1);
+const tiny = { stateDim: 4, nActions: 2, hidden: [4], dueling: true };
+const heads = parseRunConfig({ env: { kind: 'cartpole' } }).heads;
+calls['netInit(heads a number)'] = () => lt.netInit({ ...tiny, heads: 5 }, 1);
+calls['netInit(heads.main unknown)'] = () => lt.netInit({ ...tiny, heads: { ...heads, main: 'qr' } }, 1);
+calls['netInit(heads.iqn.embedding 2^31-1)'] = () => lt.netInit({ ...tiny, heads: { ...heads, main: 'iqn', iqn: { ...heads.iqn, embedding: 2 ** 31 - 1 } } }, 1);
+calls['netInit(heads.iqn without n)'] = () => lt.netInit({ ...tiny, heads: { ...heads, iqn: { ...heads.iqn, n: undefined } } }, 1);
+calls['netInit(IQN main head with CQL)'] = () => lt.netInit({ ...tiny, heads: { ...heads, main: 'iqn', cql: { alpha: 1, share: 0.1 } } }, 1);
+const tinyParams = lt.netInit(tiny, 1).params;
+calls['netForward(act as a string)'] = () => lt.netForward(tiny, tinyParams, new Float32Array(4), 'act');
+calls['netForward(act.step -1)'] = () => lt.netForward(tiny, tinyParams, new Float32Array(4), { seed: 1, step: -1 });
+calls['netForward(act.seed NaN)'] = () => lt.netForward(tiny, tinyParams, new Float32Array(4), { seed: Number.NaN, step: 1 });
 calls['new Env(num_envs 2^31-1)'] = () => new a.Env({ kind: 'cartpole', num_envs: 2 ** 31 - 1 }, undefined, false);
 calls['philox4x32_10(number)'] = () => a.philox4x32_10(2 ** 31 - 1);
 calls['sumTreeFind(detached masses)'] = () => a.sumTreeFind(new Float64Array(4), detached());
