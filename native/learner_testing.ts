@@ -9,27 +9,27 @@ import { loadAddon } from './addon.ts';
 export interface NetSpec { stateDim: number; nActions: number; hidden: number[]; dueling: boolean; heads?: HeadsConfig }
 /** A dense layer's offsets in the flat parameter buffer: W [in x out] row-major at w, b [out] at b. */
 export interface Slot { w: number; b: number; in: number; out: number }
-/** A head on the trunk (model/head.h): its name, budget part (0 main, 1 iqn, 2 ensemble, 3 cql) and named layers in order. */
-export interface HeadLayout { name: string; part: number; layers: (Slot & { name: string })[] }
-/** value and advantage: the main Q head's slots (zero-sized for another main head); heads: every head, main first. */
+/** A loss part of the gradient budget (PartKind). */
+export type PartKind = 'main' | 'iqn' | 'ensemble' | 'cql';
+/** A head on the trunk (MakeHeads order, main head first) and its layers' slots. */
+export interface HeadLayout { name: string; part: PartKind; layers: (Slot & { name: string })[] }
 export interface Layout { size: number; trunk: Slot[]; value?: Slot; advantage: Slot; heads: HeadLayout[] }
 
 export interface LearnerBatch {
   states: Float32Array; actions: Int32Array; rewards: Float32Array; nextStates: Float32Array;
   discounts: Float32Array; weights: Float32Array;
 }
-/** A loss part's scalars of the step: its loss and its gradient's L2 norm before and after its budget clip (0 when off). */
-export interface PartStep { loss: number; gradNorm: number; gradClipped: number }
+/** One loss part's numbers of a step: its loss, its gradient's norm before and after its budget clip, its unclipped gradient [params]. */
+export interface PartStep { kind: PartKind; loss: number; gradNorm: number; gradClipped: number; gradient: Float32Array }
 export interface LearnerStep {
   loss: number; tdMse: number; gradNorm: number; qMean: number; causal: number; flags: number; td: Float32Array;
-  parts: Record<'main' | 'iqn' | 'ensemble' | 'cql', PartStep>;
+  /** The loss parts in order, main part first. */
+  parts: PartStep[];
 }
 export interface TestLearner {
   step(batch: LearnerBatch): LearnerStep;
   online(): Float32Array;
   target(): Float32Array;
-  /** The gradient Adam read in the last step: the main part's unclipped gradient when it is the only part, else the sum of the clipped parts. */
-  gradients(): Float32Array;
   greedy(states: Float32Array): Int32Array;
 }
 export interface CartPoleStep { nextObs: Float32Array; rewards: Float32Array; terminated: Uint8Array; truncated: Uint8Array; finalObs: Float32Array }

@@ -9,7 +9,7 @@ import { HeadsSchema, type HeadsConfig } from '../../common/config.ts';
 import { rulesTesting } from '../rules_testing.ts';
 import {
   centralDifferences, dense, learnerTesting, randomArray, referenceQ, uniformSource,
-  type Layout, type LearnerBatch, type NetSpec, type QLayers, type Slot,
+  type Layout, type LearnerBatch, type NetSpec, type PartStep, type QLayers, type Slot,
 } from './helpers/learner.ts';
 
 const lt = learnerTesting();
@@ -184,11 +184,12 @@ for (const c of TRUNKS) {
       assert.notDeepEqual(p, pt);
       const batch = mixedBatch(b, c.net.stateDim, c.net.nActions, 200 + b);
       const r = l.step(batch); // step 2
-      const g = l.gradients();
+      assert.deepEqual(r.parts.map((x) => x.kind), ['main']);
+      const g = r.parts[0]!.gradient;
       const ref = referenceLoss(c, layout, 0, batch, 2, p, pt);
       assert.equal(r.flags, 0);
       close(r.loss, ref.loss, 1e-5, 'loss');
-      close(r.parts.main.loss, ref.loss, 1e-5, 'main part loss');
+      close(r.parts[0]!.loss, ref.loss, 1e-5, 'main part loss');
       close(r.tdMse, ref.tdMse, 1e-5, 'td_mse');
       for (let i = 0; i < b; i++) close(r.td[i]!, ref.td[i]!, 1e-5, `td[${i}] (the transition's loss)`);
       const fd = centralDifferences((q) => referenceLoss(c, layout, 0, batch, 2, q, pt).loss, p);
@@ -214,7 +215,7 @@ test("a step's fractions are reproducible (same seed and step, same loss and gra
   const first = one.step(batch), again = two.step(batch);
   assert.deepEqual(again.td, first.td);
   assert.equal(again.loss, first.loss);
-  assert.deepEqual(two.gradients(), one.gradients());
+  assert.deepEqual(again.parts[0]!.gradient, first.parts[0]!.gradient);
   const second = one.step(batch);
   assert.ok(Math.abs(second.loss - first.loss) > 1e-4, `step 2's loss ${second.loss} vs step 1's ${first.loss}: the fractions should differ`);
   const { layout } = lt.netInit(c.net, 0);
@@ -244,7 +245,7 @@ test('the IQN head follows the trunk: embedding [E x F] He-uniform with gain sqr
   const net: NetSpec = { stateDim: 8, nActions: 5, hidden: [64, 48], dueling: true, heads: HeadsSchema.parse({ main: 'iqn' }) };
   const { params, layout } = lt.netInit(net, 2);
   assert.deepEqual(layout.heads.map((h) => [h.name, h.part, h.layers.map((l) => [l.name, l.in, l.out])]),
-    [['iqn', 0, [['embedding', 64, 48], ['value', 48, 1], ['advantage', 48, 5]]]]);
+    [['iqn', 'main', [['embedding', 64, 48], ['value', 48, 1], ['advantage', 48, 5]]]]);
   assert.equal(layout.heads[0]!.layers[0]!.w, layout.trunk[1]!.b + 48, 'the head comes right after the trunk');
   for (const [l, gain] of [[0, Math.SQRT2], [1, 1], [2, 1]] as const) {
     const s = layout.heads[0]!.layers[l]!, bound = gain * Math.sqrt(3 / s.in);
@@ -260,28 +261,29 @@ test('an auxiliary IQN head beside the Q head: its clipped gradient is its share
   const heads = iqnHeads({ auxiliary: true, share }, 'q');
   const c: Case = { net: { stateDim: 3, nActions: 3, hidden: [6, 5], dueling: true, heads }, seed: 21, doubleDqn: true };
   const { layout } = lt.netInit(c.net, 0);
-  assert.deepEqual(layout.heads.map((h) => [h.name, h.part]), [['q', 0], ['iqn', 1]]);
+  assert.deepEqual(layout.heads.map((h) => [h.name, h.part]), [['q', 'main'], ['iqn', 'iqn']]);
   const batch = mixedBatch(b, 3, 3, 8);
   for (const gradClip of [1e-3, 1e6]) {
     const l = new lt.Learner(c.net, learnerOptions(c, b, gradClip), c.seed);
     const p = l.online();
     const r = l.step(batch);
+    assert.deepEqual(r.parts.map((x) => x.kind), ['main', 'iqn']);
+    const [main, iqn] = r.parts as [PartStep, PartStep];
+    // The IQN part: its loss and its unclipped gradient (trunk and IQN head; 0 on the Q head) are the reference's.
     const ref = referenceLoss(c, layout, 1, batch, 1, p, p);
-    close(r.parts.iqn.loss, ref.loss, 1e-5, 'the IQN part loss');
-    close(r.loss, r.parts.main.loss + r.parts.iqn.loss, 1e-12, 'the loss is the sum of the parts');
-    close(r.parts.iqn.gradNorm, Math.hypot(...ref.grad), 1e-5, "the IQN part's gradient norm");
+    close(iqn.loss, ref.loss, 1e-5, 'the IQN part loss');
+    close(r.loss, main.loss + iqn.loss, 1e-12, 'the loss is the sum of the parts');
+    for (let i = 0; i < layout.size; i++)
+      assert.ok(Math.abs(iqn.gradient[i]! - ref.grad[i]!) <= 1e-5 + 1e-4 * Math.abs(ref.grad[i]!), `IQN part d loss / d theta[${i}] = ${iqn.gradient[i]}, reference ${ref.grad[i]}`);
+    close(iqn.gradNorm, Math.hypot(...ref.grad), 1e-5, "the IQN part's gradient norm");
     if (gradClip === 1e6) {
-      assert.equal(r.parts.iqn.gradClipped, r.parts.iqn.gradNorm, 'within budget: unclipped');
-      assert.equal(r.parts.main.gradClipped, r.parts.main.gradNorm);
+      assert.equal(iqn.gradClipped, iqn.gradNorm, 'within budget: unclipped');
+      assert.equal(main.gradClipped, main.gradNorm);
       continue;
     }
-    assert.ok(r.parts.iqn.gradNorm > share * gradClip && r.parts.main.gradNorm > (1 - share) * gradClip, 'both parts over budget');
-    close(r.parts.iqn.gradClipped, share * gradClip, 1e-5, "the IQN part's clipped norm");
-    close(r.parts.main.gradClipped, (1 - share) * gradClip, 1e-5, "the main part's clipped norm");
-    // Adam's gradient holds the IQN head's layers as the IQN part's gradient scaled to its budget.
-    const g = l.gradients(), scale = (share * gradClip) / (r.parts.iqn.gradNorm + 1e-6);
-    for (const s of layout.heads[1]!.layers)
-      for (let i = s.w; i < s.b + s.out; i++) assert.ok(Math.abs(g[i]! - scale * ref.grad[i]!) <= 1e-9 + 1e-4 * Math.abs(scale * ref.grad[i]!), `${s.name}[${i - s.w}]`);
+    assert.ok(iqn.gradNorm > share * gradClip && main.gradNorm > (1 - share) * gradClip, 'both parts over budget');
+    close(iqn.gradClipped, share * gradClip, 1e-5, "the IQN part's clipped norm");
+    close(main.gradClipped, (1 - share) * gradClip, 1e-5, "the main part's clipped norm");
   }
   // The Q head acts: the Q-values are those of the same trunk and Q head without the IQN head.
   const { params } = lt.netInit(c.net, 3);

@@ -36,6 +36,9 @@ Napi::TypedArrayOf<T> Copy(Napi::Env env, const T* data, size_t n) {
   return out;
 }
 
+/// Whether the optional property `key` of `o` is given (present and not undefined).
+bool Given(const Napi::Object& o, const char* key) { return o.Has(key) && !o.Get(key).IsUndefined(); }
+
 /// {stateDim, nActions, hidden: number[], dueling, heads?} (heads: a config `heads` section,
 /// defaults filled in; absent: the plain Q head)
 NetConfig ToNet(const Napi::Value& v) {
@@ -49,9 +52,12 @@ NetConfig ToNet(const Napi::Value& v) {
   for (uint32_t i = 0; i < h.As<Napi::Array>().Length(); ++i)
     c.hidden.push_back(static_cast<int>(Integer(h.As<Napi::Array>().Get(i), "net.hidden[i]", 1, 4096)));
   c.dueling = Bool(Prop(o, "dueling", "net"), "net.dueling");
-  if (o.Has("heads") && !o.Get("heads").IsUndefined()) c.heads = ToHeadsConfig(o.Get("heads"), "net.heads");
+  if (Given(o, "heads")) c.heads = ToHeadsConfig(o.Get("heads"), "net.heads");
   return c;
 }
+
+/// PartKind's names, in enum order (common/heads.ts LossPart).
+constexpr const char* kPartNames[] = {"main", "iqn", "ensemble", "cql"};
 
 Napi::Object SlotObject(Napi::Env env, const DenseSlot& s) {
   Napi::Object o = Napi::Object::New(env);
@@ -79,9 +85,8 @@ Napi::Value MatMulFn(const Napi::CallbackInfo& info) {
   return c;
 }
 
-/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, value?, advantage, heads}};
-/// heads: [{name, part, layers: [{name, w, b, in, out}]}] in MakeHeads order (value and advantage:
-/// the main Q head's slots, empty for another main head).
+/// netInit(net, seed) -> {params: Float32Array, layout: {size, trunk, value?, advantage, heads}},
+/// heads: [{name, part, layers: [{name, w, b, in, out}]}] in MakeHeads order (main head first).
 Napi::Value NetInit(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const NetConfig net = ToNet(info[0]);
@@ -100,18 +105,19 @@ Napi::Value NetInit(const Napi::CallbackInfo& info) {
   l.Set("advantage", SlotObject(env, layout.advantage()));
   Napi::Array heads = Napi::Array::New(env, layout.heads().size());
   for (uint32_t k = 0; k < layout.heads().size(); ++k) {
-    const std::vector<LayerSpec> specs = layout.heads()[k]->layers();
+    const Head& h = *layout.heads()[k];
+    const std::vector<LayerSpec> specs = h.layers();
     Napi::Array layers = Napi::Array::New(env, specs.size());
     for (uint32_t i = 0; i < specs.size(); ++i) {
       Napi::Object slot = SlotObject(env, layout.head_slots(k)[i]);
       slot.Set("name", specs[i].name);
       layers.Set(i, slot);
     }
-    Napi::Object h = Napi::Object::New(env);
-    h.Set("name", layout.heads()[k]->name());
-    h.Set("part", static_cast<int>(layout.heads()[k]->part()));
-    h.Set("layers", layers);
-    heads.Set(k, h);
+    Napi::Object head = Napi::Object::New(env);
+    head.Set("name", h.name());
+    head.Set("part", kPartNames[static_cast<int>(h.part())]);
+    head.Set("layers", layers);
+    heads.Set(k, head);
   }
   l.Set("heads", heads);
   Napi::Object o = Napi::Object::New(env);
@@ -337,16 +343,15 @@ class CartPoleWrap : public Napi::ObjectWrap<CartPoleWrap> {
 };
 
 /// new Learner(net, {lr, adamEps, gradClip, batchSize, doubleDqn, huberDelta, target: {kind,
-/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm, td, flags,
-/// parts: {main, iqn, ensemble, cql: {loss, gradNorm, gradClipped}}}, online(), target(), gradients()
-/// (CpuLearner::gradients of the last step), greedy(states).
+/// interval | tau}, qStatsInterval?, causalInterval?}, seed): step(batch) -> {loss, tdMse, gradNorm,
+/// qMean, causal, flags, td, parts: [{kind, loss, gradNorm, gradClipped, gradient}]} (each part's
+/// unclipped gradient, in loss-part order), online(), target(), greedy(states).
 class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Learner", {InstanceMethod<&LearnerWrap::Step>("step"),
                                         InstanceMethod<&LearnerWrap::Online>("online"),
                                         InstanceMethod<&LearnerWrap::Target>("target"),
-                                        InstanceMethod<&LearnerWrap::Gradients>("gradients"),
                                         InstanceMethod<&LearnerWrap::Greedy>("greedy")});
   }
   explicit LearnerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<LearnerWrap>(info) {
@@ -408,16 +413,17 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
     r.Set("causal", scalars.causal_sensitivity);
     r.Set("flags", flags);
     r.Set("td", Copy(env, td.data(), td.size()));
-    Napi::Object parts = Napi::Object::New(env);
-    const std::pair<const char*, PartKind> kinds[] = {
-        {"main", PartKind::kMain}, {"iqn", PartKind::kIqn}, {"ensemble", PartKind::kEnsemble}, {"cql", PartKind::kCql}};
-    for (const auto& [name, kind] : kinds) {
+    Napi::Array parts = Napi::Array::New(env, learner_->parts().size());
+    for (uint32_t k = 0; k < learner_->parts().size(); ++k) {
+      const PartKind kind = learner_->parts()[k]->kind();
       const PartFields f = PartScalars(scalars, kind);
       Napi::Object part = Napi::Object::New(env);
+      part.Set("kind", kPartNames[static_cast<int>(kind)]);
       part.Set("loss", *f.loss);
       part.Set("gradNorm", *f.grad_norm);
       part.Set("gradClipped", *f.grad_clipped);
-      parts.Set(name, part);
+      part.Set("gradient", Copy(env, learner_->part_gradient(k).data(), learner_->part_gradient(k).size()));
+      parts.Set(k, part);
     }
     r.Set("parts", parts);
     return r;
@@ -427,9 +433,6 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
   }
   Napi::Value Target(const Napi::CallbackInfo& info) {
     return Copy(info.Env(), learner_->target().data(), learner_->target().size());
-  }
-  Napi::Value Gradients(const Napi::CallbackInfo& info) {
-    return Copy(info.Env(), learner_->gradients().data(), learner_->gradients().size());
   }
   Napi::Value Greedy(const Napi::CallbackInfo& info) {
     const int d = learner_->layout().config().state_dim;

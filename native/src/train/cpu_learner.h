@@ -60,6 +60,10 @@ class CpuLearner final : public Learner {
   /// it is the only part (Adam scales it by its clip coefficient), else the sum of the parts'
   /// clipped gradients.
   std::span<const float> gradients() const { return parts_.size() == 1 ? part_grads_[0] : grad_sum_; }
+  /// The loss parts, main part first (train/loss_parts.h), and part k's unclipped gradient of
+  /// the last step (tests).
+  const std::vector<std::unique_ptr<LossPart>>& parts() const { return parts_; }
+  std::span<const float> part_gradient(size_t k) const { return part_grads_[k]; }
 
  private:
   void poison(uint32_t flag, int64_t t, float* x) const;
