@@ -18,7 +18,7 @@ export function randomArray(n: number, rand: (lo: number, hi: number) => number,
   return Float32Array.from({ length: n }, () => rand(lo, hi));
 }
 
-/** Float64 dense layer: x·W + b (W [in x out] row-major at s.w, b at s.b), then ReLU when relu. */
+/** Float64 dense layer: y [out] = x·W + b (ReLU when relu) for one row x [in], W and b at slot s of p. */
 export function dense(p: ArrayLike<number>, s: Slot, x: number[], relu: boolean): number[] {
   const y: number[] = [];
   for (let j = 0; j < s.out; j++) {
