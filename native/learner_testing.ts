@@ -76,8 +76,8 @@ export interface LearnerTesting {
   matmul(op: 'nn' | 'nt' | 'tn', impl: 'auto' | 'portable', m: number, n: number, k: number, a: Float32Array, b: Float32Array): Float32Array;
   netInit(net: HeadsNetSpec, seed: number): { params: Float32Array; layout: HeadsLayout };
   netInit(net: NetSpec, seed: number): { params: Float32Array; layout: Layout };
-  /** The main head's Q-values [rows x nActions]. */
-  netForward(net: NetSpec | HeadsNetSpec, params: Float32Array, states: Float32Array): Float32Array;
+  /** The main head's Q-values [rows x nActions] of an acting pass at training step act.step of the run seeded act.seed (default 0, 0; IQN draws its K fractions from them). */
+  netForward(net: NetSpec | HeadsNetSpec, params: Float32Array, states: Float32Array, act?: { seed: number; step: number }): Float32Array;
   /** Gradients of sum(dq * Q) for the main head's Q-values Q; 0 for the other heads. */
   netBackward(net: NetSpec | HeadsNetSpec, params: Float32Array, states: Float32Array, dq: Float32Array): Float32Array;
   /** Each head's raw outputs (Q: Q [rows x A]; C51: logits [rows x A x atoms]), in layout order. */

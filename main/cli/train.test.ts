@@ -75,7 +75,7 @@ test('bad input is refused with a message that says what to fix, and no run dire
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
   const unknown = train(['--preset', 'pong', '--runs-dir', runs]);
   assert.equal(unknown.code, 1);
-  assert.match(unknown.stderr, /unknown preset 'pong': available presets are cartpole, cartpole-c51, trading-6e, trading-6e-full, trading-spy/);
+  assert.match(unknown.stderr, /unknown preset 'pong': available presets are cartpole, cartpole-c51, cartpole-iqn, trading-6e, trading-6e-full, trading-spy/);
   const both = train(['--preset', 'cartpole', '--config', 'x.json']);
   assert.equal(both.code, 2);
   assert.match(both.stderr, /give exactly one of --preset NAME, --config FILE or --resume RUN_DIR/);

@@ -2,20 +2,26 @@
 // and the heads presets ask for the heads they are named for.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRunConfig } from '../../common/config.ts';
+import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import { enabledShares, isPlainQ } from '../../common/heads.ts';
 import { listPresets, loadPreset } from './presets.ts';
 
+/** Preset `name`, parsed, after checking that it is preset `base` but for its name and its heads. */
+function headsVariant(name: string, base: string): RunConfig {
+  const plain = parseRunConfig(loadPreset(base));
+  const variant = parseRunConfig(loadPreset(name));
+  assert.deepEqual({ ...variant, name: base, heads: plain.heads }, plain, 'only the name and the heads differ');
+  return variant;
+}
+
 test('every bundled preset is a valid config whose name is its file name', () => {
   const names = listPresets();
-  assert.deepEqual(names, ['cartpole', 'cartpole-c51', 'trading-6e', 'trading-6e-full', 'trading-spy']);
+  assert.deepEqual(names, ['cartpole', 'cartpole-c51', 'cartpole-iqn', 'trading-6e', 'trading-6e-full', 'trading-spy']);
   for (const name of names) assert.equal(parseRunConfig(loadPreset(name)).name, name);
 });
 
 test('cartpole-c51 is the cartpole preset with a C51 head on a support that holds its returns', () => {
-  const plain = parseRunConfig(loadPreset('cartpole'));
-  const c51 = parseRunConfig(loadPreset('cartpole-c51'));
-  assert.deepEqual({ ...c51, name: 'cartpole', heads: plain.heads }, plain, 'only the name and the heads differ');
+  const c51 = headsVariant('cartpole-c51', 'cartpole');
   assert.deepEqual(c51.heads.c51, { atoms: 51, v_min: 0, v_max: 100 });
   assert.equal(c51.heads.main, 'c51');
   assert.equal(isPlainQ({ ...c51.heads, main: 'q' }), true, 'nothing else is on');
@@ -24,11 +30,14 @@ test('cartpole-c51 is the cartpole preset with a C51 head on a support that hold
 });
 
 test("trading-6e-full is trading-6e with the original system's whole stack: C51, auxiliary IQN, ensemble, CQL and spectral normalisation", () => {
-  const plain = parseRunConfig(loadPreset('trading-6e'));
-  const full = parseRunConfig(loadPreset('trading-6e-full'));
-  assert.deepEqual({ ...full, name: 'trading-6e', heads: plain.heads }, plain, 'only the name and the heads differ');
+  const full = headsVariant('trading-6e-full', 'trading-6e');
   const h = full.heads;
   assert.equal(h.main, 'c51');
   assert.deepEqual([h.ensemble.heads, h.cql.alpha, h.spectral.sigma_max, h.spectral.trunk, h.spectral.heads], [4, 0.1, 1, true, false]);
   assert.deepEqual(enabledShares(h), [{ part: 'iqn', share: 0.2 }, { part: 'ensemble', share: 0.1 }, { part: 'cql', share: 0.1 }], 'the main head keeps 0.6 of the budget');
+});
+
+test("cartpole-iqn is the cartpole preset with an IQN main head at the config's IQN defaults", () => {
+  const iqn = headsVariant('cartpole-iqn', 'cartpole');
+  assert.deepEqual(iqn.heads, parseRunConfig({ env: { kind: 'cartpole' }, heads: { main: 'iqn' } }).heads);
 });

@@ -41,6 +41,7 @@ const CASES: LearningCase[] = [
   },
   // CartPole-v1 counts as solved at a mean return of 475 over 100 episodes (DESIGN section 7).
   preset('cartpole-c51', 475, 'the C51 head'),
+  preset('cartpole-iqn', 475, 'the IQN head'),
 ];
 
 for (const c of CASES) {

@@ -147,18 +147,25 @@ struct NetCall {
   const float* states = nullptr;
 };
 
-/// netForward(net, params, states) -> the main head's Q [rows x nActions]
+/// netForward(net, params, states, act?: {seed, step}) -> Q [rows x nActions], the main head's
+/// Q-values of an acting pass at `step` of the run seeded `seed` (default 0 and 0)
 Napi::Value NetForward(const Napi::CallbackInfo& info) {
   int64_t rows = 0;
   NetCall c(info, rows);
+  ForwardContext ctx;
+  if (!info[3].IsUndefined()) {
+    const Napi::Object o = Obj(info[3], "act");
+    ctx.seed = static_cast<uint64_t>(Integer(Prop(o, "seed", "act"), "act.seed", 0, 9007199254740992.0));
+    ctx.step = Integer(Prop(o, "step", "act"), "act.step", 0, 9007199254740992.0);
+  }
   ParamView p(c.layout, c.params.Data());
   Workspace ws(c.layout, rows);
-  Forward(c.layout, p, c.states, rows, ws);
+  Forward(c.layout, p, c.states, rows, ws, ctx);
   return Copy(info.Env(), ws.q(), static_cast<size_t>(rows * c.layout.config().n_actions));
 }
 
-/// netBackward(net, params, states, dq) -> gradients of sum(dq ⊙ Q) [params.length], Q the main
-/// head's Q-values (Head::q_gradient); the other heads' gradients are 0.
+/// netBackward(net, params, states, dq) -> gradients of sum(dq ⊙ Q) [params.length]; throws an Error for a
+/// main head without deterministic Q-values (IQN)
 Napi::Value NetBackward(const Napi::CallbackInfo& info) {
   int64_t rows = 0;
   NetCall c(info, rows);
@@ -167,7 +174,7 @@ Napi::Value NetBackward(const Napi::CallbackInfo& info) {
   ParamView p(c.layout, c.params.Data()), g(c.layout, grads.data());
   Workspace ws(c.layout, rows);
   Forward(c.layout, p, c.states, rows, ws);
-  Backward(c.layout, p, c.states, rows, ws, dq.Data(), g);
+  CallNative(info.Env(), [&] { Backward(c.layout, p, c.states, rows, ws, dq.Data(), g); });  // IQN: std::logic_error
   return Copy(info.Env(), grads.data(), grads.size());
 }
 

@@ -6,6 +6,7 @@
 
 #include "model/c51_head.h"
 #include "model/ensemble_head.h"
+#include "model/iqn_head.h"
 #include "model/q_head.h"
 #include "rules/head_rules.h"
 
@@ -47,16 +48,14 @@ std::vector<std::shared_ptr<const Head>> MakeHeads(const NetConfig& net) {
   switch (h.main) {
     case MainHead::kQ: heads.push_back(std::make_shared<QHead>(f, net.n_actions, net.dueling)); break;
     case MainHead::kC51: heads.push_back(std::make_shared<C51Head>(f, net.n_actions, net.dueling, h.c51)); break;
-    case MainHead::kIqn:
-      throw std::invalid_argument("heads.main = iqn: the IQN head is not built on the CPU yet; set heads.main to 'q' or 'c51'");
+    case MainHead::kIqn: heads.push_back(std::make_shared<IqnHead>(f, net.n_actions, net.dueling, h.iqn, PartKind::kMain)); break;
   }
-  // The auxiliary heads, each one line (an auxiliary head trains as the budget part its
-  // Head::part() names, train/loss_parts.h):
-  //   IQN beside the main head (Dabney et al. 2018): heads.push_back(std::make_shared<IqnHead>(...));
-  //   the bootstrapped ensemble (Osband et al. 2016):  heads.push_back(std::make_shared<EnsembleHead>(...));
-  if (h.iqn_auxiliary)
-    throw std::invalid_argument("heads.iqn.auxiliary: the IQN head is not built on the CPU yet; set it to false");
-  if (h.ensemble()) heads.push_back(std::make_shared<EnsembleHead>(f, net.n_actions, net.dueling, h));
+  // The auxiliary heads, one line each (an auxiliary head trains as the budget part its
+  // Head::part() names, train/loss_parts.h).
+  if (h.iqn_auxiliary)  // IQN beside the main head (Dabney et al. 2018)
+    heads.push_back(std::make_shared<IqnHead>(f, net.n_actions, net.dueling, h.iqn, PartKind::kIqn, h.iqn_share));
+  if (h.ensemble())  // the bootstrapped ensemble (Osband et al. 2016)
+    heads.push_back(std::make_shared<EnsembleHead>(f, net.n_actions, net.dueling, h));
   return heads;
 }
 

@@ -11,12 +11,12 @@
 
 namespace dqn {
 
-/// The heads of `net` on its trunk (feature width net.hidden.back()), main head first (Q or
-/// C51), then the auxiliary heads (an auxiliary IQN head, then the ensemble).
+/// The heads of `net` on its trunk (feature width net.hidden.back()), main head first (Q, C51
+/// or IQN), then the auxiliary heads (an auxiliary IQN head, then the ensemble).
 /// @throws std::invalid_argument naming the config field to change when the combination is
 ///         refused (CQL with an IQN main head; an auxiliary IQN head beside an IQN main head;
 ///         budget shares outside [0, 1) or summing to 1 or more; C51's support; the ensemble's
-///         heads or bootstrap_p) or a head is not built yet on this backend (C51, IQN).
+///         heads or bootstrap_p).
 std::vector<std::shared_ptr<const Head>> MakeHeads(const NetConfig& net);
 
 /// The heads config fields the run's layout and step depend on, as checkpoints record them:

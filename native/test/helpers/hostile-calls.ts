@@ -60,6 +60,17 @@ calls['Learner.step(slot -1)'] = () => learner().step(learnerBatch({ slots: Int3
 calls['Learner.step(detached generations)'] = () => learner().step(learnerBatch({ generations: detached(new Uint32Array(2)) }));
 calls['Learner.setParams(online of the wrong length)'] = () => learner().setParams(new Float32Array(3), learner().target());
 calls['Learner.setParams(detached target)'] = () => learner().setParams(learner().online(), detached());
+const tiny = { stateDim: 4, nActions: 2, hidden: [4], dueling: true };
+const heads = parseRunConfig({ env: { kind: 'cartpole' } }).heads;
+calls['netInit(heads a number)'] = () => lt.netInit({ ...tiny, heads: 5 }, 1);
+calls['netInit(heads.main unknown)'] = () => lt.netInit({ ...tiny, heads: { ...heads, main: 'qr' } }, 1);
+calls['netInit(heads.iqn.embedding 2^31-1)'] = () => lt.netInit({ ...tiny, heads: { ...heads, main: 'iqn', iqn: { ...heads.iqn, embedding: 2 ** 31 - 1 } } }, 1);
+calls['netInit(heads.iqn without n)'] = () => lt.netInit({ ...tiny, heads: { ...heads, iqn: { ...heads.iqn, n: undefined } } }, 1);
+calls['netInit(IQN main head with CQL)'] = () => lt.netInit({ ...tiny, heads: { ...heads, main: 'iqn', cql: { alpha: 1, share: 0.1 } } }, 1);
+const tinyParams = lt.netInit(tiny, 1).params;
+calls['netForward(act as a string)'] = () => lt.netForward(tiny, tinyParams, new Float32Array(4), 'act');
+calls['netForward(act.step -1)'] = () => lt.netForward(tiny, tinyParams, new Float32Array(4), { seed: 1, step: -1 });
+calls['netForward(act.seed NaN)'] = () => lt.netForward(tiny, tinyParams, new Float32Array(4), { seed: Number.NaN, step: 1 });
 calls['new Env(num_envs 2^31-1)'] = () => new a.Env({ kind: 'cartpole', num_envs: 2 ** 31 - 1 }, undefined, false);
 calls['philox4x32_10(number)'] = () => a.philox4x32_10(2 ** 31 - 1);
 calls['sumTreeFind(detached masses)'] = () => a.sumTreeFind(new Float64Array(4), detached());

@@ -1,6 +1,7 @@
 // Test helpers for the learner: a seeded generator independent of the addon's, and a float64
 // reference of the Q-network forward pass (dense layers W [in x out] row-major then b, ReLU
-// trunk, dueling Q = V + A - mean(A) or a plain Q layer), as DESIGN section 4 specifies.
+// trunk, dueling Q = V + A - mean(A) or a plain Q layer), as DESIGN section 4 specifies, and
+// central differences of a float64 function of the parameters.
 import type { Layout, NetSpec, Slot } from '../../learner_testing.ts';
 import { seededRandom } from '../../../common/random.ts';
 
@@ -28,6 +29,18 @@ export function dense(p: ArrayLike<number>, s: Slot, x: number[], relu: boolean)
   return y;
 }
 
+/** The Q head's layers: dueling value [F -> 1] and advantage [F -> A], or plain (advantage: the q layer [F -> A]). */
+export interface QLayers { value?: Slot; advantage: Slot }
+
+/** Float64 Q head on features h [F]: Q [A] = V + A - mean(A) (dueling, value given) or h·W + b. */
+export function referenceQ(head: QLayers, params: ArrayLike<number>, h: number[]): number[] {
+  const a = dense(params, head.advantage, h, false);
+  if (!head.value) return a;
+  const v = dense(params, head.value, h, false)[0]!;
+  const mean = a.reduce((x, y) => x + y, 0) / a.length;
+  return a.map((x) => v + x - mean);
+}
+
 /** Float64 reference forward: Q [rows x nActions] of states [rows x stateDim]. */
 export function referenceForward(net: NetSpec, layout: Layout, params: ArrayLike<number>, states: ArrayLike<number>): number[] {
   const rows = states.length / net.stateDim;
@@ -35,11 +48,7 @@ export function referenceForward(net: NetSpec, layout: Layout, params: ArrayLike
   for (let r = 0; r < rows; r++) {
     let h = Array.from({ length: net.stateDim }, (_, i) => states[r * net.stateDim + i]!);
     for (const s of layout.trunk) h = dense(params, s, h, true);
-    const a = dense(params, layout.advantage, h, false);
-    if (!net.dueling) { q.push(...a); continue; }
-    const v = dense(params, layout.value!, h, false)[0]!;
-    const mean = a.reduce((x, y) => x + y, 0) / a.length;
-    q.push(...a.map((x) => v + x - mean));
+    q.push(...referenceQ({ value: net.dueling ? layout.value : undefined, advantage: layout.advantage }, params, h));
   }
   return q;
 }
