@@ -10,9 +10,21 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { REPO_ROOT } from '../main/trainer/paths.ts';
+import { HeadsSchema } from '../common/config.ts';
 import { learnerStepsPerSecond } from './train.ts';
 
-export const summary = 'training steps/s of the reference net: --backend cpu (CPU learner) or cuda (GPU learner + GPU PER at 1e6)';
+/** The head configurations the CPU rows cover (issue 23 item 8), each timed over `steps` steps. */
+const HEAD_CONFIGS = [
+  { name: 'Q head (plain DQN)', heads: {}, steps: 300 },
+  { name: 'C51 (51 atoms)', heads: { main: 'c51' }, steps: 40 },
+  { name: 'IQN (N = N\' = 8, K = 32, embedding 64)', heads: { main: 'iqn' }, steps: 40 },
+  { name: 'Q + CQL (alpha 0.1)', heads: { cql: { alpha: 0.1 } }, steps: 200 },
+  { name: 'Q + ensemble of 4', heads: { ensemble: { heads: 4 } }, steps: 100 },
+  { name: 'Q + spectral normalisation (trunk)', heads: { spectral: { sigma_max: 1 } }, steps: 200 },
+  { name: 'trading-6e-full stack (C51 + IQN + 4 heads + CQL + SN)', heads: { main: 'c51', iqn: { auxiliary: true }, ensemble: { heads: 4 }, cql: { alpha: 0.1 }, spectral: { sigma_max: 1 } }, steps: 20 },
+] as const;
+
+export const summary = 'training steps/s of the reference net: --backend cpu (CPU learner, each head configuration) or cuda (GPU learner + GPU PER at 1e6)';
 
 function parseArgs(args: string[]): { backend: 'cpu' | 'cuda' } {
   const o = { backend: 'cpu' as 'cpu' | 'cuda' };
@@ -30,7 +42,11 @@ function parseArgs(args: string[]): { backend: 'cpu' | 'cuda' } {
 export function run(args: string[]): void {
   const o = parseArgs(args);
   if (o.backend === 'cpu') {
-    console.log(`reference net, batch 256, CPU learner: ${learnerStepsPerSecond(300).toFixed(1)} steps/s`);
+    console.log('reference net 51 -> 256 -> 256 -> 45 (dueling), batch 256, CPU learner, by head configuration:');
+    for (const c of HEAD_CONFIGS) {
+      const rate = learnerStepsPerSecond(c.steps, HeadsSchema.parse(c.heads));
+      console.log(`  ${c.name.padEnd(58)} ${rate.toFixed(1).padStart(8)} steps/s`);
+    }
     return;
   }
   const build = resolve(REPO_ROOT, 'build', 'native');

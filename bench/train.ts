@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseRunConfig } from '../common/config.ts';
+import { parseRunConfig, type HeadsConfig } from '../common/config.ts';
 import { learnerTesting } from '../native/learner_testing.ts';
 import { createTrainer } from '../native/trainer.ts';
 import { loadAddon } from '../native/addon.ts';
@@ -26,11 +26,12 @@ function parseArgs(args: string[]): { steps: number; json: boolean } {
   return o;
 }
 
-/** Gradient steps/s of the CPU learner on the reference network (51 -> 256 x 256 -> 45, dueling, batch 256). */
-export function learnerStepsPerSecond(steps: number): number {
+/** Gradient steps/s of the CPU learner on the reference network (51 -> 256 x 256 -> 45, dueling, batch 256) with the Q head or the given heads section. */
+export function learnerStepsPerSecond(steps: number, heads?: HeadsConfig): number {
   const lt = learnerTesting();
   const d = 51, a = 45, b = 256;
-  const learner = new lt.Learner({ stateDim: d, nActions: a, hidden: [256, 256], dueling: true },
+  const net = { stateDim: d, nActions: a, hidden: [256, 256], dueling: true };
+  const learner = new lt.Learner(heads ? { ...net, heads } : net,
     { lr: 2.5e-4, adamEps: 1e-8, gradClip: 10, batchSize: b, doubleDqn: true, huberDelta: 1, target: { kind: 'hard', interval: 1000 }, qStatsInterval: 100, causalInterval: 1000 }, 1);
   const rand = (n: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 12.9898) * 0.5);
   const batch = {

@@ -274,7 +274,7 @@ test('an auxiliary IQN head beside the Q head: its clipped gradient is its share
     close(iqn.loss, ref.loss, 1e-5, 'the IQN part loss');
     close(r.loss, main.loss + iqn.loss, 1e-12, 'the loss is the sum of the parts');
     for (let i = 0; i < layout.size; i++)
-      assert.ok(Math.abs(iqn.gradient![i]! - ref.grad[i]!) <= 1e-5 + 1e-4 * Math.abs(ref.grad[i]!), `IQN part d loss / d theta[${i}] = ${iqn.gradient[i]}, reference ${ref.grad[i]}`);
+      assert.ok(Math.abs(iqn.gradient![i]! - ref.grad[i]!) <= 1e-5 + 1e-4 * Math.abs(ref.grad[i]!), `IQN part d loss / d theta[${i}] = ${iqn.gradient![i]}, reference ${ref.grad[i]}`);
     close(iqn.gradNorm, Math.hypot(...ref.grad), 1e-5, "the IQN part's gradient norm");
     if (gradClip === 1e6) {
       assert.equal(iqn.clipped, iqn.gradNorm, 'within budget: unclipped');
