@@ -129,8 +129,30 @@ std::vector<dqn::FeatureGroup> Features(int d) {
   return f;
 }
 
-/// One step from identical weights on an identical batch: loss, TD errors, every gradient
-/// tensor and every updated weight tensor within the precision's bound.
+/// The GPU's optimizer step replayed on the host from the GPU's own gradient g (the global norm as
+/// the GPU reported it, the same rules: clip, Adam, Polyak): the largest relative difference of
+/// the GPU's weights, moments and target after step t from the replay's; *exact when they agree
+/// bit for bit. `before` is the state the step started from.
+double ReplayOptimizer(const dqn::LearnerConfig& config, int64_t t, const dqn::LearnerTensors& before, const std::vector<float>& g,
+                       double grad_norm, const dqn::LearnerTensors& after, bool* exact) {
+  const auto n = static_cast<int64_t>(g.size());
+  dqn::LearnerTensors want = before;
+  dqn::AdamConfig adam = config.adam;
+  adam.lr = dqn::rules::LearningRateAt(adam.lr, config.lr_end, config.lr_decay_steps, t);
+  const auto scale = static_cast<float>(dqn::rules::ClipCoefficient(grad_norm, config.grad_clip));
+  dqn::AdamUpdate(adam, t, scale, g.data(), want.online.data(), want.adam_m.data(), want.adam_v.data(), n);
+  for (int64_t i = 0; i < n; ++i) want.target[i] = dqn::rules::Polyak(want.target[i], want.online[i], static_cast<float>(config.tau));
+  *exact = after.online == want.online && after.adam_m == want.adam_m && after.adam_v == want.adam_v && after.target == want.target;
+  return std::max({RelDiff(after.online.data(), want.online.data(), n), RelDiff(after.adam_m.data(), want.adam_m.data(), n),
+                   RelDiff(after.adam_v.data(), want.adam_v.data(), n), RelDiff(after.target.data(), want.target.data(), n)});
+}
+
+/// One step from identical weights on an identical batch: loss, TD errors, every gradient tensor
+/// and the gradient norm within the precision's bound, and the optimizer step replayed from the
+/// GPU's gradient (ReplayOptimizer) within 1e-6. The updated weights are compared with the
+/// reference's only in the report: Adam moves a weight whose gradient element is near 0 by up to
+/// about lr whatever the element's size, so a rounding-level difference there moves it visibly
+/// (run L27: fp32 B = 1024 trunk1.b 8.3e-4 apart while every gradient tensor agreed to 4.9e-7).
 void CheckOneStep(const dqn::NetConfig& net, int64_t batch, dqn::Precision precision, std::mt19937_64& rng) {
   const dqn::LearnerConfig config = MakeConfig(batch, precision);
   const uint64_t seed = rng();
@@ -140,6 +162,8 @@ void CheckOneStep(const dqn::NetConfig& net, int64_t batch, dqn::Precision preci
   dqn::SampleBatch s = hb.buffers.view();
   std::vector<float> td_cpu(batch), td_gpu(batch);
   dqn::ScalarBlock sc_cpu;
+  dqn::LearnerTensors before;
+  gpu.save_params(before);
   const uint32_t f_cpu = cpu.step(s, td_cpu.data(), sc_cpu);
   const uint32_t f_gpu = gpu.step_on_batch(s, td_gpu.data());
   const dqn::ScalarBlock& sc_gpu = *gpu.host_block();
@@ -159,13 +183,16 @@ void CheckOneStep(const dqn::NetConfig& net, int64_t batch, dqn::Precision preci
   const double t_rel = WorstTensor(gpu.layout(), p_gpu.target.data(), cpu.target().data(), &t_which);
   const double norm_rel = std::fabs(sc_gpu.grad_norm - sc_cpu.grad_norm) / sc_cpu.grad_norm;
   const double q_rel = std::fabs(sc_gpu.q_mean - sc_cpu.q_mean) / std::max(1e-12, std::fabs(sc_cpu.q_mean));
-  std::printf("one step %-44s loss %.2e td %.2e grad %.2e (%s) weights %.2e (%s) target %.2e norm %.2e q_mean %.2e\n",
-              tag.c_str(), loss_rel, td_rel, g_rel, g_which.c_str(), w_rel, w_which.c_str(), t_rel, norm_rel, q_rel);
+  bool exact = false;
+  const double opt_rel = ReplayOptimizer(config, 1, before, g_gpu, sc_gpu.grad_norm, p_gpu, &exact);
+  std::printf("one step %-44s loss %.2e td %.2e grad %.2e (%s) norm %.2e q_mean %.2e optimizer replay %.2e%s; vs the "
+              "reference's step (not checked): weights %.2e (%s) target %.2e\n",
+              tag.c_str(), loss_rel, td_rel, g_rel, g_which.c_str(), norm_rel, q_rel, opt_rel, exact ? " (bit-identical)" : "",
+              w_rel, w_which.c_str(), t_rel);
   EXPECT(loss_rel <= tol, "%s: loss %.17g vs %.17g", tag.c_str(), sc_gpu.loss, sc_cpu.loss);
   EXPECT(td_rel <= tol, "%s: td rel %.3g", tag.c_str(), td_rel);
   EXPECT(g_rel <= tol, "%s: gradient %s rel %.3g", tag.c_str(), g_which.c_str(), g_rel);
-  EXPECT(w_rel <= tol, "%s: weights %s rel %.3g", tag.c_str(), w_which.c_str(), w_rel);
-  EXPECT(t_rel <= tol, "%s: target %s rel %.3g", tag.c_str(), t_which.c_str(), t_rel);
+  EXPECT(opt_rel <= 1e-6, "%s: the optimizer step replayed from the GPU's gradient is %.3g off", tag.c_str(), opt_rel);
   EXPECT(norm_rel <= tol, "%s: grad norm %.17g vs %.17g", tag.c_str(), sc_gpu.grad_norm, sc_cpu.grad_norm);
   EXPECT(sc_gpu.step == 1 && sc_gpu.sum_steps == 1, "%s: step %lld sum_steps %lld", tag.c_str(),
          static_cast<long long>(sc_gpu.step), static_cast<long long>(sc_gpu.sum_steps));
@@ -268,15 +295,9 @@ void CheckManySteps(const dqn::NetConfig& net, int64_t batch, dqn::Precision pre
       if (l_rel > loss_worst) loss_worst = l_rel, loss_step = t;
     }
     // 3. The optimizer step replayed from the GPU's own gradient.
-    dqn::LearnerTensors want = before;
-    dqn::AdamConfig adam = config.adam;
-    adam.lr = dqn::rules::LearningRateAt(adam.lr, config.lr_end, config.lr_decay_steps, t);
-    const auto scale = static_cast<float>(dqn::rules::ClipCoefficient(sc_gpu.grad_norm, config.grad_clip));
-    dqn::AdamUpdate(adam, t, scale, g.data(), want.online.data(), want.adam_m.data(), want.adam_v.data(), n);
-    for (int64_t i = 0; i < n; ++i) want.target[i] = dqn::rules::Polyak(want.target[i], want.online[i], static_cast<float>(config.tau));
-    const double o_rel = std::max({RelDiff(after.online.data(), want.online.data(), n), RelDiff(after.adam_m.data(), want.adam_m.data(), n),
-                                   RelDiff(after.adam_v.data(), want.adam_v.data(), n), RelDiff(after.target.data(), want.target.data(), n)});
-    opt_exact += after.online == want.online && after.adam_m == want.adam_m && after.adam_v == want.adam_v && after.target == want.target;
+    bool exact = false;
+    const double o_rel = ReplayOptimizer(config, t, before, g, sc_gpu.grad_norm, after, &exact);
+    opt_exact += exact;
     if (o_rel > opt_worst) opt_worst = o_rel, opt_step = t;
     // Free-running: reported only.
     const double rel = std::fabs(sc_gpu.loss - sc_cpu.loss) / std::max(1e-30, std::fabs(sc_cpu.loss));
