@@ -5,9 +5,10 @@
 // cleanly on shutdown (a timeout then kills it). The process itself comes from an injected spawn function, so Electron
 // main (utilityProcess.fork) and the browser-mode server (child_process.fork) share this code;
 // it imports no electron.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostToParentSchema, type HostMessage, type ParentToHost } from '../common/protocol.ts';
+import { makeFolder } from './trainer/folders.ts';
 import { appendEvent } from './trainer/run-dir.ts';
 
 /** A running trainer host process, as the supervisor sees it. */
@@ -221,7 +222,7 @@ export class HostSupervisor {
   private writeLog(chunk: Buffer | string): void {
     const dir = this.runDir ?? this.options.logDir;
     try {
-      mkdirSync(dir, { recursive: true });
+      makeFolder(dir);
       appendFileSync(join(dir, 'host.log'), chunk);
     } catch {
       // A log that cannot be written must not take the supervisor down; stderr still has it.

@@ -2,10 +2,11 @@
 // only) and the user's own (<user data>/presets/*.json, written atomically). Used by Electron
 // main (behind ipcMain.handle) and by the browser-mode server (behind the WebSocket); imports
 // no electron.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { RunConfigInput } from '../common/config.ts';
 import { issuesText, parseMessage, PresetRequestSchema, type Preset } from '../common/protocol.ts';
 import { writeFileAtomic } from './trainer/atomic-file.ts';
+import { makeFolder } from './trainer/folders.ts';
 import { resolveInsideFolder } from './trainer/paths-policy.ts';
 import { listPresets, loadPreset, PRESETS_DIR } from './trainer/presets.ts';
 
@@ -45,7 +46,7 @@ export class PresetStore {
   save(name: string, config: RunConfigInput): Preset[] {
     const req = PresetRequestSchema.safeParse({ op: 'save', name, config });
     if (!req.success) throw new Error(`cannot save preset '${name.slice(0, 80)}': ${issuesText(req.error)}`);
-    mkdirSync(this.userDir, { recursive: true });
+    makeFolder(this.userDir);
     writeFileAtomic(resolveInsideFolder(this.userDir, name, '.json', 'preset'), `${JSON.stringify(config, null, 2)}\n`);
     return this.list();
   }

@@ -11,21 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { BridgeServerMessageSchema, type HostMessage } from '../../common/protocol.ts';
 import { TINY_CARTPOLE } from '../../e2e/flow.ts'; // a CartPole run still going when the test ends it
+import { until } from '../testing/until.ts';
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), 'cli.ts');
+/** The test's bound on each wait (until's default). */
 const LIMIT_MS = 90_000;
-
-
-/** Polls `check` every 20 ms until it returns a value; fails after LIMIT_MS with `what`. */
-async function until<T>(check: () => T | undefined | false, what: string): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() - t0 > LIMIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function alive(pid: number): boolean {
   try {

@@ -6,10 +6,11 @@
 // the run and its config, and a checkpoint that fails any check is skipped for an older one.
 // Retention keeps the last `schedule.checkpoint_keep` checkpoints plus the best by evaluation.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { RunConfig } from '../../common/config.ts';
 import { writeFileAtomic } from './atomic-file.ts';
+import { makeFolder } from './folders.ts';
 
 const MAGIC = 'DQNCKPT1\n';
 /** Longest header read by readCheckpointHeader (the header is a few hundred bytes). */
@@ -109,7 +110,7 @@ export function expectationFor(runDir: string, config: RunConfig): CheckpointExp
  */
 export function writeCheckpoint(runDir: string, name: string, meta: CheckpointMeta, state: Uint8Array, network: NetworkShape): string {
   const dir = join(runDir, 'checkpoints');
-  mkdirSync(dir, { recursive: true });
+  makeFolder(dir);
   const sha256 = createHash('sha256').update(state).digest('hex');
   const header: CheckpointHeader = { run: runId(runDir), ...meta, network, bytes: state.byteLength, sha256 };
   const path = join(dir, name);

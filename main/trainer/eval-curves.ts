@@ -1,10 +1,11 @@
 // The per-bar curves of each trading evaluation, one small JSON file per epoch in the run folder
 // (`eval/epoch-<N>.json`, common/trading-curves.ts), so that metrics.jsonl stays lean and a past
 // run can show any of its evaluations again.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { evalCurves, evalCurvesFile, EvalCurvesSchema, type EvalCurves } from '../../common/trading-curves.ts';
 import { writeFileAtomic } from './atomic-file.ts';
+import { makeFolder } from './folders.ts';
 
 /**
  * Downsamples an evaluation's per-bar series (EvalResult.series) and writes them atomically to
@@ -16,7 +17,7 @@ export function writeEvalCurves(runDir: string, series: Record<string, ArrayLike
   const curves = series ? evalCurves(series, epoch, step) : undefined;
   if (!curves) return undefined;
   const path = join(runDir, evalCurvesFile(epoch));
-  mkdirSync(dirname(path), { recursive: true });
+  makeFolder(dirname(path));
   writeFileAtomic(path, JSON.stringify(curves));
   return curves;
 }

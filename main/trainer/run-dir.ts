@@ -10,6 +10,7 @@ import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
 import { SystemSampleSchema, type SystemSample } from '../../common/protocol.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 import { fsCause } from './fs-cause.ts';
+import { makeFolder } from './folders.ts';
 import { runLockHolder } from './run-lock.ts';
 import { keepRunId } from './checkpoint.ts';
 import { parseEvents, runResults, type RunResults } from './run-results.ts';
@@ -32,10 +33,11 @@ export function runStamp(date: Date): string {
  * Creates a new run directory and writes its validated config.json.
  * A second run in the same second gets a `-2`, `-3`... suffix (also when another process
  * creates one at the same time).
+ * @throws Error saying what to fix when `runsDir` cannot be created (makeFolder) or written to.
  */
 export function createRunDir(runsDir: string, config: RunConfig, now = new Date()): string {
+  makeFolder(runsDir);
   try {
-    mkdirSync(runsDir, { recursive: true });
     const base = join(runsDir, `${runStamp(now)}-${config.name}`);
     let dir = base;
     // mkdir without `recursive` fails on an existing folder: two processes never share one.

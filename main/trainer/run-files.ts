@@ -3,9 +3,10 @@
 // plain name (checkPlainName: no '/', no '..', not hidden) that no other entry of the runs folder
 // has. Deleted runs are moved to `<runsDir>/.trash/` (hidden, so never listed as a run), where a
 // person can still get them back.
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { keepRunId } from './checkpoint.ts';
+import { makeFolder } from './folders.ts';
 import { checkPlainName } from './paths-policy.ts';
 
 /** The trash folder of a runs folder. */
@@ -33,7 +34,7 @@ export function renameRunDir(runsDir: string, runDir: string, name: string): str
  */
 export function trashRunDir(runsDir: string, runDir: string, nowMs = Date.now()): string {
   const trash = trashDir(runsDir);
-  mkdirSync(trash, { recursive: true });
+  makeFolder(trash);
   let target = join(trash, basename(runDir));
   if (existsSync(target)) target = `${target}-${nowMs}`;
   renameSync(runDir, target);
