@@ -5,10 +5,10 @@
 // cleanly on shutdown (a timeout then kills it). The process itself comes from an injected spawn function, so Electron
 // main (utilityProcess.fork) and the browser-mode server (child_process.fork) share this code;
 // it imports no electron.
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostToParentSchema, type HostMessage, type ParentToHost } from '../common/protocol.ts';
 import { makeFolder } from './trainer/folders.ts';
+import { appendRegularFile } from './trainer/regular-file.ts';
 import { appendEvent } from './trainer/run-dir.ts';
 
 /** A running trainer host process, as the supervisor sees it. */
@@ -223,7 +223,7 @@ export class HostSupervisor {
     const dir = this.runDir ?? this.options.logDir;
     try {
       makeFolder(dir);
-      appendFileSync(join(dir, 'host.log'), chunk);
+      appendRegularFile(join(dir, 'host.log'), chunk);
     } catch {
       // A log that cannot be written must not take the supervisor down; stderr still has it.
       process.stderr.write(chunk);

@@ -3,8 +3,8 @@
 // /proc it retries the parent that exists but refuses children, issue 26 item 2) and ignores
 // signals while it does. The first existing ancestor must be a writable folder; the missing
 // levels below it are then created one at a time, so every failure is an error with its cause.
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, lstatSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fsCause } from './fs-cause.ts';
 
 /**
@@ -42,6 +42,32 @@ export function makeFolder(path: string): void {
       throw refusal(target, `${dirname(dir)} does not accept a new folder there (${fsCause(e)})`);
     }
   }
+}
+
+/** Whether `path` is a folder itself, not a link to one. */
+export function isRealFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The run's own folder `<runDir>/<name>` (checkpoints, eval), created when missing.
+ * @returns its path.
+ * @throws Error when a link or a file stands there (a run never writes through a link, issue 26
+ *   item 6); fs errors from the mkdir.
+ */
+export function makeRunSubfolder(runDir: string, name: string): string {
+  const dir = join(runDir, name);
+  try {
+    mkdirSync(dir); // one level: the run folder exists
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  if (!isRealFolder(dir)) throw new Error(`${dir} is a link or not a folder: a run writes only into folders of its own`);
+  return dir;
 }
 
 function statOrUndefined(path: string) {

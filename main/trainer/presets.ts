@@ -34,9 +34,19 @@ export function readJsonFile(path: string): unknown {
   } catch (e) {
     throw new Error(`cannot read ${path}: ${(e as Error).message}`, { cause: e });
   }
+  return parseJsonText(text, path);
+}
+
+/**
+ * Parses the JSON text of the file `path`.
+ * @throws Error "<path> is not valid JSON (at position N)": the place, never the text (JSON.parse's
+ *   own message quotes the file, DESIGN section 9).
+ */
+export function parseJsonText(text: string, path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new Error(`${path} is not valid JSON: ${(e as Error).message}`, { cause: e });
+    const at = /at position (\d+)/.exec((e as Error).message)?.[1];
+    throw new Error(`${path} is not valid JSON${at ? ` (at position ${at})` : ''}`, { cause: e });
   }
 }

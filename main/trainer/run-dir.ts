@@ -2,15 +2,16 @@
 // metrics.jsonl (append-only: one record per logged step, episode, epoch and system sample,
 // flushed every few seconds; a resume first drops the records past its checkpoint, see trimRunMetrics),
 // events.log (fallbacks, halts, restarts) and checkpoints/.
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { readJsonFile } from './presets.ts';
+import { parseJsonText } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
 import { SystemSampleSchema, type SystemSample } from '../../common/protocol.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 import { fsCause } from './fs-cause.ts';
 import { makeFolder } from './folders.ts';
+import { appendRegularFile, readRegularText } from './regular-file.ts';
 import { runLockHolder } from './run-lock.ts';
 import { keepRunId } from './checkpoint.ts';
 import { parseEvents, runResults, type RunResults } from './run-results.ts';
@@ -62,14 +63,18 @@ function makeNewFolder(dir: string): boolean {
   }
 }
 
+/** Largest config.json read (a full config is about 2.3 KB). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /**
- * Reads and validates a run directory's config.json.
+ * Reads and validates a run directory's config.json (a regular file, never a link).
  * @throws Error when the folder is not a run directory or its config is invalid.
  */
 export function readRunConfig(runDir: string): RunConfig {
   const path = join(runDir, 'config.json');
-  if (!existsSync(path)) throw new Error(`${runDir} is not a run directory (no config.json)`);
-  return parseRunConfig(readJsonFile(path));
+  const text = readRegularText(path, MAX_CONFIG_BYTES);
+  if (text === undefined) throw new Error(`${runDir} is not a run directory (no config.json)`);
+  return parseRunConfig(parseJsonText(text, path));
 }
 
 /** Buffers metrics records and appends them to metrics.jsonl on flush(). */
@@ -88,7 +93,7 @@ export class MetricsWriter {
   flush(): void {
     if (this.pending.length === 0) return;
     try {
-      appendFileSync(this.path, `${this.pending.join('\n')}\n`);
+      appendRegularFile(this.path, `${this.pending.join('\n')}\n`);
       this.pending = [];
     } catch (e) {
       throw new Error(`could not append metrics to ${this.path}: ${fsCause(e)}; ${this.pending.length} records kept in memory`, { cause: e });
@@ -100,7 +105,7 @@ export class MetricsWriter {
 export function appendEvent(runDir: string, event: RunEvent): void {
   const path = join(runDir, 'events.log');
   try {
-    appendFileSync(path, `${JSON.stringify(event)}\n`);
+    appendRegularFile(path, `${JSON.stringify(event)}\n`);
   } catch (e) {
     throw new Error(`could not append to ${path}: ${fsCause(e)}`, { cause: e });
   }
@@ -114,8 +119,8 @@ export function appendEvent(runDir: string, event: RunEvent): void {
  */
 export function trimRunMetrics(runDir: string, step: number, envSteps: number): number {
   const path = join(runDir, 'metrics.jsonl');
-  if (!existsSync(path)) return 0;
-  const text = readFileSync(path, 'utf8');
+  const text = readRegularText(path, Infinity);
+  if (text === undefined) return 0;
   const lines = text.split('\n').filter(Boolean);
   const kept = lines.filter((line) => {
     try {
@@ -136,10 +141,8 @@ export function trimRunMetrics(runDir: string, step: number, envSteps: number): 
  * message invalid for the dashboard).
  */
 export function readRunMetrics(runDir: string): MetricsRecord[] {
-  const path = join(runDir, 'metrics.jsonl');
-  if (!existsSync(path)) return [];
   const out: MetricsRecord[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
+  for (const line of (readRegularText(join(runDir, 'metrics.jsonl'), Infinity) ?? '').split('\n')) {
     if (!line) continue;
     let r: MetricsRecord;
     try {
@@ -182,10 +185,7 @@ export function seedGroups(runsDir: string): Map<string, string> {
   for (const file of readdirSync(runsDir)) {
     if (!file.endsWith('-seeds.json')) continue;
     try {
-      const path = join(runsDir, file);
-      const st = statSync(path);
-      if (!st.isFile() || st.size > MAX_SEED_SUMMARY_BYTES) continue;
-      const summary = JSON.parse(readFileSync(path, 'utf8')) as { runs?: unknown };
+      const summary = JSON.parse(readRegularText(join(runsDir, file), MAX_SEED_SUMMARY_BYTES) ?? '') as { runs?: unknown };
       if (!Array.isArray(summary.runs)) continue;
       for (const r of summary.runs as { run_dir?: unknown }[])
         if (typeof r?.run_dir === 'string') groups.set(basename(r.run_dir), file.slice(0, -'.json'.length));
@@ -212,7 +212,12 @@ export function listRuns(runsDir: string): RunListing[] {
     const records = readRunMetrics(runDir);
     const epochs = records.filter((r): r is Extract<MetricsRecord, { type: 'epoch' }> => r.type === 'epoch');
     const last = epochs.at(-1);
-    const events = existsSync(join(runDir, 'events.log')) ? parseEvents(readFileSync(join(runDir, 'events.log'), 'utf8')) : [];
+    let events: RunEvent[] = [];
+    try {
+      events = parseEvents(readRegularText(join(runDir, 'events.log'), Infinity) ?? '');
+    } catch {
+      /* a link or not a regular file: no events (the run lists as incomplete) */
+    }
     out.push({
       runDir,
       name,
