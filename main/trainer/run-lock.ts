@@ -32,15 +32,25 @@ export interface RunLock {
 
 /** Largest lock file read (a record is under 200 bytes). */
 const MAX_LOCK_BYTES = 4096;
+/** Largest process id a lock may name (Linux's PID_MAX_LIMIT, 2^22; other systems stay below it). */
+const MAX_PID = 1 << 22;
 
 /**
- * The lock's record, or undefined when there is none or it is unreadable (torn, too large, or
- * not a regular file, such as a planted FIFO that would block a plain read: stale).
+ * Whether `pid` can name a trainer: a whole number from 2 to MAX_PID. Signalling 0 or a negative
+ * pid reaches a process group (always "alive"), and 1 is init, alive as long as the system: a
+ * lock naming one of them would count as live forever.
+ */
+const validPid = (pid: unknown): pid is number => Number.isInteger(pid) && (pid as number) >= 2 && (pid as number) <= MAX_PID;
+
+/**
+ * The lock's record, or undefined when there is none or it is unreadable (torn, too large, a pid
+ * that cannot name a trainer, or not a regular file, such as a planted FIFO that would block a
+ * plain read: stale).
  */
 function readLock(path: string): LockRecord | undefined {
   try {
     const r = JSON.parse(readRegularText(path, MAX_LOCK_BYTES) ?? '') as Partial<LockRecord>;
-    if (typeof r.pid === 'number' && typeof r.hostname === 'string' && typeof r.started === 'string') return r as LockRecord;
+    if (validPid(r.pid) && typeof r.hostname === 'string' && typeof r.started === 'string') return r as LockRecord;
   } catch {
     /* missing or torn: no holder */
   }
