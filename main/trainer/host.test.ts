@@ -406,7 +406,11 @@ test('Stop or a shutdown while the trainer is being built stops the run as soon 
 
 test('a past run is renamed or moved to the trash (never the live one), and every page gets the new list', async () => {
   const runs = mkdtempSync(join(tmpdir(), 'dqn-host-rename-'));
-  for (const name of ['old', 'other', 'gone']) mkdirSync(join(runs, name));
+  const makeRun = (name: string) => {
+    mkdirSync(join(runs, name));
+    writeFileSync(join(runs, name, 'config.json'), JSON.stringify(parseRunConfig(cartpole)));
+  };
+  for (const name of ['old', 'other', 'gone']) makeRun(name);
   const session = new FakeSession();
   const listed: string[][] = [];
   session.listRuns = () => {
@@ -432,7 +436,7 @@ test('a past run is renamed or moved to the trash (never the live one), and ever
   await tick();
   assert.deepEqual(readdirSync(join(runs, '.trash')), ['gone'], 'the deleted run waits in the trash');
   assert.deepEqual(listed.at(-1), ['baseline-32x32', 'other']);
-  mkdirSync(join(runs, 'gone'));
+  makeRun('gone');
   send({ type: 'deleteRun', runDir: 'gone' });
   await tick();
   assert.equal(readdirSync(join(runs, '.trash')).length, 2, 'a second run of the same name gets its own place in the trash');
