@@ -197,21 +197,48 @@ function missing(path: string): never {
 }
 
 /**
- * The verified checkpoint with the most steps in `runDir`, or undefined when there is none.
- * A newer checkpoint that fails verification (corrupted, or a header not matching `expect`) is
- * skipped in favour of an older valid one; `onSkip` hears why.
+ * The verified checkpoints of `runDir`, most steps first, each read and verified only when the
+ * caller asks for it (a state may be gigabytes: one is in memory at a time). A checkpoint that
+ * fails verification (unreadable, corrupted, or a header not matching `expect`) is skipped;
+ * `onSkip` hears why.
  */
-export function latestCheckpoint(runDir: string, onSkip?: (reason: string) => void, expect?: CheckpointExpectation): Checkpoint | undefined {
-  let best: Checkpoint | undefined;
+export function* verifiedCheckpoints(runDir: string, onSkip?: (reason: string) => void, expect?: CheckpointExpectation): Generator<Checkpoint, void> {
+  const found: { path: string; step: number }[] = [];
   for (const name of checkpointNames(runDir)) {
+    const path = join(runDir, 'checkpoints', name);
     try {
-      const c = readCheckpoint(join(runDir, 'checkpoints', name), expect);
-      if (!best || c.meta.step > best.meta.step) best = c;
+      const { step } = readCheckpointHeader(path);
+      found.push({ path, step: Number.isFinite(step) ? step : -1 }); // a bad count is refused by readCheckpoint
     } catch (e) {
       onSkip?.((e as Error).message);
     }
   }
-  return best;
+  found.sort((a, b) => b.step - a.step);
+  for (const { path } of found) {
+    let c: Checkpoint;
+    try {
+      c = readCheckpoint(path, expect);
+    } catch (e) {
+      onSkip?.((e as Error).message);
+      continue;
+    }
+    yield c;
+  }
+}
+
+/** The first of `checkpoints` (verifiedCheckpoints), or undefined when there is none. */
+export function nextCheckpoint(checkpoints: Iterator<Checkpoint, void>): Checkpoint | undefined {
+  const r = checkpoints.next();
+  return r.done ? undefined : r.value;
+}
+
+/**
+ * The verified checkpoint with the most steps in `runDir`, or undefined when there is none.
+ * A newer checkpoint that fails verification is skipped in favour of an older valid one;
+ * `onSkip` hears why.
+ */
+export function latestCheckpoint(runDir: string, onSkip?: (reason: string) => void, expect?: CheckpointExpectation): Checkpoint | undefined {
+  return nextCheckpoint(verifiedCheckpoints(runDir, onSkip, expect));
 }
 
 /**

@@ -12,7 +12,7 @@ import { defaultDeps, startRun, toScalarPoint, type PointMemory, type SessionDep
 import { readRunMetrics } from './run-dir.ts';
 import type { SystemSample } from '../../common/protocol.ts';
 import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
-import { readCheckpointHeader, RUN_ID_FILE } from './checkpoint.ts';
+import { readCheckpointHeader, RUN_ID_FILE, writeCheckpoint } from './checkpoint.ts';
 import { renameRunDir } from './run-files.ts';
 import { LOCK_FILE } from './run-lock.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
@@ -395,6 +395,23 @@ test('a resume removes stale temporary files and refuses checkpoints of another 
     startRun({ config, runsDir, resume: h.runDir, overrides: { epochs: 3 } }, {}, deps((o) => new ScriptedTrainer(o))),
     /cannot resume .*: it has no valid checkpoint \(.*header does not match the run: network dueling is true, the run's config says false/,
   );
+});
+
+test('a checkpoint with a valid checksum whose content is not a trainer state is skipped for the previous good one, with a warning (real trainer)', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const tiny = { name: 'tiny', backend: 'cpu' as const, env: { kind: 'cartpole' as const, num_envs: 2 }, network: { hidden: [16, 16] }, replay: { capacity: 1024 }, optim: { batch_size: 16 }, schedule: { epochs: 2, steps_per_epoch: 40, learning_starts: 32, eval_episodes: 1 } };
+  const h = await startRun({ config: tiny, runsDir }, {}, defaultDeps);
+  assert.equal((await h.done).state, 'finished');
+  const path = join(h.runDir, 'checkpoints', 'epoch-2');
+  const { run: _run, bytes: _bytes, sha256: _sha, network, ...meta } = readCheckpointHeader(path);
+  writeCheckpoint(h.runDir, 'epoch-2', meta, new Uint8Array(256).fill(7), network); // a right header and checksum over a wrong state
+  const events: string[] = [];
+  const h2 = await startRun({ config: tiny, runsDir, resume: h.runDir, overrides: { epochs: 3 } }, { onEvent: (e) => events.push(`${e.kind}: ${e.message}`) }, defaultDeps);
+  const out = await h2.done;
+  assert.equal(out.state, 'finished');
+  assert.equal(out.steps, 120, 'epochs 2 and 3 trained again from the end of epoch 1');
+  assert.deepEqual(events.slice(0, 1), [`warning: skipped checkpoint: ${path}: the trainer cannot load its state: not a trainer state (bad magic number)`]);
+  assert.ok(events.some((e) => e.startsWith(`resume: resumed from ${join(h.runDir, 'checkpoints', 'epoch-1')} at step 40`)), events.join('\n'));
 });
 
 test('a client config naming data outside the allowed folders is refused before a run folder exists; allowed data loads off the main thread', async () => {
