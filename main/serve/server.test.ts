@@ -27,11 +27,11 @@ function fakeSession(seen: { cb?: RunCallbacks }): SessionApi {
       setTimeout(() => cb.onScalars?.([{ step: 1, wall_s: 0.05, values: { 'losses/td_loss': 0.75 } }]), 5);
       return { runDir: '/runs/r1', done, stop: async () => finish() };
     },
-    listRuns: () => [],
+    listRuns: async () => [],
     readRunConfig: () => {
       throw new Error('no runs');
     },
-    readRunMetrics: () => [],
+    metricsChunks: async function* () {},
   };
 }
 

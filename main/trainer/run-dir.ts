@@ -2,8 +2,8 @@
 // metrics.jsonl (append-only: one record per logged step, episode, epoch and system sample,
 // flushed every few seconds; a resume first drops the records past its checkpoint, see trimRunMetrics),
 // events.log (fallbacks, halts, restarts) and checkpoints/.
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseJsonText } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
@@ -11,10 +11,8 @@ import { SystemSampleSchema, type SystemSample } from '../../common/protocol.ts'
 import { writeFileAtomic } from './atomic-file.ts';
 import { fsCause } from './fs-cause.ts';
 import { makeFolder } from './folders.ts';
-import { appendRegularFile, readRegularText } from './regular-file.ts';
-import { runLockHolder } from './run-lock.ts';
+import { appendRegularFile, lineChunks, readRegularText, type LineChunk } from './regular-file.ts';
 import { keepRunId } from './checkpoint.ts';
-import { parseEvents, runResults, type RunResults } from './run-results.ts';
 
 /** One line of metrics.jsonl. */
 export type MetricsRecord =
@@ -135,101 +133,51 @@ export function trimRunMetrics(runDir: string, step: number, envSteps: number): 
   return lines.length - kept.length;
 }
 
+/** One line of metrics.jsonl, or undefined for a torn line or a `system` record that does not match SystemSampleSchema (it would make the run's runData message invalid for the dashboard). */
+function parseMetricsLine(line: string): MetricsRecord | undefined {
+  if (!line) return undefined;
+  let r: MetricsRecord;
+  try {
+    r = JSON.parse(line) as MetricsRecord;
+  } catch {
+    return undefined; /* torn final line */
+  }
+  if (r?.type === 'system' && !SystemSampleSchema.safeParse(r).success) return undefined;
+  return r;
+}
+
+/** Records of metrics.jsonl and the byte offset past the last complete line read (LineChunk.end). */
+export interface MetricsChunk {
+  records: MetricsRecord[];
+  end: number;
+}
+
 /**
- * Reads metrics.jsonl; a torn last line (crash while appending) is ignored, and so is a `system`
- * record that does not match SystemSampleSchema (it would otherwise make the run's runData
- * message invalid for the dashboard).
+ * The records of a run's metrics.jsonl (a regular file, never a link) from byte `from`, as the
+ * file is when this is called: a live run's later appends are not read, so the records read plus
+ * those reported since are the run so far. Read and parsed a chunk at a time off the event loop
+ * (lineChunks), so a file of gigabytes never blocks the host; a torn last line and malformed
+ * records are skipped (parseMetricsLine). No file: no chunks. Iterate it to the end or break.
+ * @throws Error when metrics.jsonl is a link or not a regular file.
  */
-export function readRunMetrics(runDir: string): MetricsRecord[] {
+export function metricsChunks(runDir: string, from = 0): AsyncGenerator<MetricsChunk> {
+  return parseChunks(lineChunks(join(runDir, 'metrics.jsonl'), from));
+}
+
+async function* parseChunks(chunks: AsyncGenerator<LineChunk>): AsyncGenerator<MetricsChunk> {
+  for await (const { lines, end } of chunks) {
+    const records: MetricsRecord[] = [];
+    for (const line of lines) {
+      const r = parseMetricsLine(line);
+      if (r) records.push(r);
+    }
+    yield { records, end };
+  }
+}
+
+/** Every record of a run's metrics.jsonl, in file order (metricsChunks collected). */
+export async function readRunMetrics(runDir: string): Promise<MetricsRecord[]> {
   const out: MetricsRecord[] = [];
-  for (const line of (readRegularText(join(runDir, 'metrics.jsonl'), Infinity) ?? '').split('\n')) {
-    if (!line) continue;
-    let r: MetricsRecord;
-    try {
-      r = JSON.parse(line) as MetricsRecord;
-    } catch {
-      continue; /* torn final line */
-    }
-    if (r?.type === 'system' && !SystemSampleSchema.safeParse(r).success) continue;
-    out.push(r);
-  }
+  for await (const { records } of metricsChunks(runDir)) for (const r of records) out.push(r);
   return out;
-}
-
-/** Summary of a past run for the run history. */
-export interface RunListing extends Omit<RunResults, 'state'> {
-  /** How it ended (RunResults.state), or live while a process holds its lock (run-lock.ts). */
-  state: RunResults['state'] | 'live';
-  runDir: string;
-  name: string;
-  createdMs: number;
-  env: string;
-  epochs: number;
-  lastStep: number;
-  lastEvalReturn?: number;
-  /** Name of the `--seeds` group the run belongs to (its summary file without `.json`), if any. */
-  seedGroup?: string;
-}
-
-/** Largest seeds summary file read when listing runs (a bigger one is not ours: skipped). */
-const MAX_SEED_SUMMARY_BYTES = 1024 * 1024;
-
-/**
- * The `--seeds` groups in `runsDir`: run folder name -> group name, from the summary files
- * `<stamp>-<name>-seeds.json` (main/cli/seeds.ts) whose `runs[].run_dir` name the runs (matched
- * by folder name, so a moved runs folder keeps its groups). Unreadable or malformed files are
- * skipped.
- */
-export function seedGroups(runsDir: string): Map<string, string> {
-  const groups = new Map<string, string>();
-  for (const file of readdirSync(runsDir)) {
-    if (!file.endsWith('-seeds.json')) continue;
-    try {
-      const summary = JSON.parse(readRegularText(join(runsDir, file), MAX_SEED_SUMMARY_BYTES) ?? '') as { runs?: unknown };
-      if (!Array.isArray(summary.runs)) continue;
-      for (const r of summary.runs as { run_dir?: unknown }[])
-        if (typeof r?.run_dir === 'string') groups.set(basename(r.run_dir), file.slice(0, -'.json'.length));
-    } catch {
-      continue;
-    }
-  }
-  return groups;
-}
-
-/** Lists run directories under `runsDir`, newest first, with their `--seeds` group; folders without a valid config are skipped. */
-export function listRuns(runsDir: string): RunListing[] {
-  if (!existsSync(runsDir)) return [];
-  const out: RunListing[] = [];
-  const groups = seedGroups(runsDir);
-  for (const name of readdirSync(runsDir)) {
-    const runDir = join(runsDir, name);
-    let config: RunConfig;
-    try {
-      config = readRunConfig(runDir);
-    } catch {
-      continue;
-    }
-    const records = readRunMetrics(runDir);
-    const epochs = records.filter((r): r is Extract<MetricsRecord, { type: 'epoch' }> => r.type === 'epoch');
-    const last = epochs.at(-1);
-    let events: RunEvent[] = [];
-    try {
-      events = parseEvents(readRegularText(join(runDir, 'events.log'), Infinity) ?? '');
-    } catch {
-      /* a link or not a regular file: no events (the run lists as incomplete) */
-    }
-    out.push({
-      runDir,
-      name,
-      createdMs: statSync(join(runDir, 'config.json')).mtimeMs,
-      env: config.env.kind,
-      epochs: epochs.length,
-      lastStep: last?.step ?? 0,
-      lastEvalReturn: last?.eval_mean_return,
-      ...(groups.has(name) ? { seedGroup: groups.get(name) } : {}),
-      ...runResults(records, events),
-      ...(runLockHolder(runDir) ? { state: 'live' as const } : {}),
-    });
-  }
-  return out.sort((a, b) => b.name.localeCompare(a.name));
 }

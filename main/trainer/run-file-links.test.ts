@@ -10,7 +10,8 @@ import { parseRunConfig } from '../../common/config.ts';
 import { tempNameFor, writeFileAtomic } from './atomic-file.ts';
 import { latestCheckpoint, runId, writeCheckpoint } from './checkpoint.ts';
 import { writeEvalCurves } from './eval-curves.ts';
-import { appendEvent, createRunDir, listRuns, MetricsWriter, readRunConfig } from './run-dir.ts';
+import { appendEvent, createRunDir, MetricsWriter, readRunConfig } from './run-dir.ts';
+import { RunIndex } from './run-index.ts';
 import { acquireRunLock, LOCK_FILE, runLockHolder } from './run-lock.ts';
 
 const SECRET = 'SECRET-7f3a not for any message';
@@ -32,8 +33,8 @@ test('a FIFO planted as live.lock blocks nothing: the run lists, and its lock co
   // In a child: a plain read of a FIFO waits for a writer forever, which would hang this test.
   const script = `
     const { runLockHolder, acquireRunLock } = await import(${JSON.stringify(join(import.meta.dirname, 'run-lock.ts'))});
-    const { listRuns } = await import(${JSON.stringify(join(import.meta.dirname, 'run-dir.ts'))});
-    const listed = listRuns(${JSON.stringify(runs)});
+    const { RunIndex } = await import(${JSON.stringify(join(import.meta.dirname, 'run-index.ts'))});
+    const listed = await new RunIndex().list(${JSON.stringify(runs)});
     const holder = runLockHolder(${JSON.stringify(run)});
     acquireRunLock(${JSON.stringify(run)}).release();
     console.log(JSON.stringify({ listed: listed.map((r) => r.state), holder: holder ?? null }));`;
@@ -60,7 +61,7 @@ test("a link at an atomic write's temporary name is removed, never written throu
   assert.equal(readFileSync(path, 'utf8'), '{}\n');
 });
 
-test('a config.json or run-id linked to another file is refused as a link, and no message quotes that file', () => {
+test('a config.json or run-id linked to another file is refused as a link, and no message quotes that file', async () => {
   const { outside, runs, run } = planted();
   const config = join(run, 'config.json');
   writeFileSync(config, 'not json at all');
@@ -70,7 +71,7 @@ test('a config.json or run-id linked to another file is refused as a link, and n
   mkdirSync(linked);
   symlinkSync(outside, join(linked, 'config.json'));
   assert.throws(() => readRunConfig(linked), (e: Error) => /config\.json is a symbolic link/.test(e.message) && !e.message.includes('SECRET'));
-  assert.deepEqual(listRuns(runs).map((r) => r.name), [], 'neither folder lists as a run');
+  assert.deepEqual((await new RunIndex().list(runs)).map((r) => r.name), [], 'neither folder lists as a run');
   symlinkSync(outside, join(linked, 'run-id'));
   assert.equal(runId(linked), 'linked', 'a linked run-id is not read: the folder names the run');
 });
