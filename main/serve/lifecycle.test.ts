@@ -158,3 +158,28 @@ test('a burst of 10,000 listRuns beside a run with a large metrics file leaves t
     rmSync(s.dir, { recursive: true, force: true });
   }
 });
+
+test('a host that stops answering heartbeats for a while is asked to stop: it saves the live run with a checkpoint and is restarted, not killed (issue 26 item 1)', { timeout: 3 * LIMIT_MS }, async () => {
+  const s = await serveWithLiveRun();
+  const log = join(s.runDir, 'host.log');
+  try {
+    process.kill(s.hostPid, 'SIGSTOP'); // held up: no heartbeat answered, as in a blocked event loop
+    const asked = await until(
+      () => (existsSync(log) && readFileSync(log, 'utf8').includes('asking it to stop its run and exit') ? 'asked' : s.messages.find((m) => m.type === 'hostExit')),
+      'the supervisor to give up on the heartbeats',
+    );
+    if (alive(s.hostPid)) process.kill(s.hostPid, 'SIGCONT');
+    assert.equal(asked, 'asked', `the supervisor asks before it kills; got ${JSON.stringify(asked)}`);
+    const exit = await until(() => s.messages.find((m) => m.type === 'hostExit'), 'the host to exit');
+    assert.ok(exit.type === 'hostExit');
+    assert.match(exit.reason, /^stopped answering \(no answer to \d+ heartbeats over [\d.]+ s\); asked to stop \(a live run keeps a checkpoint\): it exited$/);
+    assert.equal(exit.restarting, true);
+    assertStoppedCleanly(s.runDir, readFileSync(log, 'utf8'));
+  } finally {
+    if (alive(s.hostPid)) process.kill(s.hostPid, 'SIGCONT');
+    s.ws.terminate();
+    process.kill(-s.serve.pid!, 'SIGINT');
+    await s.exited;
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
