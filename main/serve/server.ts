@@ -4,7 +4,9 @@
 // The trainer host runs in a supervised child process (restarted when it dies).
 // Every request and frame is untrusted (DESIGN section 9): a malformed one gets an error answer
 // and closes its own connection, never the process; the Host header must name the served
-// address (no DNS rebinding); static files resolve inside the renderer folder only.
+// address (no DNS rebinding); static files resolve inside the renderer folder only; connections,
+// the messages each may send and what may wait for a client that does not read are bounded
+// (client-limits.ts).
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -13,6 +15,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { BridgeClientMessageSchema, HostMessageSchema, issuesText, type BridgeServerMessage, type HostMessage } from '../../common/protocol.ts';
 import { HostSupervisor, type HostProcess, type SupervisorOptions, type SupervisorState } from '../host-supervisor.ts';
 import type { PresetStore } from '../presets-store.ts';
+import { FLOOD_REASON, MAX_BACKLOG_BYTES, MAX_CONNECTIONS, MessageBudget, POLICY_VIOLATION } from './client-limits.ts';
 import { contentTypeOf, fileInsideFolder, PAGE_CSP, parseTarget, SECURITY_HEADERS } from '../static-files.ts';
 
 export { parseTarget };
@@ -51,6 +54,8 @@ export interface BridgeServer {
   url: string;
   port: number;
   supervisor: HostSupervisor;
+  /** WebSocket connections open now (at most MAX_CONNECTIONS). */
+  connections(): number;
   /** Stops the run cleanly (checkpoint kept), the host and the server. */
   close(): Promise<void>;
 }
@@ -103,11 +108,20 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   let lastReady: HostMessage | undefined;
   let lastExit: HostMessage | undefined;
 
-  const sendTo = (ws: WebSocket, msg: BridgeServerMessage) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+  /** Sends `text` unless the client left MAX_BACKLOG_BYTES unread: then it is closed instead. */
+  const sendText = (ws: WebSocket, text: string) => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > MAX_BACKLOG_BYTES) {
+      console.error(`serve: closed a WebSocket that does not read (${Math.round(ws.bufferedAmount / 2 ** 20)} MiB waiting, at most ${MAX_BACKLOG_BYTES / 2 ** 20})`);
+      ws.terminate(); // a close frame would only queue behind the backlog
+      return;
+    }
+    ws.send(text);
   };
+  const sendTo = (ws: WebSocket, msg: BridgeServerMessage) => sendText(ws, JSON.stringify(msg));
   const broadcast = (message: HostMessage) => {
-    for (const ws of clients) sendTo(ws, { channel: 'trainer', message });
+    const text = JSON.stringify({ channel: 'trainer', message } satisfies BridgeServerMessage);
+    for (const ws of clients) sendText(ws, text);
   };
 
   const supervisor = new HostSupervisor({
@@ -155,6 +169,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     if (!requestHasToken(req, target.query, o.token)) return refuse('401 Unauthorized', 'missing or wrong token');
     // A page of another site must not drive the trainer even if it learned the token.
     if (origin && origin !== `http://${req.headers.host}`) return refuse('401 Unauthorized', 'cross-origin connection refused');
+    if (clients.size >= MAX_CONNECTIONS) return refuse('503 Service Unavailable', `too many connections: at most ${MAX_CONNECTIONS} (close another tab of this dashboard)`);
     // A malformed handshake is answered 400 by ws itself.
     wss.handleUpgrade(req, socket, head, (ws) => {
       clients.add(ws);
@@ -162,7 +177,13 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
       // Oversized frames, invalid UTF-8 and protocol violations: ws closes this connection
       // (1009, 1007, 1002) and reports it here; without a listener the process would exit.
       ws.on('error', (e) => console.error(`serve: closed a WebSocket: ${e.message}`));
-      ws.on('message', (raw) => onClientMessage(ws, raw.toString()));
+      const budget = new MessageBudget();
+      ws.on('message', (raw) => {
+        if (ws.readyState !== ws.OPEN) return; // closed for flooding: what is still buffered goes nowhere
+        if (budget.take()) return onClientMessage(ws, raw.toString());
+        console.error(`serve: closed a WebSocket: ${FLOOD_REASON}`);
+        ws.close(POLICY_VIOLATION, FLOOD_REASON);
+      });
       if (lastExit) sendTo(ws, { channel: 'trainer', message: lastExit });
       if (lastReady && supervisor.current) sendTo(ws, { channel: 'trainer', message: lastReady });
     });
@@ -213,6 +234,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     url: `http://${hostPart}:${port}/?token=${o.token}`,
     port,
     supervisor,
+    connections: () => clients.size,
     close: async () => {
       await supervisor.shutdown();
       for (const ws of clients) ws.close(1001, 'server shutting down');
