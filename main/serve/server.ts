@@ -1,6 +1,9 @@
 // Browser mode: an HTTP server for the built renderer plus a WebSocket that bridges the same
-// messages the Electron app sends over its MessagePort. The page and the socket need the
-// session token (a random value printed in the URL); assets are public code and need none.
+// messages the Electron app sends over its MessagePort. The socket needs the session token (a
+// random value printed in the URL); the page and its assets are public code (the page keeps the
+// token in its origin's own storage and sends it in the WebSocket handshake: renderer/transport/
+// token.ts), and a page URL naming a wrong token is refused. No cookie carries the token:
+// cookies ignore ports, so every other server on 127.0.0.1 would receive it.
 // The trainer host runs in a supervised child process (restarted when it dies).
 // Every request and frame is untrusted (DESIGN section 9): a malformed one gets an error answer
 // and closes its own connection, never the process; the Host header must name the served
@@ -66,28 +69,6 @@ export function tokenMatches(given: string | null, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Name of the cookie that keeps the token after a tokened page load (one per port: servers on other ports keep theirs). */
-export const tokenCookieName = (port: number) => `dqn_token_${port}`;
-
-/** The token the request's cookie holds for the server on `port`, or null. */
-export function cookieToken(req: IncomingMessage, port: number): string | null {
-  const name = tokenCookieName(port);
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
-/**
- * Whether the request carries the token: in the URL (`?token=`), or in the cookie a tokened
- * page load set (HttpOnly, SameSite=Strict), so a bookmark without the token works in that
- * browser.
- */
-export function requestHasToken(req: IncomingMessage, query: URLSearchParams, token: string): boolean {
-  return tokenMatches(query.get('token'), token) || tokenMatches(cookieToken(req, req.socket.localPort ?? 0), token);
 }
 
 /**
@@ -166,7 +147,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     if (!target) return refuse('400 Bad Request', 'bad request');
     if (!hostOk(req)) return refuse('403 Forbidden', 'unknown Host');
     if (target.path !== '/ws') return refuse('401 Unauthorized', 'unknown path');
-    if (!requestHasToken(req, target.query, o.token)) return refuse('401 Unauthorized', 'missing or wrong token');
+    if (!tokenMatches(target.query.get('token'), o.token)) return refuse('401 Unauthorized', 'missing or wrong token');
     // A page of another site must not drive the trainer even if it learned the token.
     if (origin && origin !== `http://${req.headers.host}`) return refuse('401 Unauthorized', 'cross-origin connection refused');
     if (clients.size >= MAX_CONNECTIONS) return refuse('503 Service Unavailable', `too many connections: at most ${MAX_CONNECTIONS} (close another tab of this dashboard)`);
@@ -265,16 +246,16 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, o: BridgeServerO
     if (!target) return fail(400, 'bad request');
     let path = target.path;
     if (path === '/' || path === '/index.html') {
-      if (!requestHasToken(req, target.query, o.token)) return fail(401, 'this page needs the token printed by `npm run serve` (…/?token=…)');
+      // Tokenless: a bookmark (the page has the token in its storage). A wrong token is refused,
+      // so a link with one never replaces the kept token.
+      const given = target.query.get('token');
+      if (given !== null && !tokenMatches(given, o.token)) return fail(401, 'wrong token: use the URL printed by `npm run serve` (…/?token=…)');
       path = '/index.html';
     }
     const file = fileInsideFolder(o.staticDir, path);
     if (!file) return fail(404, 'not found');
     const headers: Record<string, string> = { 'Content-Type': contentTypeOf(file), ...security };
     if (path === '/index.html') Object.assign(headers, { 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' });
-    // After a tokened load the browser keeps the token (never readable by scripts, never sent by other sites).
-    if (path === '/index.html' && tokenMatches(target.query.get('token'), o.token))
-      headers['Set-Cookie'] = `${tokenCookieName(req.socket.localPort ?? 0)}=${o.token}; HttpOnly; SameSite=Strict; Path=/`;
     res.writeHead(200, headers);
     if (req.method === 'HEAD') return void res.end();
     createReadStream(file)
