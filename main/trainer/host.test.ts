@@ -558,15 +558,18 @@ test("while a late renderer's history is read, frames for it wait behind it, and
   host.attach(late.port);
   late.send({ type: 'hello' });
   await tick();
+  late.send({ type: 'hello' }); // a second hello while the history is on its way gets that one
+  await tick();
   // While the history is read: the session flushes step 20 to the file and reports step 30, which a frame carries.
   session.metrics.set('/runs/run-1', [{ type: 'scalars', ...pt(10) }, { type: 'scalars', ...pt(20) }]);
   cb.onFlushed?.();
   cb.onScalars?.([pt(30)]);
   host.flush();
-  assert.deepEqual(late.sent.map((m) => m.type), ['state'], 'the frame waits for the history');
+  assert.deepEqual(late.sent.map((m) => m.type), ['state'], 'the second answer and the frame wait for the history');
   release();
-  await until(() => late.sent.some((m) => m.type === 'liveHistory'), 'the history');
-  const [, h, next] = late.sent;
+  await until(() => late.sent.some((m) => m.type === 'frame'), 'the history and what waited');
+  assert.deepEqual(late.sent.map((m) => m.type), ['state', 'liveHistory', 'state', 'frame'], 'one history for both hellos, then the rest in order');
+  const [, h, , next] = late.sent;
   assert.ok(h?.type === 'liveHistory');
   assert.deepEqual(h.scalars.map((p) => p.step), [10, 20], 'the file as it was asked for plus what was reported then');
   assert.ok(next?.type === 'frame');

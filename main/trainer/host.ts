@@ -250,18 +250,20 @@ export class TrainerHost {
 
   /**
    * Sends `port` the live run's history (liveHistory), within its read bound; messages for it
-   * meanwhile (frames, states) are held and sent after the history, in order.
+   * meanwhile (frames, states) are held and sent after the history, in order. A second hello
+   * while the history is on its way gets that one.
    */
   private async catchUp(port: HostPort | undefined, runDir: string): Promise<void> {
     if (!port) return this.reply(port, await this.reads.run(port, () => this.liveHistory(runDir)));
+    if (this.held.has(port)) return;
     const held: HostMessage[] = [];
     this.held.set(port, held);
     try {
       const history = await this.reads.run(port, () => this.liveHistory(runDir));
-      port.post(history); // before what was held
+      if (this.ports.has(port)) port.post(history); // before what was held
     } finally {
       this.held.delete(port);
-      for (const m of held) port.post(m);
+      if (this.ports.has(port)) for (const m of held) port.post(m);
     }
   }
 
