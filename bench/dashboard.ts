@@ -156,11 +156,11 @@ async function streamingMicro() {
       const done = new Promise<{ state: 'stopped'; steps: number; env_steps: number; wall_s: number }>((r) => (finish = () => r({ state: 'stopped', steps: 0, env_steps: 0, wall_s: 0 })));
       return { runDir: '/bench', done, stop: async () => finish() };
     },
-    listRuns: () => [],
+    listRuns: async () => [],
     readRunConfig: () => {
       throw new Error('unused');
     },
-    readRunMetrics: () => [],
+    metricsChunks: async function* () {},
   };
   const d = createDashboard();
   const host = new TrainerHost(session, { runsDir: '/bench', framePeriodMs: 60_000 });
@@ -202,7 +202,7 @@ async function streamingAB(steps: number) {
     if (withHost) {
       let done!: () => void;
       const finished = new Promise<void>((r) => (done = r));
-      const session: SessionApi = { startRun, listRuns: () => [], readRunConfig: () => { throw new Error('unused'); }, readRunMetrics: () => [] };
+      const session: SessionApi = { startRun, listRuns: async () => [], readRunConfig: () => { throw new Error('unused'); }, metricsChunks: async function* () {} };
       const host = new TrainerHost(session, { runsDir: dir });
       const d = createDashboard();
       host.attach({

@@ -104,11 +104,11 @@ export function syntheticSession(o: SyntheticOptions): SessionApi & { runs: numb
         },
       };
     },
-    listRuns: () => [],
+    listRuns: async () => [],
     readRunConfig(runDir: string): RunConfig {
       throw new Error(`${runDir}: the synthetic session keeps no run folders`);
     },
-    readRunMetrics: () => [],
+    metricsChunks: async function* () {},
   };
   return api;
 }

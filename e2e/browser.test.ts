@@ -71,8 +71,8 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
   await withServedPage('e2e-cartpole', TINY_CARTPOLE, async ({ page, server, tmp }) => {
     const cspErrors: string[] = [];
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/, 'loopback by default, with a token');
-    const refused = await fetch(server.url.replace(/\?token=.*/, ''));
-    assert.equal(refused.status, 401, 'the page is refused without the token');
+    const refused = await fetch(server.url.replace(/\?token=.*/, '?token=wrong'));
+    assert.equal(refused.status, 401, 'the page is refused with a wrong token');
 
     page.on('console', (m) => /Content Security Policy/i.test(m.text()) && cspErrors.push(m.text()));
     await page.goto(server.url);
@@ -117,7 +117,7 @@ test('browser mode: start a CartPole run, see Loss and Epoch time points and the
     await page.getByRole('region', { name: 'Run history' }).getByRole('button', { name: /^Resume / }).nth(1).waitFor({ timeout: 30_000 });
     await runHistoryTable(page);
     await overlayTwoRuns(page, [runs.at(-2)!, runs.at(-1)!]);
-    // A bookmark without the token (the cookie of the tokened load) that names a run opens it.
+    // A bookmark without the token (the page keeps it in its origin's storage) that names a run opens it.
     await page.goto(`${server.url.replace(/\?token=.*/, '')}?run=${runs.at(-1)}`);
     await page.getByText('showing a past run').waitFor({ timeout: 60_000 });
     assert.match((await page.getByRole('region', { name: 'Run history' }).locator('.viewing').textContent()) ?? '', new RegExp(`Viewing ${runs.at(-1)}`));

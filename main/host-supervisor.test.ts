@@ -143,7 +143,7 @@ test('shutdown asks the host to stop and kills it when it does not exit in time'
   }
 });
 
-test('a host that stops answering heartbeats is killed and restarted, and the dashboard is told why', async () => {
+test('a host that stops answering heartbeats and then the shutdown request is killed and restarted, and the dashboard is told why', async () => {
   const { sup, spawned, notes, cleanup } = setup({ heartbeatMs: 5, heartbeatTimeoutMs: 60 });
   try {
     sup.start();
@@ -152,14 +152,35 @@ test('a host that stops answering heartbeats is killed and restarted, and the da
     await until(() => beats() >= 30, 'thirty heartbeats'); // 150 ms of answered beats: well past the timeout
     assert.equal(first.killed, false, 'a host that answers is left alone');
     first.answersHeartbeats = false; // stuck: its event loop no longer runs
+    first.exitsOnShutdown = false;
     await until(() => spawned.length === 2 && notes.some((n) => n.type === 'hostReady' && n.pid === spawned[1]!.pid), 'a new host');
     assert.equal(first.killed, true);
+    assert.deepEqual(first.received.filter((m) => m.type !== 'heartbeat'), [{ type: 'shutdown' }], 'asked to stop first');
     const exit = notes.find((n) => n.type === 'hostExit');
     assert.ok(exit?.type === 'hostExit');
-    assert.equal(exit.reason, 'stopped answering (no answer to 12 heartbeats over 0.1 s); killed');
+    assert.equal(exit.reason, 'stopped answering (no answer to 12 heartbeats over 0.1 s); asked to stop, it did not exit within 0.1 s: killed');
     assert.equal(exit.restarting, true);
     const ids = first.received.flatMap((m) => (m.type === 'heartbeat' ? [m.id] : []));
     assert.deepEqual(ids, ids.map((_, i) => i), 'heartbeat ids count up from 0');
+    await sup.shutdown();
+  } finally {
+    cleanup();
+  }
+});
+
+test('a host held up past the heartbeat timeout is asked to stop, saves its live run and exits: it is not killed (issue 26 item 1)', async () => {
+  const { sup, spawned, notes, cleanup } = setup({ heartbeatMs: 5, heartbeatTimeoutMs: 60 });
+  try {
+    sup.start();
+    const first = spawned[0]!;
+    await until(() => first.received.some((m) => m.type === 'heartbeat'), 'a heartbeat');
+    first.answersHeartbeats = false; // held up (a long read), but it still handles the shutdown when it comes to it
+    await until(() => spawned.length === 2, 'the restart');
+    assert.equal(first.killed, false, 'it stopped on request, its run saved, instead of being killed');
+    assert.deepEqual(first.received.filter((m) => m.type !== 'heartbeat'), [{ type: 'shutdown' }]);
+    const exit = notes.find((n) => n.type === 'hostExit');
+    assert.ok(exit?.type === 'hostExit' && exit.restarting);
+    assert.equal(exit.reason, 'stopped answering (no answer to 12 heartbeats over 0.1 s); asked to stop (a live run keeps a checkpoint): it exited');
     await sup.shutdown();
   } finally {
     cleanup();

@@ -5,9 +5,10 @@
 // cleanly on shutdown (a timeout then kills it). The process itself comes from an injected spawn function, so Electron
 // main (utilityProcess.fork) and the browser-mode server (child_process.fork) share this code;
 // it imports no electron.
-import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostToParentSchema, type HostMessage, type ParentToHost } from '../common/protocol.ts';
+import { makeFolder } from './trainer/folders.ts';
+import { appendRegularFile } from './trainer/regular-file.ts';
 import { appendEvent } from './trainer/run-dir.ts';
 
 /** A running trainer host process, as the supervisor sees it. */
@@ -45,10 +46,12 @@ export interface SupervisorOptions {
   /** How often the host is sent a heartbeat (default 2 s). */
   heartbeatMs?: number;
   /**
-   * A host that left the heartbeats of this long unanswered is stuck: it is killed (and
-   * restarted) with that reason (default 15 s; the host's event loop stays free while it trains,
-   * builds and loads). Counted in heartbeats sent, not in wall time, so a machine that slept
-   * (or a supervisor that was itself busy) does not kill a healthy host.
+   * A host that left the heartbeats of this long unanswered is stuck: it is asked to shut down
+   * (its live run stops with a checkpoint, as on any shutdown), killed if it has not exited this
+   * long after that, and restarted, with that reason (default 15 s; the host's event loop stays
+   * free while it trains, builds, loads and reads files). Counted in heartbeats sent, not in
+   * wall time, so a machine that slept (or a supervisor that was itself busy) does not stop a
+   * healthy host.
    */
   heartbeatTimeoutMs?: number;
 }
@@ -76,8 +79,10 @@ export class HostSupervisor {
   private restartTimer: ReturnType<typeof setTimeout> | undefined;
   private exitWaiters: (() => void)[] = [];
   private heartbeat: { timer: ReturnType<typeof setInterval>; next: number; unanswered: number } | undefined;
-  /** Why the supervisor killed the current child, when it did (a stuck host). */
-  private killedBecause: string | undefined;
+  /** Why the supervisor stopped the current child, when it did (a stuck host). */
+  private stoppedBecause: string | undefined;
+  /** Kills a stuck child that was asked to shut down and has not exited in time. */
+  private killTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: SupervisorOptions) {}
 
@@ -126,7 +131,7 @@ export class HostSupervisor {
 
   /**
    * Sends a heartbeat every heartbeatMs; a host that answered none of the beats sent over
-   * heartbeatTimeoutMs is killed as stuck.
+   * heartbeatTimeoutMs is stuck: stopStuck.
    */
   private startHeartbeat(child: HostProcess): void {
     this.stopHeartbeat();
@@ -136,9 +141,7 @@ export class HostSupervisor {
       if (this.child !== child) return this.stopHeartbeat();
       if (hb.unanswered >= limit) {
         this.stopHeartbeat();
-        this.killedBecause = `stopped answering (no answer to ${hb.unanswered} heartbeats over ${((hb.unanswered * period) / 1000).toFixed(1)} s); killed`;
-        this.writeLog(`[supervisor] trainer host pid ${child.pid} ${this.killedBecause}\n`);
-        child.kill();
+        this.stopStuck(child, `stopped answering (no answer to ${hb.unanswered} heartbeats over ${((hb.unanswered * period) / 1000).toFixed(1)} s)`);
         return;
       }
       child.postMessage({ type: 'heartbeat', id: hb.next++ });
@@ -154,6 +157,26 @@ export class HostSupervisor {
   }
 
   /**
+   * Stops a stuck host the way every shutdown goes, so that a host that was only held up (a
+   * long read, a swapping machine) saves its live run: asks it to shut down (stop-step
+   * checkpoint, stop event, metrics flushed) and kills it only if it has not exited within
+   * heartbeatTimeoutMs. Its exit then restarts it, with `why` and what happened as the reason.
+   */
+  private stopStuck(child: HostProcess, why: string): void {
+    const graceMs = this.options.heartbeatTimeoutMs ?? 15_000;
+    this.stoppedBecause = `${why}; asked to stop (a live run keeps a checkpoint): it exited`;
+    this.writeLog(`[supervisor] trainer host pid ${child.pid} ${why}: asking it to stop its run and exit, killing it if it has not within ${(graceMs / 1000).toFixed(1)} s\n`);
+    child.postMessage({ type: 'shutdown' });
+    this.killTimer = setTimeout(() => {
+      this.killTimer = undefined;
+      if (this.child !== child) return;
+      this.stoppedBecause = `${why}; asked to stop, it did not exit within ${(graceMs / 1000).toFixed(1)} s: killed`;
+      this.writeLog(`[supervisor] trainer host pid ${child.pid} did not exit: killing it\n`);
+      child.kill();
+    }, graceMs);
+  }
+
+  /**
    * Asks the host to stop its run (checkpoint kept) and waits until it exits; after `timeoutMs`
    * the process is killed. Resolves at once when no host runs.
    */
@@ -161,6 +184,7 @@ export class HostSupervisor {
     this.stopping = true;
     this.stopHeartbeat(); // a run's stop-step checkpoint may take a while: the timeout below bounds it
     if (this.restartTimer) clearTimeout(this.restartTimer);
+    if (this.killTimer) clearTimeout(this.killTimer); // the timeout below takes over
     const child = this.child;
     if (!child) return;
     const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
@@ -189,8 +213,10 @@ export class HostSupervisor {
     if (this.child !== child) return;
     this.child = undefined;
     this.stopHeartbeat();
-    const reason = this.killedBecause ?? exitReason;
-    this.killedBecause = undefined;
+    if (this.killTimer) clearTimeout(this.killTimer);
+    this.killTimer = undefined;
+    const reason = this.stoppedBecause ?? exitReason;
+    this.stoppedBecause = undefined;
     const now = Date.now();
     const window = this.options.restartWindowMs ?? 60_000;
     this.recentExits = [...this.recentExits.filter((t) => now - t < window), now];
@@ -221,8 +247,8 @@ export class HostSupervisor {
   private writeLog(chunk: Buffer | string): void {
     const dir = this.runDir ?? this.options.logDir;
     try {
-      mkdirSync(dir, { recursive: true });
-      appendFileSync(join(dir, 'host.log'), chunk);
+      makeFolder(dir);
+      appendRegularFile(join(dir, 'host.log'), chunk);
     } catch {
       // A log that cannot be written must not take the supervisor down; stderr still has it.
       process.stderr.write(chunk);

@@ -9,10 +9,12 @@ const CLI = resolve(REPO_ROOT, 'main', 'cli', 'train.ts');
 /**
  * Exit code, stderr and the parsed JSON summary (undefined when the last line is not JSON).
  * `wrapper` is a command line that runs node (e.g. `setpriv` options to run as another user).
+ * A CLI still running after `timeoutMs` is killed with SIGKILL (code null; a CLI stuck in a
+ * synchronous call never runs its SIGTERM handler).
  */
-export function train(args: string[], env: NodeJS.ProcessEnv = process.env, wrapper: string[] = []) {
+export function train(args: string[], env: NodeJS.ProcessEnv = process.env, wrapper: string[] = [], timeoutMs = 600_000) {
   const argv = [process.execPath, '--import', 'tsx', CLI, ...args];
-  const r = spawnSync(wrapper[0] ?? argv[0]!, [...wrapper.slice(1), ...(wrapper.length ? argv : argv.slice(1))], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000, env });
+  const r = spawnSync(wrapper[0] ?? argv[0]!, [...wrapper.slice(1), ...(wrapper.length ? argv : argv.slice(1))], { cwd: REPO_ROOT, encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', env });
   const lines = r.stdout.trim().split('\n');
   let json: Record<string, unknown> | undefined;
   try {

@@ -148,6 +148,13 @@ test('a runs folder that is not writable is refused with the cause (permission d
   assert.deepEqual(readdirSync(runs), []);
 });
 
+test('a runs folder under /proc is refused at once, saying what to fix (Node\'s recursive mkdir spun there at 100 % CPU, deaf to Ctrl-C)', { skip: !existsSync('/proc/self/status') && 'no procfs' }, () => {
+  // The bound only ends a CLI that spins; a fixed one answers in seconds.
+  const r = train(['--preset', 'cartpole', '--epochs', '1', '--runs-dir', '/proc/nope'], process.env, [], 120_000);
+  assert.equal(r.code, 1, `exit code (null: still spinning when killed); stderr: ${r.stderr}`);
+  assert.match(r.stderr, /^error: cannot create folder \/proc\/nope: \/proc does not accept a new folder there \(.*\); pass a folder you can write to$/m);
+});
+
 test('--seeds N trains N seeds into their own run directories and prints the agent beside its baselines with the spread across seeds', () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
   const r = train(['--preset', 'trading-6e', '--backend', 'cpu', '--epochs', '1', '--steps-per-epoch', '60', '--seed', '5', '--seeds', '2', '--runs-dir', runs, '--json']);

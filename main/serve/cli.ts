@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import type { HostProcess } from '../host-supervisor.ts';
+import { makeFolder } from '../trainer/folders.ts';
 import { PresetStore } from '../presets-store.ts';
 import { forkHostProcess } from './fork-host.ts';
 import { ensureRendererBuilt } from './renderer-build.ts';
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
     .parse()
     .opts<{ host: string; port: number; dataDir: string; runsDir?: string; build: boolean }>();
 
+  makeFolder(opts.dataDir); // the host log goes there from the start: refuse a folder that cannot be made now
   if (opts.build) await ensureRendererBuilt(ROOT);
   // The browser is a client: env.data must lie in resources/data or the data folder (paths-policy.ts).
   const env = { ...process.env, DQN_DATA_DIRS: resolve(opts.dataDir), ...(opts.runsDir ? { DQN_RUNS_DIR: resolve(opts.runsDir) } : {}) };

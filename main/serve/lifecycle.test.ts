@@ -4,28 +4,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { BridgeServerMessageSchema, type HostMessage } from '../../common/protocol.ts';
 import { TINY_CARTPOLE } from '../../e2e/flow.ts'; // a CartPole run still going when the test ends it
+import { until } from '../testing/until.ts';
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), 'cli.ts');
+/** The test's bound on each wait (until's default). */
 const LIMIT_MS = 90_000;
-
-
-/** Polls `check` every 20 ms until it returns a value; fails after LIMIT_MS with `what`. */
-async function until<T>(check: () => T | undefined | false, what: string): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() - t0 > LIMIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function alive(pid: number): boolean {
   try {
@@ -44,6 +34,8 @@ interface Served {
   output: () => string;
   exited: Promise<number | null>;
   ws: WebSocket;
+  /** The WebSocket URL (with the token) for more connections. */
+  socketUrl: string;
 }
 
 /** Starts serve in its own process group (as a terminal does) and a run through its WebSocket; resolves once steps are streaming. */
@@ -60,7 +52,8 @@ async function serveWithLiveRun(): Promise<Served & { hostPid: number; runDir: s
   const exited = new Promise<number | null>((r) => serve.once('exit', (code) => r(code)));
   const url = await until(() => /DQN Console: (http:\S+)/.exec(out)?.[1], `serve's URL; output: ${out}`);
   const { port, search } = new URL(url);
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws${search}`);
+  const socketUrl = `ws://127.0.0.1:${port}/ws${search}`;
+  const ws = new WebSocket(socketUrl);
   const messages: HostMessage[] = [];
   ws.on('message', (raw) => {
     const m = BridgeServerMessageSchema.parse(JSON.parse(raw.toString()));
@@ -75,7 +68,7 @@ async function serveWithLiveRun(): Promise<Served & { hostPid: number; runDir: s
   const runDir = running.runDir;
   // Steps are trained once the periodic flush has written a scalar record past step 0.
   await until(() => flushedSteps(runDir).some((step) => step > 0), 'trained steps in metrics.jsonl');
-  return { serve, dir, runsDir, messages, output: () => out, exited, ws, hostPid: ready.pid, runDir };
+  return { serve, dir, runsDir, messages, output: () => out, exited, ws, socketUrl, hostPid: ready.pid, runDir };
 }
 
 /** Steps of the scalar records in a run's metrics.jsonl so far. */
@@ -127,6 +120,66 @@ test('a killed serve process leaves the trainer host to stop the live run with a
   } finally {
     s.ws.terminate();
     if (alive(s.hostPid)) process.kill(s.hostPid, 'SIGKILL');
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+/** The last step the live frames have covered so far. */
+const lastFrameStep = (messages: HostMessage[]) => Math.max(0, ...messages.flatMap((m) => (m.type === 'frame' && m.steps ? [m.steps.to] : [])));
+
+test('a burst of 10,000 listRuns beside a run with a large metrics file leaves the host answering and the live run training (issue 26 item 1)', { timeout: 3 * LIMIT_MS }, async () => {
+  const s = await serveWithLiveRun();
+  const flood = new WebSocket(s.socketUrl);
+  flood.on('error', () => undefined); // the server may close this connection
+  try {
+    // A past run whose metrics.jsonl holds 250,000 records (about 25 MB).
+    const big = join(s.runsDir, '20260101-000000-big');
+    mkdirSync(big);
+    writeFileSync(join(big, 'config.json'), readFileSync(join(s.runDir, 'config.json')));
+    const lines = Array.from({ length: 250_000 }, (_, i) => JSON.stringify({ type: 'scalars', step: i, wall_s: i / 1000, values: { 'losses/td_loss': 1 / (i + 1), 'q/mean': i / 7 } }));
+    writeFileSync(join(big, 'metrics.jsonl'), `${lines.join('\n')}\n`);
+    await new Promise((r, j) => (flood.once('open', r), flood.once('error', j)));
+    const before = lastFrameStep(s.messages);
+    for (let i = 0; i < 10_000; i++) flood.send(JSON.stringify({ channel: 'trainer', command: { type: 'listRuns' } }));
+    s.ws.send(JSON.stringify({ channel: 'trainer', command: { type: 'ping', id: 77 } }));
+    // Either the host keeps answering and training, or the supervisor kills it (no heartbeat answer for 16 s).
+    const outcome = await until(
+      () => s.messages.find((m) => m.type === 'hostExit') ?? (s.messages.some((m) => m.type === 'pong' && m.id === 77) && lastFrameStep(s.messages) > before ? 'answering and training' : undefined),
+      'a pong and frames past the burst, or the host exit',
+    );
+    assert.equal(outcome, 'answering and training', `${JSON.stringify(outcome)}; output: ${s.output()}`);
+    assert.ok(alive(s.hostPid), 'the same host');
+  } finally {
+    flood.terminate();
+    s.ws.terminate();
+    process.kill(-s.serve.pid!, 'SIGINT');
+    await s.exited;
+    await until(() => !alive(s.hostPid), 'the trainer host to exit');
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('a host that stops answering heartbeats for a while is asked to stop: it saves the live run with a checkpoint and is restarted, not killed (issue 26 item 1)', { timeout: 3 * LIMIT_MS }, async () => {
+  const s = await serveWithLiveRun();
+  const log = join(s.runDir, 'host.log');
+  try {
+    process.kill(s.hostPid, 'SIGSTOP'); // held up: no heartbeat answered, as in a blocked event loop
+    const asked = await until(
+      () => (existsSync(log) && readFileSync(log, 'utf8').includes('asking it to stop its run and exit') ? 'asked' : s.messages.find((m) => m.type === 'hostExit')),
+      'the supervisor to give up on the heartbeats',
+    );
+    if (alive(s.hostPid)) process.kill(s.hostPid, 'SIGCONT');
+    assert.equal(asked, 'asked', `the supervisor asks before it kills; got ${JSON.stringify(asked)}`);
+    const exit = await until(() => s.messages.find((m) => m.type === 'hostExit'), 'the host to exit');
+    assert.ok(exit.type === 'hostExit');
+    assert.match(exit.reason, /^stopped answering \(no answer to \d+ heartbeats over [\d.]+ s\); asked to stop \(a live run keeps a checkpoint\): it exited$/);
+    assert.equal(exit.restarting, true);
+    assertStoppedCleanly(s.runDir, readFileSync(log, 'utf8'));
+  } finally {
+    if (alive(s.hostPid)) process.kill(s.hostPid, 'SIGCONT');
+    s.ws.terminate();
+    process.kill(-s.serve.pid!, 'SIGINT');
+    await s.exited;
     rmSync(s.dir, { recursive: true, force: true });
   }
 });

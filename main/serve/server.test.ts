@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, connect as netConnect, type NetConnectOpts, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
@@ -14,6 +14,8 @@ import { TrainerHost, type SessionApi } from '../trainer/host.ts';
 import { serveOverFork } from '../trainer/host-ports.ts';
 import type { RunCallbacks } from '../trainer/session-api.ts';
 import { allowedHosts, MAX_CLIENT_MESSAGE_BYTES, parseTarget, startBridgeServer, tokenMatches, type BridgeServer, type BridgeServerOptions } from './server.ts';
+import { FLOOD_REASON, MAX_CONNECTIONS, MESSAGE_BURST, POLICY_VIOLATION } from './client-limits.ts';
+import { until } from '../testing/until.ts';
 
 /** A session whose run reports one scalar point and runs until stopped. */
 function fakeSession(seen: { cb?: RunCallbacks }): SessionApi {
@@ -27,16 +29,16 @@ function fakeSession(seen: { cb?: RunCallbacks }): SessionApi {
       setTimeout(() => cb.onScalars?.([{ step: 1, wall_s: 0.05, values: { 'losses/td_loss': 0.75 } }]), 5);
       return { runDir: '/runs/r1', done, stop: async () => finish() };
     },
-    listRuns: () => [],
+    listRuns: async () => [],
     readRunConfig: () => {
       throw new Error('no runs');
     },
-    readRunMetrics: () => [],
+    metricsChunks: async function* () {},
   };
 }
 
-/** The trainer host in this process, behind the same fork envelopes a child would use. */
-function inProcessHost(session: SessionApi, pid: number): HostProcess & { die(reason: string): void } {
+/** The trainer host in this process, behind the same fork envelopes a child would use; `say` sends a message as the host. */
+function inProcessHost(session: SessionApi, pid: number): HostProcess & { die(reason: string): void; say(message: HostMessage): void } {
   const toHost = new EventEmitter();
   // eslint-disable-next-line prefer-const
   let host: TrainerHost;
@@ -64,6 +66,7 @@ function inProcessHost(session: SessionApi, pid: number): HostProcess & { die(re
     onExit: (l) => void (onExit = l),
     kill: () => die('killed by SIGTERM'),
     die,
+    say: (message) => send({ type: 'message', message }),
   };
 }
 
@@ -115,13 +118,12 @@ test('tokens are compared whole', () => {
   assert.equal(tokenMatches(null, 'abc'), false);
 });
 
-test('the page needs the token, assets do not, and nothing outside the renderer folder is served', async () => {
+test('a page URL with a wrong token is refused, and nothing outside the renderer folder is served', async () => {
   const { server, cleanup } = await setup();
   try {
     const base = `http://127.0.0.1:${server.port}`;
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=tok123$/);
-    assert.equal((await fetch(`${base}/`)).status, 401);
-    assert.equal((await fetch(`${base}/?token=wrong`)).status, 401);
+    assert.equal((await fetch(`${base}/?token=wrong`)).status, 401, 'a page URL with a wrong token');
     const page = await fetch(server.url);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-security-policy')!, /script-src 'self'/);
@@ -136,29 +138,25 @@ test('the page needs the token, assets do not, and nothing outside the renderer 
   }
 });
 
-test('after a tokened load the token lives in an HttpOnly, SameSite=Strict cookie: a bookmark without it works, for the page and the WebSocket', async () => {
+test('no cookie carries the token (cookies ignore ports: every server on 127.0.0.1 would get it); a tokenless bookmark gets the page, whose socket sends the token it kept (issue 26 item 5)', async () => {
   const { server, cleanup } = await setup();
   try {
     const base = `http://127.0.0.1:${server.port}`;
     const page = await fetch(server.url);
-    const cookie = page.headers.get('set-cookie') ?? '';
-    assert.equal(cookie, `dqn_token_${server.port}=tok123; HttpOnly; SameSite=Strict; Path=/`);
-    const jar = cookie.split(';')[0]!;
-    assert.equal((await fetch(`${base}/`, { headers: { Cookie: jar } })).status, 200, 'the bookmark without the token');
-    assert.equal((await fetch(`${base}/?run=some-run`, { headers: { Cookie: `other=1; ${jar}` } })).status, 200);
-    assert.equal((await fetch(`${base}/`, { headers: { Cookie: jar } })).headers.get('set-cookie'), null, 'set only by a tokened load');
-    assert.equal((await fetch(`${base}/`, { headers: { Cookie: `dqn_token_${server.port}=wrong` } })).status, 401);
-    assert.equal((await fetch(`${base}/`, { headers: { Cookie: `dqn_token_1=tok123` } })).status, 401, "another port's cookie does not count");
-    const status = (headers: Record<string, string>) =>
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('set-cookie'), null, 'a tokened load sets no cookie');
+    const bookmark = await fetch(`${base}/?run=some-run`);
+    assert.equal(bookmark.status, 200, 'the page of a bookmark without the token (the page keeps it in its own storage)');
+    assert.equal(bookmark.headers.get('set-cookie'), null);
+    const status = (url: string, headers: Record<string, string> = {}) =>
       new Promise<number>((resolve) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=`, { headers });
+        const ws = new WebSocket(url, { headers });
         ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
         ws.on('open', () => (ws.close(), resolve(101)));
         ws.on('error', () => undefined);
       });
-    assert.equal(await status({ Cookie: jar, Origin: base }), 101);
-    assert.equal(await status({ Cookie: jar, Origin: 'http://evil.example' }), 401, 'the origin check still applies');
-    assert.equal(await status({ Cookie: `dqn_token_${server.port}=nope` }), 401);
+    assert.equal(await status(`ws://127.0.0.1:${server.port}/ws`, { Cookie: `dqn_token_${server.port}=tok123`, Origin: base }), 401, 'a cookie is no token');
+    assert.equal(await status(socketUrlFor(`${base}/?run=some-run`, 'tok123'), { Origin: base }), 101, 'the token the page kept, in the handshake');
   } finally {
     await cleanup();
   }
@@ -416,6 +414,77 @@ test('when the supervisor gives up, commands say to press Restart, and the Resta
     assert.equal(hosts.length, 2);
   } finally {
     transport.close();
+    await cleanup();
+  }
+});
+
+/** Opens a WebSocket to the test server; resolves once open, with what it receives and how it closed. */
+async function openSocket(server: BridgeServer, options: ConstructorParameters<typeof WebSocket>[2] = {}) {
+  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=tok123`, options);
+  const answers: string[] = [];
+  ws.on('message', (d) => answers.push(d.toString()));
+  ws.on('error', () => undefined);
+  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+  await new Promise((r, j) => (ws.once('open', r), ws.once('unexpected-response', (_q, res) => j(new Error(`status ${res.statusCode}`)))));
+  return { ws, answers, closed };
+}
+
+const pongs = (answers: string[], ids: (id: number) => boolean) => answers.filter((a) => { const m = JSON.parse(a).message; return m?.type === 'pong' && ids(m.id); }).length;
+
+test('a client that floods messages is closed with 1008 past its budget, the host sees no more of them, and other clients are served (issue 26 items 1, 7)', { timeout: 60_000 }, async () => {
+  const { server, cleanup } = await setup();
+  try {
+    const bystander = await openSocket(server);
+    const flood = await openSocket(server);
+    for (let id = 1; id <= 10_000; id++) flood.ws.send(JSON.stringify({ channel: 'trainer', command: { type: 'ping', id } }));
+    assert.deepEqual(await flood.closed, { code: POLICY_VIOLATION, reason: FLOOD_REASON });
+    bystander.ws.send(JSON.stringify({ channel: 'trainer', command: { type: 'ping', id: 0 } }));
+    await until(() => pongs(bystander.answers, (id) => id === 0) === 1, 'the bystander\'s pong');
+    // Host answers are broadcast in browser mode: the bystander saw every pong the flood got.
+    const answered = pongs(bystander.answers, (id) => id > 0);
+    assert.ok(answered >= MESSAGE_BURST && answered < MESSAGE_BURST + 100, `${answered} flood pings reached the host: the burst and what refilled while it was read`);
+    assert.equal(server.connections(), 1);
+    await assertAlive(server, 'a flood');
+  } finally {
+    await cleanup();
+  }
+});
+
+test('at most MAX_CONNECTIONS WebSockets are held; one more is refused with 503 and the reason, and a freed place is taken again', { timeout: 60_000 }, async () => {
+  const { server, cleanup } = await setup();
+  try {
+    const open = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, () => openSocket(server)));
+    await assert.rejects(openSocket(server), /status 503/);
+    open[0]!.ws.close();
+    await until(() => server.connections() === MAX_CONNECTIONS - 1, 'the server to see the close');
+    const again = await openSocket(server);
+    assert.equal(server.connections(), MAX_CONNECTIONS);
+    for (const c of [...open.slice(1), again]) c.ws.close();
+    await assertAlive(server, 'the connection cap');
+  } finally {
+    await cleanup();
+  }
+});
+
+test('a client that does not read is closed once MAX_BACKLOG_BYTES wait for it; a client that reads gets everything', { timeout: 120_000 }, async () => {
+  const { server, hosts, cleanup } = await setup();
+  try {
+    let stalled: Socket | undefined;
+    await openSocket(server, { createConnection: (opts: unknown) => (stalled = netConnect(opts as NetConnectOpts)) });
+    stalled!.pause(); // never reads again
+    const reader = await openSocket(server);
+    // About 1.2 MB per message: 40 of them make 48 MB, past the backlog a non-reader may hold.
+    const runs = Array.from({ length: 8000 }, (_, i) => ({ runDir: `/runs/${'r'.repeat(100)}-${i}`, name: `${'r'.repeat(40)}-${i}`, createdMs: i, env: 'cartpole', epochs: 1, lastStep: 100 }));
+    const received = () => reader.answers.filter((a) => a.startsWith('{"channel":"trainer","message":{"type":"runs"')).length;
+    for (let i = 1; i <= 40; i++) {
+      hosts[0]!.say({ type: 'runs', runs });
+      await until(() => received() === i, 'the reader to get the message'); // a reader keeps its backlog small
+    }
+    await until(() => server.connections() === 1, 'the non-reading client to be closed');
+    assert.equal(reader.ws.readyState, WebSocket.OPEN);
+    reader.ws.close();
+    stalled!.destroy();
+  } finally {
     await cleanup();
   }
 });

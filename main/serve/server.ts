@@ -1,10 +1,15 @@
 // Browser mode: an HTTP server for the built renderer plus a WebSocket that bridges the same
-// messages the Electron app sends over its MessagePort. The page and the socket need the
-// session token (a random value printed in the URL); assets are public code and need none.
+// messages the Electron app sends over its MessagePort. The socket needs the session token (a
+// random value printed in the URL); the page and its assets are public code (the page keeps the
+// token in its origin's own storage and sends it in the WebSocket handshake: renderer/transport/
+// token.ts), and a page URL naming a wrong token is refused. No cookie carries the token:
+// cookies ignore ports, so every other server on 127.0.0.1 would receive it.
 // The trainer host runs in a supervised child process (restarted when it dies).
 // Every request and frame is untrusted (DESIGN section 9): a malformed one gets an error answer
 // and closes its own connection, never the process; the Host header must name the served
-// address (no DNS rebinding); static files resolve inside the renderer folder only.
+// address (no DNS rebinding); static files resolve inside the renderer folder only; connections,
+// the messages each may send and what may wait for a client that does not read are bounded
+// (client-limits.ts).
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -13,6 +18,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { BridgeClientMessageSchema, HostMessageSchema, issuesText, type BridgeServerMessage, type HostMessage } from '../../common/protocol.ts';
 import { HostSupervisor, type HostProcess, type SupervisorOptions, type SupervisorState } from '../host-supervisor.ts';
 import type { PresetStore } from '../presets-store.ts';
+import { FLOOD_REASON, MAX_BACKLOG_BYTES, MAX_CONNECTIONS, MessageBudget, POLICY_VIOLATION } from './client-limits.ts';
 import { contentTypeOf, fileInsideFolder, PAGE_CSP, parseTarget, SECURITY_HEADERS } from '../static-files.ts';
 
 export { parseTarget };
@@ -51,6 +57,8 @@ export interface BridgeServer {
   url: string;
   port: number;
   supervisor: HostSupervisor;
+  /** WebSocket connections open now (at most MAX_CONNECTIONS). */
+  connections(): number;
   /** Stops the run cleanly (checkpoint kept), the host and the server. */
   close(): Promise<void>;
 }
@@ -61,28 +69,6 @@ export function tokenMatches(given: string | null, token: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Name of the cookie that keeps the token after a tokened page load (one per port: servers on other ports keep theirs). */
-export const tokenCookieName = (port: number) => `dqn_token_${port}`;
-
-/** The token the request's cookie holds for the server on `port`, or null. */
-export function cookieToken(req: IncomingMessage, port: number): string | null {
-  const name = tokenCookieName(port);
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
-/**
- * Whether the request carries the token: in the URL (`?token=`), or in the cookie a tokened
- * page load set (HttpOnly, SameSite=Strict), so a bookmark without the token works in that
- * browser.
- */
-export function requestHasToken(req: IncomingMessage, query: URLSearchParams, token: string): boolean {
-  return tokenMatches(query.get('token'), token) || tokenMatches(cookieToken(req, req.socket.localPort ?? 0), token);
 }
 
 /**
@@ -103,11 +89,20 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   let lastReady: HostMessage | undefined;
   let lastExit: HostMessage | undefined;
 
-  const sendTo = (ws: WebSocket, msg: BridgeServerMessage) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+  /** Sends `text` unless the client left MAX_BACKLOG_BYTES unread: then it is closed instead. */
+  const sendText = (ws: WebSocket, text: string) => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > MAX_BACKLOG_BYTES) {
+      console.error(`serve: closed a WebSocket that does not read (${Math.round(ws.bufferedAmount / 2 ** 20)} MiB waiting, at most ${MAX_BACKLOG_BYTES / 2 ** 20})`);
+      ws.terminate(); // a close frame would only queue behind the backlog
+      return;
+    }
+    ws.send(text);
   };
+  const sendTo = (ws: WebSocket, msg: BridgeServerMessage) => sendText(ws, JSON.stringify(msg));
   const broadcast = (message: HostMessage) => {
-    for (const ws of clients) sendTo(ws, { channel: 'trainer', message });
+    const text = JSON.stringify({ channel: 'trainer', message } satisfies BridgeServerMessage);
+    for (const ws of clients) sendText(ws, text);
   };
 
   const supervisor = new HostSupervisor({
@@ -152,9 +147,10 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     if (!target) return refuse('400 Bad Request', 'bad request');
     if (!hostOk(req)) return refuse('403 Forbidden', 'unknown Host');
     if (target.path !== '/ws') return refuse('401 Unauthorized', 'unknown path');
-    if (!requestHasToken(req, target.query, o.token)) return refuse('401 Unauthorized', 'missing or wrong token');
+    if (!tokenMatches(target.query.get('token'), o.token)) return refuse('401 Unauthorized', 'missing or wrong token');
     // A page of another site must not drive the trainer even if it learned the token.
     if (origin && origin !== `http://${req.headers.host}`) return refuse('401 Unauthorized', 'cross-origin connection refused');
+    if (clients.size >= MAX_CONNECTIONS) return refuse('503 Service Unavailable', `too many connections: at most ${MAX_CONNECTIONS} (close another tab of this dashboard)`);
     // A malformed handshake is answered 400 by ws itself.
     wss.handleUpgrade(req, socket, head, (ws) => {
       clients.add(ws);
@@ -162,7 +158,13 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
       // Oversized frames, invalid UTF-8 and protocol violations: ws closes this connection
       // (1009, 1007, 1002) and reports it here; without a listener the process would exit.
       ws.on('error', (e) => console.error(`serve: closed a WebSocket: ${e.message}`));
-      ws.on('message', (raw) => onClientMessage(ws, raw.toString()));
+      const budget = new MessageBudget();
+      ws.on('message', (raw) => {
+        if (ws.readyState !== ws.OPEN) return; // closed for flooding: what is still buffered goes nowhere
+        if (budget.take()) return onClientMessage(ws, raw.toString());
+        console.error(`serve: closed a WebSocket: ${FLOOD_REASON}`);
+        ws.close(POLICY_VIOLATION, FLOOD_REASON);
+      });
       if (lastExit) sendTo(ws, { channel: 'trainer', message: lastExit });
       if (lastReady && supervisor.current) sendTo(ws, { channel: 'trainer', message: lastReady });
     });
@@ -213,6 +215,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     url: `http://${hostPart}:${port}/?token=${o.token}`,
     port,
     supervisor,
+    connections: () => clients.size,
     close: async () => {
       await supervisor.shutdown();
       for (const ws of clients) ws.close(1001, 'server shutting down');
@@ -243,16 +246,16 @@ function serveStatic(req: IncomingMessage, res: ServerResponse, o: BridgeServerO
     if (!target) return fail(400, 'bad request');
     let path = target.path;
     if (path === '/' || path === '/index.html') {
-      if (!requestHasToken(req, target.query, o.token)) return fail(401, 'this page needs the token printed by `npm run serve` (…/?token=…)');
+      // Tokenless: a bookmark (the page has the token in its storage). A wrong token is refused,
+      // so a link with one never replaces the kept token.
+      const given = target.query.get('token');
+      if (given !== null && !tokenMatches(given, o.token)) return fail(401, 'wrong token: use the URL printed by `npm run serve` (…/?token=…)');
       path = '/index.html';
     }
     const file = fileInsideFolder(o.staticDir, path);
     if (!file) return fail(404, 'not found');
     const headers: Record<string, string> = { 'Content-Type': contentTypeOf(file), ...security };
     if (path === '/index.html') Object.assign(headers, { 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' });
-    // After a tokened load the browser keeps the token (never readable by scripts, never sent by other sites).
-    if (path === '/index.html' && tokenMatches(target.query.get('token'), o.token))
-      headers['Set-Cookie'] = `${tokenCookieName(req.socket.localPort ?? 0)}=${o.token}; HttpOnly; SameSite=Strict; Path=/`;
     res.writeHead(200, headers);
     if (req.method === 'HEAD') return void res.end();
     createReadStream(file)

@@ -6,10 +6,12 @@
 // the run and its config, and a checkpoint that fails any check is skipped for an older one.
 // Retention keeps the last `schedule.checkpoint_keep` checkpoints plus the best by evaluation.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, readdirSync, readSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { RunConfig } from '../../common/config.ts';
 import { writeFileAtomic } from './atomic-file.ts';
+import { isRealFolder, makeRunSubfolder } from './folders.ts';
+import { openRegularFile, readRegularFile, readRegularText } from './regular-file.ts';
 
 const MAGIC = 'DQNCKPT1\n';
 /** Longest header read by readCheckpointHeader (the header is a few hundred bytes). */
@@ -60,11 +62,11 @@ const MAX_RUN_ID_CHARS = 256;
 /**
  * The run id of `runDir`, the name its checkpoints carry: its `run-id` file (the folder's name
  * when the run was created, so a renamed run still resumes), or, for a run made before runs kept
- * one (or with an unreadable one), the folder's name.
+ * one (or with an unreadable one: too long, a link, not a regular file), the folder's name.
  */
 export function runId(runDir: string): string {
   try {
-    const id = readFileSync(join(runDir, RUN_ID_FILE), 'utf8').trim();
+    const id = readRegularText(join(runDir, RUN_ID_FILE), 4 * MAX_RUN_ID_CHARS)?.trim();
     if (id && id.length <= MAX_RUN_ID_CHARS && !id.includes('\n')) return id;
   } catch {
     /* no run-id file: an older run, named by its folder */
@@ -108,8 +110,7 @@ export function expectationFor(runDir: string, config: RunConfig): CheckpointExp
  * @throws Error naming the file and the cause (full disk, permissions); older checkpoints stay.
  */
 export function writeCheckpoint(runDir: string, name: string, meta: CheckpointMeta, state: Uint8Array, network: NetworkShape): string {
-  const dir = join(runDir, 'checkpoints');
-  mkdirSync(dir, { recursive: true });
+  const dir = makeRunSubfolder(runDir, 'checkpoints');
   const sha256 = createHash('sha256').update(state).digest('hex');
   const header: CheckpointHeader = { run: runId(runDir), ...meta, network, bytes: state.byteLength, sha256 };
   const path = join(dir, name);
@@ -128,9 +129,12 @@ function parseHeader(path: string, buf: Buffer): { header: CheckpointHeader; end
   }
 }
 
-/** Reads only a checkpoint's header (no checksum check): for listing and retention. */
+/**
+ * Reads only a checkpoint's header (no checksum check): for listing and retention.
+ * @throws Error when the file is missing, a link or not a regular file, or not a checkpoint.
+ */
 export function readCheckpointHeader(path: string): CheckpointHeader {
-  const fd = openSync(path, 'r');
+  const { fd } = openRegularFile(path) ?? missing(path);
   try {
     const buf = Buffer.alloc(MAX_HEADER_BYTES);
     const n = readSync(fd, buf, 0, buf.length, 0);
@@ -170,7 +174,7 @@ export function checkHeader(h: CheckpointHeader, expect: CheckpointExpectation):
  *   header that does not match the run (another run's, wrong counters, another network shape).
  */
 export function readCheckpoint(path: string, expect?: CheckpointExpectation): Checkpoint {
-  const buf = readFileSync(path);
+  const buf = readRegularFile(path, Infinity) ?? missing(path);
   const { header, end } = parseHeader(path, buf);
   const state = new Uint8Array(buf.subarray(end));
   if (state.byteLength !== header.bytes) throw new Error(`${path}: checkpoint is truncated (${state.byteLength} of ${header.bytes} bytes)`);
@@ -182,28 +186,59 @@ export function readCheckpoint(path: string, expect?: CheckpointExpectation): Ch
   return { meta, state, path };
 }
 
-/** Checkpoint file names in `runDir` (temporary files excluded). */
+/** Checkpoint file names in `runDir` (temporary files excluded; none when checkpoints/ is a link). */
 function checkpointNames(runDir: string): string[] {
   const dir = join(runDir, 'checkpoints');
-  return existsSync(dir) ? readdirSync(dir).filter((n) => !n.startsWith('.')) : [];
+  return isRealFolder(dir) ? readdirSync(dir).filter((n) => !n.startsWith('.')) : [];
+}
+
+function missing(path: string): never {
+  throw new Error(`${path}: no such checkpoint`);
 }
 
 /**
- * The verified checkpoint with the most steps in `runDir`, or undefined when there is none.
- * A newer checkpoint that fails verification (corrupted, or a header not matching `expect`) is
- * skipped in favour of an older valid one; `onSkip` hears why.
+ * The verified checkpoints of `runDir`, most steps first, each read and verified only when the
+ * caller asks for it (a state may be gigabytes: one is in memory at a time). A checkpoint that
+ * fails verification (unreadable, corrupted, or a header not matching `expect`) is skipped;
+ * `onSkip` hears why.
  */
-export function latestCheckpoint(runDir: string, onSkip?: (reason: string) => void, expect?: CheckpointExpectation): Checkpoint | undefined {
-  let best: Checkpoint | undefined;
+export function* verifiedCheckpoints(runDir: string, onSkip?: (reason: string) => void, expect?: CheckpointExpectation): Generator<Checkpoint, void> {
+  const found: { path: string; step: number }[] = [];
   for (const name of checkpointNames(runDir)) {
+    const path = join(runDir, 'checkpoints', name);
     try {
-      const c = readCheckpoint(join(runDir, 'checkpoints', name), expect);
-      if (!best || c.meta.step > best.meta.step) best = c;
+      const { step } = readCheckpointHeader(path);
+      found.push({ path, step: Number.isFinite(step) ? step : -1 }); // a bad count is refused by readCheckpoint
     } catch (e) {
       onSkip?.((e as Error).message);
     }
   }
-  return best;
+  found.sort((a, b) => b.step - a.step);
+  for (const { path } of found) {
+    let c: Checkpoint;
+    try {
+      c = readCheckpoint(path, expect);
+    } catch (e) {
+      onSkip?.((e as Error).message);
+      continue;
+    }
+    yield c;
+  }
+}
+
+/** The first of `checkpoints` (verifiedCheckpoints), or undefined when there is none. */
+export function nextCheckpoint(checkpoints: Iterator<Checkpoint, void>): Checkpoint | undefined {
+  const r = checkpoints.next();
+  return r.done ? undefined : r.value;
+}
+
+/**
+ * The verified checkpoint with the most steps in `runDir`, or undefined when there is none.
+ * A newer checkpoint that fails verification is skipped in favour of an older valid one;
+ * `onSkip` hears why.
+ */
+export function latestCheckpoint(runDir: string, onSkip?: (reason: string) => void, expect?: CheckpointExpectation): Checkpoint | undefined {
+  return nextCheckpoint(verifiedCheckpoints(runDir, onSkip, expect));
 }
 
 /**

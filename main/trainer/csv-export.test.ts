@@ -1,9 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_CSV_ROWS, recordsCsv } from './csv-export.ts';
+import { CsvExport, MAX_CSV_ROWS } from './csv-export.ts';
 import type { MetricsRecord } from './run-dir.ts';
 
 const epoch = { epoch: 1, step: 500, env_steps: 4000, epoch_time_s: 2.5, steps_per_s: 200, eval_mean_return: 30, eval_episodes: 2, eval_metrics: {} };
+/** The CSV of `records` added in two chunks (the export reads a file a chunk at a time). */
+function recordsCsv(records: MetricsRecord[], names: string[], maxRows?: number) {
+  const csv = new CsvExport(names, maxRows);
+  csv.add(records.slice(0, 2));
+  csv.add(records.slice(2));
+  return csv.result();
+}
+
 const records: MetricsRecord[] = [
   { type: 'scalars', step: 1, wall_s: 0.1, values: { 'losses/td_loss': 0.5, 'q/mean': 2 } },
   { type: 'episode', step: 40, value: 12 },

@@ -10,27 +10,43 @@ import type { MetricsRecord } from './run-dir.ts';
 export const MAX_CSV_ROWS = 2_000_000;
 
 /**
- * The CSV text of `names` from `records` (metrics.jsonl order).
- * @throws RangeError when the rows would exceed `maxRows` (the message names metrics.jsonl).
+ * The CSV text of `names` from records added in metrics.jsonl order, a chunk at a time (so a
+ * long run's file is read and converted in chunks, the event loop free between them).
  */
-export function recordsCsv(records: Iterable<MetricsRecord>, names: readonly string[], maxRows = MAX_CSV_ROWS): { text: string; rows: number } {
-  const rows = new Map<string, string[]>(names.map((n) => [n, []]));
-  let count = 0;
-  const add = (name: string, x: number, v: number | string) => {
-    const out = rows.get(name);
-    if (!out) return;
-    if (++count > maxRows) throw new RangeError(`the export would hold more than ${maxRows.toLocaleString('en')} rows: read metrics.jsonl in the run folder instead`);
-    out.push(`${quote(name)},${x},${String(v)}`);
-  };
-  for (const r of records) {
-    if (r.type === 'scalars') for (const name in r.values) add(name, r.step, r.values[name]!);
-    else if (r.type === 'episode') add(FRAME_SERIES.episodicReturn, r.step, r.value);
-    else if (r.type === 'system') for (const [name, v] of systemSeriesPoints(r)) add(name, r.step, v);
-    else for (const [name, x, v] of epochSeriesPoints(r)) add(name, x, v);
+export class CsvExport {
+  private readonly rows: Map<string, string[]>;
+  private count = 0;
+
+  constructor(
+    names: readonly string[],
+    private readonly maxRows = MAX_CSV_ROWS,
+  ) {
+    this.rows = new Map(names.map((n) => [n, []]));
   }
-  const lines = ['series,step,value'];
-  for (const out of rows.values()) for (const l of out) lines.push(l);
-  return { text: `${lines.join('\n')}\n`, rows: count };
+
+  /** Adds the rows of `records`. @throws RangeError when the rows would exceed `maxRows` (the message names metrics.jsonl). */
+  add(records: Iterable<MetricsRecord>): void {
+    for (const r of records) {
+      if (r.type === 'scalars') for (const name in r.values) this.row(name, r.step, r.values[name]!);
+      else if (r.type === 'episode') this.row(FRAME_SERIES.episodicReturn, r.step, r.value);
+      else if (r.type === 'system') for (const [name, v] of systemSeriesPoints(r)) this.row(name, r.step, v);
+      else for (const [name, x, v] of epochSeriesPoints(r)) this.row(name, x, v);
+    }
+  }
+
+  /** The CSV text (series in the order asked) and its number of rows. */
+  result(): { text: string; rows: number } {
+    const lines = ['series,step,value'];
+    for (const out of this.rows.values()) for (const l of out) lines.push(l);
+    return { text: `${lines.join('\n')}\n`, rows: this.count };
+  }
+
+  private row(name: string, x: number, v: number | string): void {
+    const out = this.rows.get(name);
+    if (!out) return;
+    if (++this.count > this.maxRows) throw new RangeError(`the export would hold more than ${this.maxRows.toLocaleString('en')} rows: read metrics.jsonl in the run folder instead`);
+    out.push(`${quote(name)},${x},${String(v)}`);
+  }
 }
 
 function quote(s: string): string {

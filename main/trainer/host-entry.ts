@@ -5,10 +5,12 @@
 import { TrainerHost, type SessionApi } from './host.ts';
 import { serveOverFork, serveOverParentPort, watchParentPid, type ParentPortLike } from './host-ports.ts';
 import { clientDataDirs, defaultRunsDir } from './paths.ts';
-import { listRuns, readRunConfig, readRunMetrics } from './run-dir.ts';
+import { metricsChunks, readRunConfig } from './run-dir.ts';
+import { RunIndex } from './run-index.ts';
 import { startRun } from './session.ts';
 
-const session: SessionApi = { startRun: (opts, cb) => startRun(opts, cb), listRuns, readRunConfig, readRunMetrics };
+const runs = new RunIndex();
+const session: SessionApi = { startRun: (opts, cb) => startRun(opts, cb), listRuns: (dir, fresh) => runs.list(dir, fresh), readRunConfig, metricsChunks };
 const parentPort = (process as unknown as { parentPort?: ParentPortLike }).parentPort;
 const notify = (m: unknown) => (parentPort ? parentPort.postMessage(m) : process.send?.(m));
 const host = new TrainerHost(session, { runsDir: defaultRunsDir(), dataDirs: clientDataDirs(), notifyParent: notify });

@@ -7,11 +7,11 @@ import { serveOverFork, serveOverParentPort, watchParentPid, type MessagePortLik
 
 const session: SessionApi = {
   startRun: () => Promise.reject(new Error('not used')),
-  listRuns: () => [{ runDir: '/runs/a', name: 'a', createdMs: 1, env: 'cartpole', epochs: 2, lastStep: 100 }],
+  listRuns: async () => [{ runDir: '/runs/a', name: 'a', createdMs: 1, env: 'cartpole', epochs: 2, lastStep: 100 }],
   readRunConfig: (d) => {
     throw new Error(`${d} is not a run directory`);
   },
-  readRunMetrics: () => [],
+  metricsChunks: async function* () {},
 };
 
 class FakeMessagePort extends EventEmitter implements MessagePortLike {

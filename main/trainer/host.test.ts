@@ -1,16 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
-import { HostMessageSchema, type HostMessage, type RunSummary } from '../../common/protocol.ts';
+import { HostMessageSchema, type HostMessage, type HostToParent, type RunSummary } from '../../common/protocol.ts';
 import type { RunOutcome } from './session-api.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 import { TrainerHost, type HostPort, type MetricsRecord, type SessionApi } from './host.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
-import { createRunDir, MetricsWriter, readRunConfig, readRunMetrics } from './run-dir.ts';
+import { createRunDir, metricsChunks, MetricsWriter, readRunConfig } from './run-dir.ts';
+import { RunIndex } from './run-index.ts';
+import { serveOverFork } from './host-ports.ts';
 import { LOCK_FILE } from './run-lock.ts';
+import { until } from '../testing/until.ts';
 
 /** A session whose runs the test drives by hand through the captured callbacks. */
 class FakeSession implements SessionApi {
@@ -36,7 +40,7 @@ class FakeSession implements SessionApi {
       },
     };
   }
-  listRuns(): RunSummary[] {
+  async listRuns(_runsDir: string, _fresh?: boolean): Promise<RunSummary[]> {
     return this.runs;
   }
   readRunConfig(runDir: string): RunConfig {
@@ -44,8 +48,8 @@ class FakeSession implements SessionApi {
     if (!c) throw new Error(`${runDir} is not a run directory (no config.json)`);
     return c;
   }
-  readRunMetrics(runDir: string): MetricsRecord[] {
-    return this.metrics.get(runDir) ?? [];
+  async *metricsChunks(runDir: string): AsyncGenerator<{ records: MetricsRecord[] }> {
+    yield { records: this.metrics.get(runDir) ?? [] };
   }
 }
 
@@ -406,10 +410,14 @@ test('Stop or a shutdown while the trainer is being built stops the run as soon 
 
 test('a past run is renamed or moved to the trash (never the live one), and every page gets the new list', async () => {
   const runs = mkdtempSync(join(tmpdir(), 'dqn-host-rename-'));
-  for (const name of ['old', 'other', 'gone']) mkdirSync(join(runs, name));
+  const makeRun = (name: string) => {
+    mkdirSync(join(runs, name));
+    writeFileSync(join(runs, name, 'config.json'), JSON.stringify(parseRunConfig(cartpole)));
+  };
+  for (const name of ['old', 'other', 'gone']) makeRun(name);
   const session = new FakeSession();
   const listed: string[][] = [];
-  session.listRuns = () => {
+  session.listRuns = async () => {
     const names = readdirSync(runs).filter((n) => !n.startsWith('.')).sort();
     listed.push(names);
     return names.map((name) => ({ runDir: join(runs, name), name, createdMs: 0, env: 'cartpole', epochs: 0, lastStep: 0 }));
@@ -432,7 +440,7 @@ test('a past run is renamed or moved to the trash (never the live one), and ever
   await tick();
   assert.deepEqual(readdirSync(join(runs, '.trash')), ['gone'], 'the deleted run waits in the trash');
   assert.deepEqual(listed.at(-1), ['baseline-32x32', 'other']);
-  mkdirSync(join(runs, 'gone'));
+  makeRun('gone');
   send({ type: 'deleteRun', runDir: 'gone' });
   await tick();
   assert.equal(readdirSync(join(runs, '.trash')).length, 2, 'a second run of the same name gets its own place in the trash');
@@ -471,12 +479,12 @@ test('openRun of a run folder with system records sends them in runData, thinned
   // The real run-folder readers behind the fake session.
   const session = new FakeSession();
   session.readRunConfig = readRunConfig;
-  session.readRunMetrics = readRunMetrics;
+  session.metricsChunks = metricsChunks;
   const host = new TrainerHost(session, { runsDir: runs, framePeriodMs: 60_000, historyMaxPoints: 10 });
   const { port, sent, send } = fakePort(); // every message checked against HostMessageSchema
   host.attach(port);
   send({ type: 'openRun', runDir: dir });
-  await tick();
+  await until(() => sent.some((m) => m.type === 'runData' || m.type === 'error'), 'the answer (files are read off the event loop)');
   const data = sent.find((m) => m.type === 'runData');
   assert.ok(data && data.type === 'runData', JSON.stringify(sent.filter((m) => m.type === 'error')));
   // 25 samples, at most 10: indices round(i * 24 / 9) = 0, 3, 5, 8, 11, 13, 16, 19, 21, 24.
@@ -489,8 +497,82 @@ test('openRun of a run folder with system records sends them in runData, thinned
   const old = createRunDir(runs, parseRunConfig({ ...cartpole, name: 'old' }));
   appendFileSync(join(old, 'metrics.jsonl'), `${JSON.stringify({ type: 'scalars', step: 1, wall_s: 0, values: {} })}\n`);
   send({ type: 'openRun', runDir: old });
-  await tick();
+  await until(() => sent.filter((m) => m.type === 'runData').length === 2, 'the second runData');
   const oldData = [...sent].reverse().find((m) => m.type === 'runData');
   assert.ok(oldData && oldData.type === 'runData' && oldData.runDir === old);
   assert.deepEqual(oldData.system, []);
+});
+
+test('a burst of listRuns from one connection makes one listing; the heartbeat is answered before it, and a large run is read in chunks behind it', async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'dqn-host-burst-'));
+  const big = createRunDir(runs, parseRunConfig({ ...cartpole, name: 'big' }));
+  const lines = Array.from({ length: 100_000 }, (_, i) => JSON.stringify({ type: 'scalars', step: i, wall_s: i / 1000, values: { 'losses/td_loss': 1 / (i + 1) } }));
+  writeFileSync(join(big, 'metrics.jsonl'), `${lines.join('\n')}\n`);
+  const index = new RunIndex();
+  let listings = 0;
+  const session = new FakeSession();
+  session.readRunConfig = readRunConfig;
+  session.metricsChunks = metricsChunks;
+  session.listRuns = (dir, fresh) => (listings++, index.list(dir, fresh));
+  const host = new TrainerHost(session, { runsDir: runs, framePeriodMs: 60_000 });
+  // Browser mode's channel: every client's commands and the supervisor's heartbeats, in arrival order.
+  const channel = new EventEmitter();
+  const out: HostToParent[] = [];
+  serveOverFork(host, Object.assign(channel, { send: (m: unknown) => (out.push(m as HostToParent), true) }), () => undefined);
+  const command = (c: unknown) => channel.emit('message', { type: 'command', command: c });
+  for (let i = 0; i < 300; i++) command({ type: 'listRuns' });
+  command({ type: 'openRun', runDir: big });
+  command({ type: 'exportCsv', id: 1, runDir: big, series: ['losses/td_loss'] });
+  channel.emit('message', { type: 'heartbeat', id: 5 });
+  const messages = () => out.flatMap((m) => (m.type === 'message' ? [m.message as HostMessage] : []));
+  const types = () => out.map((m) => (m.type === 'message' ? (m.message as HostMessage).type : m.type));
+  assert.deepEqual(types(), ['heartbeat'], 'the heartbeat is answered at once, before any listing or read');
+  await until(() => (['runs', 'runData', 'csv'] as const).every((t) => types().includes(t)), () => `the answers; got ${types().join(', ')}`);
+  assert.deepEqual(types().filter((t) => t === 'runs'), ['runs'], 'one answer for the burst');
+  assert.equal(listings, 1);
+  const csv = messages().find((m) => m.type === 'csv');
+  assert.ok(csv?.type === 'csv' && csv.rows === 100_000);
+  command({ type: 'listRuns' });
+  await until(() => types().filter((t) => t === 'runs').length === 2, 'a later listRuns answered again');
+});
+
+test("while a late renderer's history is read, frames for it wait behind it, and a flush of the file meanwhile loses and doubles nothing", async () => {
+  const { session, host } = await startedHost();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  // The file as it is when the read is asked for (as metricsChunks does), delivered once the gate opens.
+  session.metricsChunks = (runDir: string) => {
+    const atCall = [...(session.metrics.get(runDir) ?? [])];
+    return (async function* () {
+      await gate;
+      yield { records: atCall };
+    })();
+  };
+  const cb = session.starts[0]!.cb;
+  const pt = (step: number) => ({ step, wall_s: step / 10, values: { 'losses/td_loss': 1 / step } });
+  cb.onScalars?.([pt(10)]);
+  session.metrics.set('/runs/run-1', [{ type: 'scalars', ...pt(10) }]);
+  cb.onFlushed?.();
+  cb.onScalars?.([pt(20)]); // reported, not yet in the file
+  const late = fakePort();
+  host.attach(late.port);
+  late.send({ type: 'hello' });
+  await tick();
+  late.send({ type: 'hello' }); // a second hello while the history is on its way gets that one
+  await tick();
+  // While the history is read: the session flushes step 20 to the file and reports step 30, which a frame carries.
+  session.metrics.set('/runs/run-1', [{ type: 'scalars', ...pt(10) }, { type: 'scalars', ...pt(20) }]);
+  cb.onFlushed?.();
+  cb.onScalars?.([pt(30)]);
+  host.flush();
+  assert.deepEqual(late.sent.map((m) => m.type), ['state'], 'the second answer and the frame wait for the history');
+  release();
+  await until(() => late.sent.some((m) => m.type === 'frame'), 'the history and what waited');
+  assert.deepEqual(late.sent.map((m) => m.type), ['state', 'liveHistory', 'state', 'frame'], 'one history for both hellos, then the rest in order');
+  const [, h, , next] = late.sent;
+  assert.ok(h?.type === 'liveHistory');
+  assert.deepEqual(h.scalars.map((p) => p.step), [10, 20], 'the file as it was asked for plus what was reported then');
+  assert.ok(next?.type === 'frame');
+  assert.deepEqual(next.steps, { from: 30, to: 30 }, 'then the frame, holding only newer records');
+  await host.shutdown();
 });

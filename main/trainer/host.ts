@@ -21,25 +21,36 @@ import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } fro
 import { boundPoints, HISTORY_MAX_POINTS } from './history.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
 import { resolveRunDir } from './paths-policy.ts';
-import type { MetricsRecord } from './run-dir.ts';
+import type { MetricsChunk, MetricsRecord } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, StartOptions } from './session-api.ts';
 import { FrameBuilder } from '../../common/frame-builder.ts';
-import { recordsCsv } from './csv-export.ts';
+import { CsvExport } from './csv-export.ts';
+import { ReadGate } from './read-gate.ts';
 import { readEvalCurves } from './eval-curves.ts';
 import { renameRunDir, trashRunDir } from './run-files.ts';
 import { runLockHolder } from './run-lock.ts';
 
 export type { MetricsRecord };
 
-/** What the host needs from the session module (main/trainer/session.ts); tests pass a fake. */
+/**
+ * What the host needs from the session module (main/trainer/session.ts, run-index.ts,
+ * run-dir.ts); tests pass a fake. Reads of any size are asynchronous and chunked, so no client
+ * request holds the event loop that the training loop and the heartbeat answers run on.
+ */
 export interface SessionApi {
   startRun(opts: StartOptions, cb: RunCallbacks): Promise<RunHandle>;
-  /** Past runs under `runsDir`, newest first. */
-  listRuns(runsDir: string): RunSummary[];
+  /**
+   * Past runs under `runsDir`, newest first (RunIndex.list); `fresh` after this host changed a
+   * run, so that a listing begun before the change is not reused.
+   */
+  listRuns(runsDir: string, fresh?: boolean): Promise<RunSummary[]>;
   /** A run folder's validated config. @throws Error when the folder is not a run. */
   readRunConfig(runDir: string): RunConfig;
-  /** A run folder's metrics records in file order. */
-  readRunMetrics(runDir: string): MetricsRecord[];
+  /**
+   * A run folder's metrics records in file order, as the file is when called (later appends
+   * are not read), in chunks read off the event loop (run-dir.ts metricsChunks).
+   */
+  metricsChunks(runDir: string): AsyncIterable<Pick<MetricsChunk, 'records'>>;
 }
 
 /** A bidirectional message channel to one or more renderers. */
@@ -97,6 +108,12 @@ export class TrainerHost {
    */
   private unflushed: Unflushed = noneUnflushed();
   private timer: ReturnType<typeof setInterval> | undefined;
+  /** Bounds each port's reads in flight (MAX_READS_PER_PORT). */
+  private readonly reads = new ReadGate<HostPort | undefined>();
+  /** Ports with a run listing on its way: another listRuns from them gets that answer. */
+  private readonly listing = new Set<HostPort | undefined>();
+  /** Messages for a port whose liveHistory is being read, sent after it (so no frame comes first). */
+  private readonly held = new Map<HostPort, HostMessage[]>();
 
   constructor(
     private readonly session: SessionApi,
@@ -135,9 +152,9 @@ export class TrainerHost {
           if (this.backends) this.reply(from, { type: 'backends', status: this.backends });
           if (this.runDir) {
             // What is pending goes to the other ports; the history holds it too, and every later
-            // frame holds only newer records.
+            // frame holds only newer records (and waits until the history is sent).
             this.flush(from);
-            this.reply(from, this.liveHistory(this.runDir));
+            await this.catchUp(from, this.runDir);
           }
           return;
         case 'start':
@@ -147,7 +164,7 @@ export class TrainerHost {
           // CLI's user), not the client's: its env.data is not limited to dataDirs.
           const runDir = resolveRunDir(this.options.runsDir, cmd.runDir);
           const config = this.session.readRunConfig(runDir);
-          this.broadcast(this.runData(runDir, config));
+          this.broadcast(await this.reads.run(from, () => this.runData(runDir, config)));
           return await this.start({ config, runsDir: this.options.runsDir, resume: runDir }, config);
         }
         case 'stop':
@@ -166,20 +183,20 @@ export class TrainerHost {
           const moved = cmd.type === 'renameRun' ? renameRunDir(this.options.runsDir, runDir, cmd.name) : trashRunDir(this.options.runsDir, runDir);
           // The last run's folder (a reconnecting page reads its history from there) moves with it.
           if (runDir === this.runDir) this.runDir = cmd.type === 'renameRun' ? moved : undefined;
-          this.broadcastRuns();
+          await this.broadcastRuns();
           return;
         }
         case 'exportCsv': {
           const runDir = cmd.runDir === this.runDir ? this.runDir : resolveRunDir(this.options.runsDir, cmd.runDir);
-          // The live run's file plus what the session reported since its last flush: every record once.
-          const live = runDir === this.runDir ? this.unflushed : noneUnflushed();
-          const records: MetricsRecord[] = [
-            ...this.session.readRunMetrics(runDir),
-            ...live.scalars.map((p) => ({ type: 'scalars' as const, ...p })),
-            ...live.episodes.map((e) => ({ type: 'episode' as const, ...e })),
-            ...live.system.map((x) => ({ type: 'system' as const, ...x })),
-          ];
-          const { text, rows } = recordsCsv(records, cmd.series);
+          const { text, rows } = await this.reads.run(from, async () => {
+            // The live run's file plus what the session reported since its last flush, both as
+            // of now: every record once.
+            const { file, live } = this.snapshot(runDir);
+            const csv = new CsvExport(cmd.series);
+            for await (const { records } of file) csv.add(records);
+            csv.add(unflushedRecords(live));
+            return csv.result();
+          });
           this.reply(from, { type: 'csv', id: cmd.id, runDir, rows, text });
           return;
         }
@@ -189,11 +206,18 @@ export class TrainerHost {
           return;
         }
         case 'listRuns':
-          this.reply(from, { type: 'runs', runs: this.session.listRuns(this.options.runsDir) });
+          if (this.listing.has(from)) return; // the listing on its way answers this one too
+          this.listing.add(from);
+          try {
+            this.reply(from, { type: 'runs', runs: await this.session.listRuns(this.options.runsDir) });
+          } finally {
+            this.listing.delete(from);
+          }
           return;
         case 'openRun': {
           const runDir = resolveRunDir(this.options.runsDir, cmd.runDir);
-          this.reply(from, this.runData(runDir, this.session.readRunConfig(runDir)));
+          const config = this.session.readRunConfig(runDir);
+          this.reply(from, await this.reads.run(from, () => this.runData(runDir, config)));
           return;
         }
       }
@@ -221,7 +245,26 @@ export class TrainerHost {
   flush(except?: HostPort): void {
     const f = this.pending.take();
     if (!f) return;
-    for (const port of this.ports) if (port !== except) port.post(f);
+    for (const port of this.ports) if (port !== except) this.post(port, f);
+  }
+
+  /**
+   * Sends `port` the live run's history (liveHistory), within its read bound; messages for it
+   * meanwhile (frames, states) are held and sent after the history, in order. A second hello
+   * while the history is on its way gets that one.
+   */
+  private async catchUp(port: HostPort | undefined, runDir: string): Promise<void> {
+    if (!port) return this.reply(port, await this.reads.run(port, () => this.liveHistory(runDir)));
+    if (this.held.has(port)) return;
+    const held: HostMessage[] = [];
+    this.held.set(port, held);
+    try {
+      const history = await this.reads.run(port, () => this.liveHistory(runDir));
+      if (this.ports.has(port)) port.post(history); // before what was held
+    } finally {
+      this.held.delete(port);
+      if (this.ports.has(port)) for (const m of held) port.post(m);
+    }
   }
 
   private async start(opts: StartOptions, config: RunConfig): Promise<void> {
@@ -251,7 +294,7 @@ export class TrainerHost {
     this.pending.runDir = handle.runDir;
     this.options.notifyParent?.({ type: 'runDir', runDir: handle.runDir });
     this.broadcast(this.stateMessage());
-    this.broadcastRuns(); // every page's run history lists the new run, as live
+    void this.broadcastRuns(); // every page's run history lists the new run, as live
     this.startTimer();
     handle.done.then(
       (outcome) => this.finished(handle, outcome.state === 'halted' ? 'halted' : 'idle', outcome.haltReason),
@@ -269,13 +312,16 @@ export class TrainerHost {
     this.unflushed = noneUnflushed();
     this.stopTimer();
     this.setState(state, detail);
-    this.broadcastRuns(); // and how it ended
+    void this.broadcastRuns(); // and how it ended
   }
 
-  /** Sends the run history to every page (a listing that cannot be read is a warning in the host log). */
-  private broadcastRuns(): void {
+  /**
+   * Sends the run history, listed anew (this host just changed a run), to every page; a listing
+   * that cannot be read is a warning in the host log. Never rejects.
+   */
+  private async broadcastRuns(): Promise<void> {
     try {
-      this.broadcast({ type: 'runs', runs: this.session.listRuns(this.options.runsDir) });
+      this.broadcast({ type: 'runs', runs: await this.session.listRuns(this.options.runsDir, true) });
     } catch (e) {
       console.error(`trainer host: could not list the runs: ${(e as Error).message}`);
     }
@@ -320,12 +366,23 @@ export class TrainerHost {
     return { type: 'state', state: this.state, detail: this.detail, runDir: this.runDir, config: this.config };
   }
 
+  /**
+   * The run's metrics file as it is now and the records reported since its last flush, copied
+   * now: together every record of the run so far, once (a flush after this adds to the file
+   * past what `file` reads and clears `unflushed`, not the copy).
+   */
+  private snapshot(runDir: string): { file: AsyncIterable<Pick<MetricsChunk, 'records'>>; live: Unflushed } {
+    const u = runDir === this.runDir ? this.unflushed : noneUnflushed();
+    return { file: this.session.metricsChunks(runDir), live: { scalars: [...u.scalars], episodes: [...u.episodes], system: [...u.system] } };
+  }
+
   /** The run's metrics file plus the unflushed records, bounded (see boundPoints). */
-  private liveHistory(runDir: string): HostMessage {
-    const { scalars, episodes, epochs, system } = this.records(runDir);
-    scalars.push(...this.unflushed.scalars);
-    episodes.push(...this.unflushed.episodes);
-    system.push(...this.unflushed.system.map(boundedReason));
+  private async liveHistory(runDir: string): Promise<HostMessage> {
+    const { file, live } = this.snapshot(runDir);
+    const { scalars, episodes, epochs, system } = await this.records(file);
+    scalars.push(...live.scalars);
+    episodes.push(...live.episodes);
+    system.push(...live.system.map(boundedReason));
     return { type: 'liveHistory', runDir, ...this.bounded(scalars, episodes), epochs, system: thinSamples(system, this.maxSystemSamples()) };
   }
 
@@ -335,8 +392,8 @@ export class TrainerHost {
   }
 
   /** A past run's records, scalar points and episodes bounded as in liveHistory, system samples thinned (thinSamples). */
-  private runData(runDir: string, config: RunConfig): HostMessage {
-    const { scalars, episodes, epochs, system } = this.records(runDir);
+  private async runData(runDir: string, config: RunConfig): Promise<HostMessage> {
+    const { scalars, episodes, epochs, system } = await this.records(this.session.metricsChunks(runDir));
     const { compactedBelow: _below, ...b } = this.bounded(scalars, episodes);
     return { type: 'runData', runDir, config, ...b, epochs, system: thinSamples(system, this.maxSystemSamples()) };
   }
@@ -349,23 +406,24 @@ export class TrainerHost {
     return { scalars: s.points, episodes: e.points.map((p) => ({ step: p.step, value: p.values.r as number })), compactedBelow: s.compactedBelow };
   }
 
-  /** A run folder's metrics file split by record type. */
-  private records(runDir: string): { scalars: ScalarPoint[]; episodes: EpisodePoint[]; epochs: EpochSummary[]; system: SystemSample[] } {
+  /** A run folder's metrics records (read a chunk at a time) split by record type. */
+  private async records(file: AsyncIterable<Pick<MetricsChunk, 'records'>>): Promise<{ scalars: ScalarPoint[]; episodes: EpisodePoint[]; epochs: EpochSummary[]; system: SystemSample[] }> {
     const scalars: ScalarPoint[] = [];
     const episodes: EpisodePoint[] = [];
     const epochs: EpochSummary[] = [];
     const system: SystemSample[] = [];
-    for (const r of this.session.readRunMetrics(runDir)) {
-      if (r.type === 'scalars') scalars.push({ step: r.step, wall_s: r.wall_s, values: r.values });
-      else if (r.type === 'episode') episodes.push({ step: r.step, value: r.value });
-      else if (r.type === 'epoch') {
-        const { type: _type, ...summary } = r;
-        epochs.push(summary);
-      } else if (r.type === 'system') {
-        const { type: _type, ...sample } = r;
-        system.push(boundedReason(sample));
+    for await (const { records } of file)
+      for (const r of records) {
+        if (r.type === 'scalars') scalars.push({ step: r.step, wall_s: r.wall_s, values: r.values });
+        else if (r.type === 'episode') episodes.push({ step: r.step, value: r.value });
+        else if (r.type === 'epoch') {
+          const { type: _type, ...summary } = r;
+          epochs.push(summary);
+        } else if (r.type === 'system') {
+          const { type: _type, ...sample } = r;
+          system.push(boundedReason(sample));
+        }
       }
-    }
     return { scalars, episodes, epochs, system };
   }
 
@@ -380,12 +438,19 @@ export class TrainerHost {
   }
 
   private reply(port: HostPort | undefined, message: HostMessage): void {
-    if (port) port.post(message);
+    if (port) this.post(port, message);
     else this.broadcast(message);
   }
 
   private broadcast(message: HostMessage): void {
-    for (const port of this.ports) port.post(message);
+    for (const port of this.ports) this.post(port, message);
+  }
+
+  /** Posts to `port`, or holds the message while its history is being read (catchUp). */
+  private post(port: HostPort, message: HostMessage): void {
+    const held = this.held.get(port);
+    if (held) held.push(message);
+    else port.post(message);
   }
 }
 
@@ -401,6 +466,11 @@ interface Unflushed {
   system: SystemSample[];
 }
 const noneUnflushed = (): Unflushed => ({ scalars: [], episodes: [], system: [] });
+
+/** Unflushed records as metrics records, in the order an export lists them. */
+function unflushedRecords(u: Unflushed): MetricsRecord[] {
+  return [...u.scalars.map((p) => ({ type: 'scalars' as const, ...p })), ...u.episodes.map((e) => ({ type: 'episode' as const, ...e })), ...u.system.map((x) => ({ type: 'system' as const, ...x }))];
+}
 
 /**
  * At most `max` of `samples`, spread evenly over the run: the first, the last (whose GPU

@@ -7,6 +7,12 @@ import { resolveInsideFolder } from './paths-policy.ts';
 
 export const PRESETS_DIR = join(REPO_ROOT, 'resources', 'presets');
 
+/**
+ * Largest preset file read, in bytes. A full config is about 2.3 KB and a preset saved from the
+ * dashboard fits one client message (16 KiB); a larger file was not written by this app.
+ */
+export const MAX_PRESET_BYTES = 64 * 1024;
+
 /** Names of the presets in `dir` (bundled by default), sorted; hidden files are not presets. */
 export function listPresets(dir = PRESETS_DIR): string[] {
   if (!existsSync(dir)) return [];
@@ -16,13 +22,15 @@ export function listPresets(dir = PRESETS_DIR): string[] {
 /**
  * Reads a preset as written (not yet validated).
  * @throws Error listing the available presets when `name` is unknown; when the name is not plain
- *   (folders, '..', hidden) or the file lies outside `dir` (symlinks followed) or is not a regular
- *   file; or naming the JSON error.
+ *   (folders, '..', hidden) or the file lies outside `dir` (symlinks followed), is not a regular
+ *   file or holds more than MAX_PRESET_BYTES; or naming the JSON error.
  */
 export function loadPreset(name: string, dir = PRESETS_DIR): RunConfigInput {
   const path = resolveInsideFolder(dir, name, '.json', 'preset');
   if (!existsSync(path)) throw new Error(`unknown preset '${name}': available presets are ${listPresets(dir).join(', ') || '(none)'}`);
-  if (!statSync(path).isFile()) throw new Error(`preset '${name}' is not a regular file`);
+  const st = statSync(path);
+  if (!st.isFile()) throw new Error(`preset '${name}' is not a regular file`);
+  if (st.size > MAX_PRESET_BYTES) throw new Error(`preset '${name}' holds ${st.size} bytes, more than a preset may (${MAX_PRESET_BYTES})`);
   return readJsonFile(path) as RunConfigInput;
 }
 
@@ -34,9 +42,19 @@ export function readJsonFile(path: string): unknown {
   } catch (e) {
     throw new Error(`cannot read ${path}: ${(e as Error).message}`, { cause: e });
   }
+  return parseJsonText(text, path);
+}
+
+/**
+ * Parses the JSON text of the file `path`.
+ * @throws Error "<path> is not valid JSON (at position N)": the place, never the text (JSON.parse's
+ *   own message quotes the file, DESIGN section 9).
+ */
+export function parseJsonText(text: string, path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new Error(`${path} is not valid JSON: ${(e as Error).message}`, { cause: e });
+    const at = /at position (\d+)/.exec((e as Error).message)?.[1];
+    throw new Error(`${path} is not valid JSON${at ? ` (at position ${at})` : ''}`, { cause: e });
   }
 }

@@ -2,17 +2,17 @@
 // metrics.jsonl (append-only: one record per logged step, episode, epoch and system sample,
 // flushed every few seconds; a resume first drops the records past its checkpoint, see trimRunMetrics),
 // events.log (fallbacks, halts, restarts) and checkpoints/.
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { readJsonFile } from './presets.ts';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseJsonText } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
 import { SystemSampleSchema, type SystemSample } from '../../common/protocol.ts';
 import { writeFileAtomic } from './atomic-file.ts';
 import { fsCause } from './fs-cause.ts';
-import { runLockHolder } from './run-lock.ts';
+import { makeFolder } from './folders.ts';
+import { appendRegularFile, lineChunks, readRegularText, type LineChunk } from './regular-file.ts';
 import { keepRunId } from './checkpoint.ts';
-import { parseEvents, runResults, type RunResults } from './run-results.ts';
 
 /** One line of metrics.jsonl. */
 export type MetricsRecord =
@@ -32,10 +32,11 @@ export function runStamp(date: Date): string {
  * Creates a new run directory and writes its validated config.json.
  * A second run in the same second gets a `-2`, `-3`... suffix (also when another process
  * creates one at the same time).
+ * @throws Error saying what to fix when `runsDir` cannot be created (makeFolder) or written to.
  */
 export function createRunDir(runsDir: string, config: RunConfig, now = new Date()): string {
+  makeFolder(runsDir);
   try {
-    mkdirSync(runsDir, { recursive: true });
     const base = join(runsDir, `${runStamp(now)}-${config.name}`);
     let dir = base;
     // mkdir without `recursive` fails on an existing folder: two processes never share one.
@@ -60,14 +61,18 @@ function makeNewFolder(dir: string): boolean {
   }
 }
 
+/** Largest config.json read (a full config is about 2.3 KB). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /**
- * Reads and validates a run directory's config.json.
+ * Reads and validates a run directory's config.json (a regular file, never a link).
  * @throws Error when the folder is not a run directory or its config is invalid.
  */
 export function readRunConfig(runDir: string): RunConfig {
   const path = join(runDir, 'config.json');
-  if (!existsSync(path)) throw new Error(`${runDir} is not a run directory (no config.json)`);
-  return parseRunConfig(readJsonFile(path));
+  const text = readRegularText(path, MAX_CONFIG_BYTES);
+  if (text === undefined) throw new Error(`${runDir} is not a run directory (no config.json)`);
+  return parseRunConfig(parseJsonText(text, path));
 }
 
 /** Buffers metrics records and appends them to metrics.jsonl on flush(). */
@@ -86,7 +91,7 @@ export class MetricsWriter {
   flush(): void {
     if (this.pending.length === 0) return;
     try {
-      appendFileSync(this.path, `${this.pending.join('\n')}\n`);
+      appendRegularFile(this.path, `${this.pending.join('\n')}\n`);
       this.pending = [];
     } catch (e) {
       throw new Error(`could not append metrics to ${this.path}: ${fsCause(e)}; ${this.pending.length} records kept in memory`, { cause: e });
@@ -98,7 +103,7 @@ export class MetricsWriter {
 export function appendEvent(runDir: string, event: RunEvent): void {
   const path = join(runDir, 'events.log');
   try {
-    appendFileSync(path, `${JSON.stringify(event)}\n`);
+    appendRegularFile(path, `${JSON.stringify(event)}\n`);
   } catch (e) {
     throw new Error(`could not append to ${path}: ${fsCause(e)}`, { cause: e });
   }
@@ -112,8 +117,8 @@ export function appendEvent(runDir: string, event: RunEvent): void {
  */
 export function trimRunMetrics(runDir: string, step: number, envSteps: number): number {
   const path = join(runDir, 'metrics.jsonl');
-  if (!existsSync(path)) return 0;
-  const text = readFileSync(path, 'utf8');
+  const text = readRegularText(path, Infinity);
+  if (text === undefined) return 0;
   const lines = text.split('\n').filter(Boolean);
   const kept = lines.filter((line) => {
     try {
@@ -128,101 +133,51 @@ export function trimRunMetrics(runDir: string, step: number, envSteps: number): 
   return lines.length - kept.length;
 }
 
+/** One line of metrics.jsonl, or undefined for a torn line or a `system` record that does not match SystemSampleSchema (it would make the run's runData message invalid for the dashboard). */
+function parseMetricsLine(line: string): MetricsRecord | undefined {
+  if (!line) return undefined;
+  let r: MetricsRecord;
+  try {
+    r = JSON.parse(line) as MetricsRecord;
+  } catch {
+    return undefined; /* torn final line */
+  }
+  if (r?.type === 'system' && !SystemSampleSchema.safeParse(r).success) return undefined;
+  return r;
+}
+
+/** Records of metrics.jsonl and the byte offset past the last complete line read (LineChunk.end). */
+export interface MetricsChunk {
+  records: MetricsRecord[];
+  end: number;
+}
+
 /**
- * Reads metrics.jsonl; a torn last line (crash while appending) is ignored, and so is a `system`
- * record that does not match SystemSampleSchema (it would otherwise make the run's runData
- * message invalid for the dashboard).
+ * The records of a run's metrics.jsonl (a regular file, never a link) from byte `from`, as the
+ * file is when this is called: a live run's later appends are not read, so the records read plus
+ * those reported since are the run so far. Read and parsed a chunk at a time off the event loop
+ * (lineChunks), so a file of gigabytes never blocks the host; a torn last line and malformed
+ * records are skipped (parseMetricsLine). No file: no chunks. Iterate it to the end or break.
+ * @throws Error when metrics.jsonl is a link or not a regular file.
  */
-export function readRunMetrics(runDir: string): MetricsRecord[] {
-  const path = join(runDir, 'metrics.jsonl');
-  if (!existsSync(path)) return [];
+export function metricsChunks(runDir: string, from = 0): AsyncGenerator<MetricsChunk> {
+  return parseChunks(lineChunks(join(runDir, 'metrics.jsonl'), from));
+}
+
+async function* parseChunks(chunks: AsyncGenerator<LineChunk>): AsyncGenerator<MetricsChunk> {
+  for await (const { lines, end } of chunks) {
+    const records: MetricsRecord[] = [];
+    for (const line of lines) {
+      const r = parseMetricsLine(line);
+      if (r) records.push(r);
+    }
+    yield { records, end };
+  }
+}
+
+/** Every record of a run's metrics.jsonl, in file order (metricsChunks collected). */
+export async function readRunMetrics(runDir: string): Promise<MetricsRecord[]> {
   const out: MetricsRecord[] = [];
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    if (!line) continue;
-    let r: MetricsRecord;
-    try {
-      r = JSON.parse(line) as MetricsRecord;
-    } catch {
-      continue; /* torn final line */
-    }
-    if (r?.type === 'system' && !SystemSampleSchema.safeParse(r).success) continue;
-    out.push(r);
-  }
+  for await (const { records } of metricsChunks(runDir)) for (const r of records) out.push(r);
   return out;
-}
-
-/** Summary of a past run for the run history. */
-export interface RunListing extends Omit<RunResults, 'state'> {
-  /** How it ended (RunResults.state), or live while a process holds its lock (run-lock.ts). */
-  state: RunResults['state'] | 'live';
-  runDir: string;
-  name: string;
-  createdMs: number;
-  env: string;
-  epochs: number;
-  lastStep: number;
-  lastEvalReturn?: number;
-  /** Name of the `--seeds` group the run belongs to (its summary file without `.json`), if any. */
-  seedGroup?: string;
-}
-
-/** Largest seeds summary file read when listing runs (a bigger one is not ours: skipped). */
-const MAX_SEED_SUMMARY_BYTES = 1024 * 1024;
-
-/**
- * The `--seeds` groups in `runsDir`: run folder name -> group name, from the summary files
- * `<stamp>-<name>-seeds.json` (main/cli/seeds.ts) whose `runs[].run_dir` name the runs (matched
- * by folder name, so a moved runs folder keeps its groups). Unreadable or malformed files are
- * skipped.
- */
-export function seedGroups(runsDir: string): Map<string, string> {
-  const groups = new Map<string, string>();
-  for (const file of readdirSync(runsDir)) {
-    if (!file.endsWith('-seeds.json')) continue;
-    try {
-      const path = join(runsDir, file);
-      const st = statSync(path);
-      if (!st.isFile() || st.size > MAX_SEED_SUMMARY_BYTES) continue;
-      const summary = JSON.parse(readFileSync(path, 'utf8')) as { runs?: unknown };
-      if (!Array.isArray(summary.runs)) continue;
-      for (const r of summary.runs as { run_dir?: unknown }[])
-        if (typeof r?.run_dir === 'string') groups.set(basename(r.run_dir), file.slice(0, -'.json'.length));
-    } catch {
-      continue;
-    }
-  }
-  return groups;
-}
-
-/** Lists run directories under `runsDir`, newest first, with their `--seeds` group; folders without a valid config are skipped. */
-export function listRuns(runsDir: string): RunListing[] {
-  if (!existsSync(runsDir)) return [];
-  const out: RunListing[] = [];
-  const groups = seedGroups(runsDir);
-  for (const name of readdirSync(runsDir)) {
-    const runDir = join(runsDir, name);
-    let config: RunConfig;
-    try {
-      config = readRunConfig(runDir);
-    } catch {
-      continue;
-    }
-    const records = readRunMetrics(runDir);
-    const epochs = records.filter((r): r is Extract<MetricsRecord, { type: 'epoch' }> => r.type === 'epoch');
-    const last = epochs.at(-1);
-    const events = existsSync(join(runDir, 'events.log')) ? parseEvents(readFileSync(join(runDir, 'events.log'), 'utf8')) : [];
-    out.push({
-      runDir,
-      name,
-      createdMs: statSync(join(runDir, 'config.json')).mtimeMs,
-      env: config.env.kind,
-      epochs: epochs.length,
-      lastStep: last?.step ?? 0,
-      lastEvalReturn: last?.eval_mean_return,
-      ...(groups.has(name) ? { seedGroup: groups.get(name) } : {}),
-      ...runResults(records, events),
-      ...(runLockHolder(runDir) ? { state: 'live' as const } : {}),
-    });
-  }
-  return out.sort((a, b) => b.name.localeCompare(a.name));
 }

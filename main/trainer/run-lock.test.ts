@@ -44,12 +44,25 @@ test('a live other process holds the lock until it dies; then its stale lock is 
 
 test('a lock written on another host counts as live; a torn lock file counts as stale', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dqn-lock-'));
-  writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: 1, hostname: `${hostname()}-elsewhere`, started: '2026-12-01T09:00:00.000Z' }));
-  assert.throws(() => acquireRunLock(dir), new RegExp(`is being trained by process 1 on host '${hostname()}-elsewhere'`));
+  writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: 4242, hostname: `${hostname()}-elsewhere`, started: '2026-12-01T09:00:00.000Z' }));
+  assert.throws(() => acquireRunLock(dir), new RegExp(`is being trained by process 4242 on host '${hostname()}-elsewhere'`));
   writeFileSync(join(dir, LOCK_FILE), '{"pid": 12');
   assert.equal(runLockHolder(dir), undefined);
   acquireRunLock(dir).release();
   assert.equal(existsSync(join(dir, LOCK_FILE)), false);
+});
+
+test('a lock naming pid 0, -1, 1, a fraction or a pid past the limit is invalid: stale, taken over, never live forever', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dqn-lock-'));
+  for (const pid of [0, -1, 1, 1.5, 2 ** 22 + 1, '4242']) {
+    for (const host of [hostname(), `${hostname()}-elsewhere`]) {
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid, hostname: host, started: '2026-12-01T09:00:00.000Z' }));
+      assert.equal(runLockHolder(dir), undefined, `pid ${pid} on ${host}`);
+      const lock = acquireRunLock(dir);
+      assert.equal(lockOf(dir).pid, process.pid, `pid ${pid}: taken over`);
+      lock.release();
+    }
+  }
 });
 
 test('a run folder that cannot be written gives an error naming it, not a lock', () => {

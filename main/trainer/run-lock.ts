@@ -5,11 +5,12 @@
 // the same epochs twice to metrics.jsonl. A lock left by a process that died (SIGKILL, power
 // loss) is stale and taken over; one written on another host (a shared folder) cannot be
 // checked, so it counts as live and the message says how to clear it.
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { processAlive, tempNameFor } from './atomic-file.ts';
+import { processAlive, tempNameFor, writeNewFile } from './atomic-file.ts';
 import { fsCause } from './fs-cause.ts';
+import { readRegularText } from './regular-file.ts';
 
 /** The lock file's name inside a run folder. */
 export const LOCK_FILE = 'live.lock';
@@ -29,11 +30,27 @@ export interface RunLock {
   release(): void;
 }
 
-/** The lock's record, or undefined when there is none or it is unreadable (torn: stale). */
+/** Largest lock file read (a record is under 200 bytes). */
+const MAX_LOCK_BYTES = 4096;
+/** Largest process id a lock may name (Linux's PID_MAX_LIMIT, 2^22; other systems stay below it). */
+const MAX_PID = 1 << 22;
+
+/**
+ * Whether `pid` can name a trainer: a whole number from 2 to MAX_PID. Signalling 0 or a negative
+ * pid reaches a process group (always "alive"), and 1 is init, alive as long as the system: a
+ * lock naming one of them would count as live forever.
+ */
+const validPid = (pid: unknown): pid is number => Number.isInteger(pid) && (pid as number) >= 2 && (pid as number) <= MAX_PID;
+
+/**
+ * The lock's record, or undefined when there is none or it is unreadable (torn, too large, a pid
+ * that cannot name a trainer, or not a regular file, such as a planted FIFO that would block a
+ * plain read: stale).
+ */
 function readLock(path: string): LockRecord | undefined {
   try {
-    const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockRecord>;
-    if (typeof r.pid === 'number' && typeof r.hostname === 'string' && typeof r.started === 'string') return r as LockRecord;
+    const r = JSON.parse(readRegularText(path, MAX_LOCK_BYTES) ?? '') as Partial<LockRecord>;
+    if (validPid(r.pid) && typeof r.hostname === 'string' && typeof r.started === 'string') return r as LockRecord;
   } catch {
     /* missing or torn: no holder */
   }
@@ -72,7 +89,7 @@ export function acquireRunLock(runDir: string, now = new Date()): RunLock {
   const record: LockRecord = { pid: process.pid, hostname: hostname(), started: now.toISOString() };
   let holder: LockRecord | undefined;
   try {
-    writeFileSync(tmp, `${JSON.stringify(record)}\n`);
+    writeNewFile(tmp, `${JSON.stringify(record)}\n`);
     if (!linkIfAbsent(tmp, path)) {
       holder = readLock(path);
       if (!holder || !holderLive(holder)) {

@@ -2,7 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunEvent } from '../../common/run.ts';
 import type { MetricsRecord } from './run-dir.ts';
-import { parseEvents, runResults } from './run-results.ts';
+import { parseEvents, RunTally } from './run-results.ts';
+
+/** The results of `records` and `events` tallied in order. */
+function runResults(records: MetricsRecord[], events: RunEvent[]) {
+  const tally = new RunTally();
+  for (const r of records) tally.addRecord(r);
+  for (const e of events) tally.addEvent(e);
+  return tally.results();
+}
 
 const ev = (kind: RunEvent['kind'], message: string): RunEvent => ({ time: 't', kind, message });
 const epoch = (n: number, sps: number): MetricsRecord => ({ type: 'epoch', epoch: n, step: 500 * n, env_steps: 4000 * n, epoch_time_s: 1, steps_per_s: sps, eval_mean_return: 10 * n, eval_episodes: 1, eval_metrics: {} });
@@ -30,5 +38,5 @@ test('key results: the last loss, wall time and epoch rate; the backend it ran o
 
 test('events.log lines parse one by one; a torn line is skipped', () => {
   const text = `${JSON.stringify(ev('start', 'run x on cpu'))}\n${JSON.stringify(ev('stop', 'stopped'))}\n{"time":"t","ki`;
-  assert.deepEqual(parseEvents(text).map((e) => e.kind), ['start', 'stop']);
+  assert.deepEqual(parseEvents(text.split('\n')).map((e) => e.kind), ['start', 'stop']);
 });

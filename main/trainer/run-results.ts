@@ -16,37 +16,56 @@ export interface RunResults {
   state: 'finished' | 'stopped' | 'halted' | 'incomplete';
 }
 
-/** Key results from a run's metrics records (file order) and events (log order). */
-export function runResults(records: readonly MetricsRecord[], events: readonly RunEvent[]): RunResults {
-  const out: RunResults = { state: 'incomplete' };
-  let lastStep = 0;
-  for (const r of records) {
+/** The last epoch record of a run. */
+export type EpochRecord = Extract<MetricsRecord, { type: 'epoch' }>;
+
+/**
+ * Key results of a run, tallied record by record (metrics.jsonl in file order, events.log in log
+ * order), so a listing reads a long run's files in chunks without holding them.
+ */
+export class RunTally {
+  private out: RunResults = { state: 'incomplete' };
+  private lastStep = 0;
+  /** Epochs that ended, and the last one. */
+  epochs = 0;
+  lastEpoch: EpochRecord | undefined;
+
+  addRecord(r: MetricsRecord): void {
     if (r.type === 'scalars') {
       const loss = r.values[SCALAR_NAMES.loss];
-      if (typeof loss === 'number') out.finalLoss = loss;
-      out.wallS = r.wall_s;
-      lastStep = r.step;
-    } else if (r.type === 'epoch') out.stepsPerSec = r.steps_per_s;
+      if (typeof loss === 'number') this.out.finalLoss = loss;
+      this.out.wallS = r.wall_s;
+      this.lastStep = r.step;
+    } else if (r.type === 'epoch') {
+      this.out.stepsPerSec = r.steps_per_s;
+      this.epochs++;
+      this.lastEpoch = r;
+    }
   }
-  // No epoch ended (a short or killed run): the run's average rate instead.
-  if (out.stepsPerSec === undefined && out.wallS && lastStep) out.stepsPerSec = lastStep / out.wallS;
-  for (const e of events) {
-    if (e.kind === 'finish') out.state = 'finished';
-    else if (e.kind === 'stop') out.state = 'stopped';
-    else if (e.kind === 'halt') out.state = 'halted';
+
+  addEvent(e: RunEvent): void {
+    if (e.kind === 'finish') this.out.state = 'finished';
+    else if (e.kind === 'stop') this.out.state = 'stopped';
+    else if (e.kind === 'halt') this.out.state = 'halted';
     else if (e.kind === 'start' || e.kind === 'resume') {
-      out.state = 'incomplete';
+      this.out.state = 'incomplete';
       const m = / on (cpu|cuda)$/.exec(e.message);
-      if (m) out.backend = m[1] as 'cpu' | 'cuda';
-    } else if (e.kind === 'fallback' && /^compute on CPU/.test(e.message)) out.backend = 'cpu';
+      if (m) this.out.backend = m[1] as 'cpu' | 'cuda';
+    } else if (e.kind === 'fallback' && /^compute on CPU/.test(e.message)) this.out.backend = 'cpu';
   }
-  return out;
+
+  /** The results so far; with no epoch ended (a short or killed run), the run's average rate. */
+  results(): RunResults {
+    const out = { ...this.out };
+    if (out.stepsPerSec === undefined && out.wallS && this.lastStep) out.stepsPerSec = this.lastStep / out.wallS;
+    return out;
+  }
 }
 
-/** Parses events.log text (one JSON event per line); unreadable lines are skipped. */
-export function parseEvents(text: string): RunEvent[] {
+/** Parses events.log lines (one JSON event per line); unreadable lines are skipped. */
+export function parseEvents(lines: readonly string[]): RunEvent[] {
   const out: RunEvent[] = [];
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     if (!line.trim()) continue;
     try {
       const e = JSON.parse(line) as RunEvent;

@@ -12,7 +12,7 @@ import { defaultDeps, startRun, toScalarPoint, type PointMemory, type SessionDep
 import { readRunMetrics } from './run-dir.ts';
 import type { SystemSample } from '../../common/protocol.ts';
 import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
-import { readCheckpointHeader, RUN_ID_FILE } from './checkpoint.ts';
+import { readCheckpointHeader, RUN_ID_FILE, writeCheckpoint } from './checkpoint.ts';
 import { renameRunDir } from './run-files.ts';
 import { LOCK_FILE } from './run-lock.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
@@ -104,7 +104,7 @@ test('a run of two epochs writes an epoch record and a checkpoint per epoch, the
   assert.equal(out.env_steps, 400);
   assert.deepEqual(epochs, [5, 10]);
   assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')).sort(), ['epoch-1', 'epoch-2']);
-  const recs = readRunMetrics(h.runDir);
+  const recs = (await readRunMetrics(h.runDir));
   assert.deepEqual(recs.filter((r) => r.type === 'epoch').map((r) => r.step), [50, 100]);
   assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"finish"/);
 });
@@ -127,7 +127,7 @@ test('stop keeps a checkpoint, and resume continues the step count to the end', 
   assert.equal(second.state, 'finished');
   assert.equal(second.steps, 100, 'resume runs only the 30 steps left in epoch 2');
   assert.equal(resumed!.loaded!.byteLength, 8);
-  const epochsDone = readRunMetrics(handle.runDir).filter((r) => r.type === 'epoch').map((r) => r.step);
+  const epochsDone = (await readRunMetrics(handle.runDir)).filter((r) => r.type === 'epoch').map((r) => r.step);
   assert.deepEqual(epochsDone, [50, 100]);
 });
 
@@ -272,7 +272,7 @@ test("the heads' scalars are streamed for the parts a run enables only; a plain 
   const streamed = async (heads: RunConfigInput['heads']) => {
     const h = await startRun({ config: { ...config, heads }, runsDir: mkdtempSync(join(tmpdir(), 'runs-')) }, {}, deps((o) => new HeadsTrainer(o)));
     await h.done;
-    const points = readRunMetrics(h.runDir).flatMap((r) => (r.type === 'scalars' ? [r] : []));
+    const points = (await readRunMetrics(h.runDir)).flatMap((r) => (r.type === 'scalars' ? [r] : []));
     return { names: new Set(points.flatMap((p) => Object.keys(p.values))), last: points.at(-1)!.values };
   };
   const c51 = await streamed({ main: 'c51', ensemble: { heads: 4 } });
@@ -295,8 +295,8 @@ test("the heads' scalars are streamed for the parts a run enables only; a plain 
 });
 
 /** Waits (polling, no fixed sleep) until `ready()` holds. */
-async function until(ready: () => boolean): Promise<void> {
-  while (!ready()) await new Promise((r) => setTimeout(r, 10));
+async function until(ready: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ready())) await new Promise((r) => setTimeout(r, 10));
 }
 
 test('metrics.jsonl is appended while an epoch runs, not only at its end', async () => {
@@ -310,9 +310,9 @@ test('metrics.jsonl is appended while an epoch runs, not only at its end', async
       if (this.step === 30) {
         // Mid-epoch: wait until the live flush has put step 30's scalars into the file.
         const file = () => readRunMetrics(this.runDir!);
-        await until(() => this.runDir !== undefined && file().some((r) => r.type === 'scalars' && r.step === 30));
-        seenMidEpoch = file().map((r) => r.step);
-        assert.equal(file().filter((r) => r.type === 'epoch').length, 0, 'no epoch has ended yet');
+        await until(async () => this.runDir !== undefined && (await file()).some((r) => r.type === 'scalars' && r.step === 30));
+        seenMidEpoch = (await file()).map((r) => r.step);
+        assert.equal((await file()).filter((r) => r.type === 'epoch').length, 0, 'no epoch has ended yet');
       }
       return res;
     }
@@ -345,7 +345,7 @@ test('resuming from an older checkpoint drops the metrics records past it: no du
   assert.ok(events.some((e) => /^warning: skipped checkpoint: .*epoch-2: checksum mismatch/.test(e)), events.join('\n'));
   assert.ok(!events.some((e) => e.startsWith('error:')));
   assert.ok(events.some((e) => /^resume: resumed from .*epoch-1 at step 50; dropped \d+ metrics records past it/.test(e)), events.join('\n'));
-  const recs = readRunMetrics(h.runDir);
+  const recs = (await readRunMetrics(h.runDir));
   assert.deepEqual(recs.filter((r) => r.type === 'epoch').map((r) => r.step), [50, 100]);
   const scalarSteps = recs.filter((r) => r.type === 'scalars').map((r) => r.step);
   assert.deepEqual(scalarSteps, [...scalarSteps].sort((a, b) => a - b), 'scalar steps never go back');
@@ -395,6 +395,23 @@ test('a resume removes stale temporary files and refuses checkpoints of another 
     startRun({ config, runsDir, resume: h.runDir, overrides: { epochs: 3 } }, {}, deps((o) => new ScriptedTrainer(o))),
     /cannot resume .*: it has no valid checkpoint \(.*header does not match the run: network dueling is true, the run's config says false/,
   );
+});
+
+test('a checkpoint with a valid checksum whose content is not a trainer state is skipped for the previous good one, with a warning (real trainer)', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const tiny = { name: 'tiny', backend: 'cpu' as const, env: { kind: 'cartpole' as const, num_envs: 2 }, network: { hidden: [16, 16] }, replay: { capacity: 1024 }, optim: { batch_size: 16 }, schedule: { epochs: 2, steps_per_epoch: 40, learning_starts: 32, eval_episodes: 1 } };
+  const h = await startRun({ config: tiny, runsDir }, {}, defaultDeps);
+  assert.equal((await h.done).state, 'finished');
+  const path = join(h.runDir, 'checkpoints', 'epoch-2');
+  const { run: _run, bytes: _bytes, sha256: _sha, network, ...meta } = readCheckpointHeader(path);
+  writeCheckpoint(h.runDir, 'epoch-2', meta, new Uint8Array(256).fill(7), network); // a right header and checksum over a wrong state
+  const events: string[] = [];
+  const h2 = await startRun({ config: tiny, runsDir, resume: h.runDir, overrides: { epochs: 3 } }, { onEvent: (e) => events.push(`${e.kind}: ${e.message}`) }, defaultDeps);
+  const out = await h2.done;
+  assert.equal(out.state, 'finished');
+  assert.equal(out.steps, 120, 'epochs 2 and 3 trained again from the end of epoch 1');
+  assert.deepEqual(events.slice(0, 1), [`warning: skipped checkpoint: ${path}: the trainer cannot load its state: not a trainer state (bad magic number)`]);
+  assert.ok(events.some((e) => e.startsWith(`resume: resumed from ${join(h.runDir, 'checkpoints', 'epoch-1')} at step 40`)), events.join('\n'));
 });
 
 test('a client config naming data outside the allowed folders is refused before a run folder exists; allowed data loads off the main thread', async () => {
@@ -466,7 +483,7 @@ test('Stop during an evaluation ends it at once: no epoch record, a stop-step ch
   assert.equal(out.state, 'stopped');
   assert.equal(out.steps, 50);
   assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')), ['stop-step-50']);
-  assert.deepEqual(readRunMetrics(h.runDir).filter((r) => r.type === 'epoch'), [], 'the interrupted epoch is not recorded');
+  assert.deepEqual((await readRunMetrics(h.runDir)).filter((r) => r.type === 'epoch'), [], 'the interrupted epoch is not recorded');
 });
 
 test('a run writes each system sample it streams to metrics.jsonl as a system record, and they read back', async () => {
@@ -478,7 +495,7 @@ test('a run writes each system sample it streams to metrics.jsonl as a system re
   // systemPeriodMs 0: a sample at every scalar read after the first (two epoch ends and the end at least).
   const h = await startRun({ config, runsDir }, { onSystem: (s) => streamed.push(s) }, { ...deps((o) => new ScriptedTrainer(o), addon), systemPeriodMs: 0 });
   assert.equal((await h.done).state, 'finished');
-  const stored = readRunMetrics(h.runDir).flatMap((r) => (r.type === 'system' ? [r] : []));
+  const stored = (await readRunMetrics(h.runDir)).flatMap((r) => (r.type === 'system' ? [r] : []));
   assert.ok(streamed.length >= 2, `samples streamed: ${streamed.length}`);
   assert.deepEqual(stored, streamed.map((s) => ({ type: 'system', ...s })), 'every streamed sample is in the file, in order, unchanged');
   assert.equal(stored.at(-1)!.step, 100, 'the last sample is taken at the run end');
@@ -507,7 +524,7 @@ test('one process trains a run folder at a time: a resume while it trains is ref
   const out = await h.done;
   assert.equal(out.state, 'finished');
   assert.equal(existsSync(join(h.runDir, LOCK_FILE)), false, 'released when the run ends');
-  const epochs = readRunMetrics(h.runDir).filter((r) => r.type === 'epoch').map((r) => r.step);
+  const epochs = (await readRunMetrics(h.runDir)).filter((r) => r.type === 'epoch').map((r) => r.step);
   assert.deepEqual(epochs, [50, 100], 'each epoch once');
 });
 

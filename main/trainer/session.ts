@@ -16,7 +16,7 @@ import { chooseBackend } from './backend-choice.ts';
 import { putHeadScalars } from './head-scalars.ts';
 import { acquireRunLock, type RunLock } from './run-lock.ts';
 import { writeEvalCurves } from './eval-curves.ts';
-import { expectationFor, latestCheckpoint, pruneCheckpoints, writeCheckpoint, type CheckpointMeta } from './checkpoint.ts';
+import { expectationFor, nextCheckpoint, pruneCheckpoints, verifiedCheckpoints, writeCheckpoint, type Checkpoint, type CheckpointMeta } from './checkpoint.ts';
 import { loadOhlcvOffThread } from './data/ohlcv.ts';
 import { REPO_ROOT } from './paths.ts';
 import { resolveDataPath } from './paths-policy.ts';
@@ -162,6 +162,25 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   }
 }
 
+/**
+ * Loads into `trainer` the first of `first` and then `rest` (verifiedCheckpoints: most steps
+ * first) whose state it accepts. One it refuses (its checksum is valid but its content is not
+ * a trainer state of this build: "not a trainer state (bad magic number)") is skipped, with
+ * `onSkip` told why, for the previous good one (DESIGN section 6).
+ * @returns the checkpoint loaded, or undefined when none loads.
+ */
+function loadNewestGood(trainer: NativeTrainer, first: Checkpoint | undefined, rest: Iterator<Checkpoint, void>, onSkip: (reason: string) => void): Checkpoint | undefined {
+  for (let c = first; c; c = nextCheckpoint(rest)) {
+    try {
+      trainer.loadState(c.state);
+      return c;
+    } catch (e) {
+      onSkip(`${c.path}: the trainer cannot load its state: ${(e as Error).message}`);
+    }
+  }
+  return undefined;
+}
+
 /** What startRun hands to trainLocked once it holds the run's lock. */
 interface LockedStart {
   config: RunConfig;
@@ -193,12 +212,12 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
     for (const name of removeStaleTemps(dir)) event('warning', `removed stale temporary file ${join(dir, name)} (left by an interrupted write)`);
   const expect = expectationFor(runDir, config);
   const skipped: string[] = [];
-  const ckpt = resume
-    ? latestCheckpoint(runDir, (why) => {
-        skipped.push(why);
-        event('warning', `skipped checkpoint: ${why}`);
-      }, expect)
-    : undefined;
+  const skip = (why: string) => {
+    skipped.push(why);
+    event('warning', `skipped checkpoint: ${why}`);
+  };
+  const candidates = resume ? verifiedCheckpoints(runDir, skip, expect) : undefined;
+  let ckpt = candidates && nextCheckpoint(candidates);
   if (resume) {
     if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint${skipped.length ? ` (${skipped.join('; ')})` : ''}`);
     const total = config.schedule.epochs * config.schedule.steps_per_epoch;
@@ -229,11 +248,10 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
 
   let meta: CheckpointMeta = { step: 0, env_steps: 0, epoch: 0, wall_s: 0 };
   if (ckpt) {
-    try {
-      trainer.loadState(ckpt.state);
-    } catch (e) {
+    ckpt = loadNewestGood(trainer, ckpt, candidates!, skip);
+    if (!ckpt) {
       closeTrainer();
-      throw e;
+      throw new Error(`cannot resume ${runDir}: it has no checkpoint the trainer can load (${skipped.join('; ')})`);
     }
     meta = { ...ckpt.meta };
     const dropped = trimRunMetrics(runDir, meta.step, meta.env_steps);
@@ -311,9 +329,10 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
   const continueOnCpu = async (why: string) => {
     closeTrainer();
     trainer = await deps.createTrainer({ config, market, backend: 'cpu' });
-    const good = latestCheckpoint(runDir, (skip) => event('warning', `skipped checkpoint: ${skip}`), expect);
+    const warn = (why: string) => event('warning', `skipped checkpoint: ${why}`);
+    const all = verifiedCheckpoints(runDir, warn, expect);
+    const good = loadNewestGood(trainer, nextCheckpoint(all), all, warn);
     if (good) {
-      trainer.loadState(good.state);
       meta = { ...good.meta };
     } else {
       meta = { step: 0, env_steps: 0, epoch: 0, wall_s: meta.wall_s };

@@ -1,8 +1,9 @@
-// Browser-mode transport: one WebSocket to the serve server (URL with the session token),
-// reconnecting with a growing delay when it drops. Every incoming frame is parsed with
+// Browser-mode transport: one WebSocket to the serve server (URL with the session token, see
+// token.ts), reconnecting with a growing delay when it drops. Every incoming frame is parsed with
 // BridgeServerMessageSchema; outgoing commands are checked with BridgeClientMessageSchema.
 import type { RunConfigInput } from '../../common/config.ts';
 import { BridgeClientMessageSchema, BridgeServerMessageSchema, issuesText, type HostMessage, type Preset, type PresetRequestInput } from '../../common/protocol.ts';
+import { NO_TOKEN } from './token.ts';
 import type { ConnectionState, Transport } from './transport.ts';
 
 /** The subset of the WebSocket API used here (the browser's, or the ws package's in tests). */
@@ -19,19 +20,22 @@ export type WebSocketFactory = (url: string) => WebSocketLike;
 
 const OPEN = 1;
 
-/** `ws://host:port/ws?token=...` for a page served at `pageUrl` (`http://host:port/?token=...`). */
-export function socketUrlFor(pageUrl: string): string {
+/**
+ * `ws://host:port/ws?token=...` for a page served at `pageUrl`, with `token` (by default the
+ * page URL's own `?token=`).
+ */
+export function socketUrlFor(pageUrl: string, token = new URL(pageUrl).searchParams.get('token') ?? ''): string {
   const u = new URL(pageUrl);
-  const token = u.searchParams.get('token') ?? '';
   return `${u.protocol === 'https:' ? 'wss' : 'ws'}://${u.host}/ws?token=${encodeURIComponent(token)}`;
 }
 
 /**
  * Opens the browser-mode transport. Commands sent while disconnected throw; on each (re)connect
- * a `hello` and a `listRuns` are sent so the dashboard catches up with the host.
+ * a `hello` and a `listRuns` are sent so the dashboard catches up with the host. Without a `url`
+ * (the page has no token) it never connects and says why (NO_TOKEN).
  * @param retryMs first reconnect delay, doubled up to 5 s
  */
-export function createWebSocketTransport(url: string, open: WebSocketFactory = (u) => new WebSocket(u) as unknown as WebSocketLike, retryMs = 500): Transport & { close(): void } {
+export function createWebSocketTransport(url: string | undefined, open: WebSocketFactory = (u) => new WebSocket(u) as unknown as WebSocketLike, retryMs = 500): Transport & { close(): void } {
   const listeners = new Set<(m: HostMessage) => void>();
   const connListeners = new Set<(s: ConnectionState, d?: string) => void>();
   const pending = new Map<number, { resolve: (p: Preset[]) => void; reject: (e: Error) => void }>();
@@ -55,7 +59,7 @@ export function createWebSocketTransport(url: string, open: WebSocketFactory = (
   };
 
   const connect = () => {
-    const ws = open(url);
+    const ws = open(url!);
     socket = ws;
     ws.onopen = () => {
       delay = retryMs;
@@ -108,7 +112,8 @@ export function createWebSocketTransport(url: string, open: WebSocketFactory = (
       }
     });
 
-  connect();
+  if (url === undefined) setState('closed', NO_TOKEN);
+  else connect();
   return {
     kind: 'browser',
     send: (command) => post({ channel: 'trainer', command }),
