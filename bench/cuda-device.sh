@@ -11,7 +11,7 @@
 #   the pack step, e.g.  OUT=/tmp/o PACK=$OUT/logs.tgz bash bench/cuda-device.sh build learner-check pack
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
 #   learner steps: learner-check (CHECK_RUNS times, default 20) learner-sanitize learner-bench learner-epoch learner-profile learner-tests
-#                  train-cartpole cartpole-seeds train-trading torch-dqn
+#                  train-cartpole cartpole-seeds train-deterministic train-trading torch-dqn
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
@@ -128,6 +128,20 @@ for s in "$@"; do
           --precision $0 --seed $1 --runs-dir /tmp/runs-seeds --json > "'"$OUT"'/cartpole-$0-seed$1.log" 2>&1'
       for f in "$OUT"/cartpole-*-seed*.log; do
         printf "%s: %s\n" "$(basename "$f" .log)" "$(tail -1 "$f" | grep -o '"eval_mean_return":[^,]*')"
+      done ;;
+    train-deterministic)
+      # schedule.deterministic's cost: the cartpole preset on cuda (TF32), free-running and then
+      # deterministic, each REPEAT times (default 3); wall seconds from command to prompt.
+      step train-deterministic
+      for mode in false true; do
+        sed 's/"schedule": {/"schedule": {\n    "deterministic": '$mode',/' resources/presets/cartpole.json > /tmp/cartpole-det-$mode.json
+        for i in $(seq "${REPEAT:-3}"); do
+          t0=$(date +%s%N)
+          PATH=/tmp:$PATH node --import tsx main/cli/train.ts --config /tmp/cartpole-det-$mode.json --backend cuda --runs-dir /tmp/runs-det \
+            --json > "$OUT/train-det-$mode-$i.log" 2>&1 || status=1
+          t1=$(date +%s%N)
+          printf "deterministic=%s run %s: %d ms %s\n" $mode $i $(( (t1 - t0) / 1000000 )) "$(tail -1 "$OUT/train-det-$mode-$i.log" | grep -oE '"(eval_mean_return|steps_per_s|last_epoch_steps_per_s)":[^,]*' | tr '\n' ' ')"
+        done
       done ;;
     train-trading)
       step train-trading
