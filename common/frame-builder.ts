@@ -68,6 +68,7 @@ export class FrameBuilder {
   private events: RunEvent[] = [];
   private eventsOmitted = 0;
   private gpu: GpuStatus | undefined;
+  private envStepsAt: Frame['envStepsAt'];
   private seq = 0;
 
   /** @param runDir the live run's folder, copied into every frame. */
@@ -106,10 +107,11 @@ export class FrameBuilder {
     this.progress = { step: Math.max(p?.step ?? 0, e.step), env_steps: e.env_steps, epoch: e.epoch, wall_s: p?.wall_s ?? 0 };
   }
 
-  /** A system sample (SYSTEM_SERIES, at x = its step); the frame carries the GPU status of the last one. */
+  /** A system sample (SYSTEM_SERIES, at x = its step); the frame carries the GPU status and the step and env steps of the last one. */
   addSystem(sample: SystemSample): void {
     for (const [name, v] of systemSeriesPoints(sample)) this.put(name, sample.step, v);
     this.gpu = { available: sample.gpu.available, reason: sample.gpu.reason };
+    this.envStepsAt = { step: sample.step, env_steps: sample.env_steps };
   }
 
   /** An event of the run's log (kept up to MAX_FRAME_EVENTS per frame, see the class comment). */
@@ -145,6 +147,7 @@ export class FrameBuilder {
     if (this.progress) f.progress = this.progress;
     if (this.lastEpoch) f.lastEpoch = this.lastEpoch;
     if (this.gpu) f.gpu = this.gpu;
+    if (this.envStepsAt) f.envStepsAt = this.envStepsAt;
     this.series = new Map();
     this.stepFrom = this.stepTo = undefined;
     this.epochsEnded = 0;
@@ -152,6 +155,7 @@ export class FrameBuilder {
     this.events = [];
     this.eventsOmitted = 0;
     this.gpu = undefined;
+    this.envStepsAt = undefined;
     return f;
   }
 }

@@ -233,6 +233,11 @@ export const FrameSchema = z.object({
   eventsOmitted: z.number().int().nonnegative(),
   /** GPU readings' status at the period's last system sample (absent when none was taken). */
   gpu: GpuStatusSchema.optional(),
+  /**
+   * The step and env steps of the period's last system sample, read together: the dashboard maps
+   * env steps to steps with them between epoch ends (absent when no sample was taken).
+   */
+  envStepsAt: z.object({ step: z.number().int().nonnegative(), env_steps: z.number().int().nonnegative() }).optional(),
 });
 export type Frame = z.infer<typeof FrameSchema>;
 

@@ -74,6 +74,23 @@ test('opening a past run shows it without touching the live run, until back to l
   assert.equal(d.shown().get('losses/td_loss')!.y[0], 9);
 });
 
+test('a run that starts while a past run is open takes the charts: they draw the new run, not the past one (issue 26 item 8)', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'idle', runDir: '/runs/old', config });
+  d.apply({ type: 'runData', runDir: '/runs/past', config, scalars: [{ step: 7, wall_s: 1, values: { 'losses/td_loss': 4 } }], episodes: [], epochs: [] });
+  assert.equal(d.store.getState().view.kind, 'history');
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/new', config });
+  d.apply(frame('/runs/new', [[3, 0.1, 0.25]]));
+  assert.equal(d.store.getState().view.kind, 'live');
+  assert.equal(d.shown(), d.live);
+  assert.deepEqual(Array.from(d.shown().get('losses/td_loss')!.y.subarray(0, 1)), [0.25]);
+  // A state message of the same run (stopping, idle) leaves a past run opened meanwhile open.
+  d.apply({ type: 'runData', runDir: '/runs/past', config, scalars: [{ step: 7, wall_s: 1, values: { 'losses/td_loss': 4 } }], episodes: [], epochs: [] });
+  d.apply({ type: 'state', state: 'stopping', runDir: '/runs/new' });
+  assert.equal(d.store.getState().view.kind, 'history');
+  assert.equal(d.shown().get('losses/td_loss')!.y[0], 4);
+});
+
 test('a host that dies mid-run halts the run with the exit reason; the new host is recorded', () => {
   const d = createDashboard();
   d.apply({ type: 'hostReady', pid: 41, restarts: 0 });
@@ -181,6 +198,25 @@ test('frames and epochs give the run its step <-> wall time <-> env step samples
   assert.equal(d.store.getState().xAxis, 'step');
   d.setXAxis('wall');
   assert.equal(d.store.getState().xAxis, 'wall');
+});
+
+test('before the first epoch ends, system samples map env steps to steps: episodes are drawn at their gradient step (issue 26 item 10)', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  const b = new FrameBuilder('/runs/a');
+  const sample = (step: number, env_steps: number): SystemSample => ({
+    step, env_steps, wall_s: step / 100, stepsPerSec: 100, envStepsPerSec: 400, processCpuPercent: 90, hostCpuPercent: 50, rssBytes: 1, gpu: { available: false, reason: 'none' },
+  });
+  b.addScalars([{ step: 200, wall_s: 2, values: { 'losses/td_loss': 1 } }]);
+  b.addSystem(sample(200, 1800));
+  b.addEpisodes([{ step: 1700, value: 30 }]);
+  d.apply(HostMessageSchema.parse(JSON.parse(JSON.stringify(b.take()))));
+  const axis = d.live.axis;
+  assert.equal(axis.convert('env', 'step', 1800), 200, 'the sample itself');
+  assert.equal(axis.convert('env', 'step', 900), 100, 'between the run start and the sample');
+  // The same run read back (a reload, or opened as a past run): its system samples give the same map.
+  d.apply({ type: 'liveHistory', runDir: '/runs/a', scalars: [{ step: 200, wall_s: 2, values: { 'losses/td_loss': 1 } }], episodes: [{ step: 1700, value: 30 }], epochs: [], system: [sample(200, 1800)] });
+  assert.equal(d.live.axis.convert('env', 'step', 900), 100);
 });
 
 test('past runs picked as overlays get their own books and colours, without replacing the charts', () => {

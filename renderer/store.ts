@@ -87,9 +87,12 @@ export class SeriesBook {
       for (const [name, x, y] of epochSeriesPoints(e)) this.push(name, x, y);
     }
   }
-  /** A run's system samples (runData): the same SYSTEM_SERIES a live frame fills, x = step. */
+  /** A run's system samples (runData): the same SYSTEM_SERIES a live frame fills, x = step; each is a (step, env steps) sample of the axis. */
   addSystem(samples: readonly SystemSample[]): void {
-    for (const s of samples) for (const [name, y] of systemSeriesPoints(s)) this.push(name, s.step, y);
+    for (const s of samples) {
+      this.axis.addEnv(s.step, s.env_steps);
+      for (const [name, y] of systemSeriesPoints(s)) this.push(name, s.step, y);
+    }
   }
   /** Appends a frame's summaries (see summaryPoints), creating series on first use. */
   addSummaries(summaries: Frame['series']): void {
@@ -268,8 +271,9 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     const book = new SeriesBook(get().smoothing, maxPoints);
     book.addScalars(m.scalars);
     book.addEpisodes(m.episodes);
-    book.addEpochs(m.epochs);
+    // System samples first: they are the denser (step, env steps) samples; the axis keeps samples in step order.
     book.addSystem(m.system ?? []);
+    book.addEpochs(m.epochs);
     return book;
   };
 
@@ -315,7 +319,8 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         live.addSummaries(m.series);
         const p = m.progress;
         if (p) live.axis.addWall(p.step, p.wall_s);
-        if (m.lastEpoch) live.axis.addEnv(m.lastEpoch.step, m.lastEpoch.env_steps);
+        const envSamples = [m.envStepsAt, m.lastEpoch].filter((e) => e !== undefined).sort((a, b) => a.step - b.step);
+        for (const e of envSamples) live.axis.addEnv(e.step, e.env_steps);
         const progress = updateProgress(p ? [p] : [], m.lastEpoch, nowMs);
         if (p) progress.envSteps = Math.max(progress.envSteps, p.env_steps);
         set({
@@ -329,11 +334,15 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       }
       case 'state': {
         const s = get();
-        if (m.runDir && m.runDir !== s.runDir) {
+        const newRun = !!m.runDir && m.runDir !== s.runDir;
+        if (newRun) {
           if (m.runDir !== resuming) resetLive();
           resuming = undefined;
+          // A run that starts is what the charts show: an opened past run would hide it.
+          history = undefined;
         }
         set({
+          view: newRun ? { kind: 'live' } : s.view,
           runState: m.state,
           stateDetail: m.detail,
           runDir: m.runDir ?? s.runDir,

@@ -24,9 +24,28 @@ test('out-of-order and non-finite samples are ignored; the tables stay bounded',
   m.addWall(10, 1);
   m.addWall(5, 100);
   m.addWall(20, NaN);
-  assert.equal(m.convert('step', 'wall', 20), 2, 'one sample: proportional');
-  assert.equal(new AxisMap().convert('step', 'wall', 7), 7, 'no samples: unchanged');
+  assert.equal(m.convert('step', 'wall', 20), 2, 'one sample: proportional (every run starts at 0)');
   for (let i = 0; i < 3 * MAX_SAMPLES; i++) m.addWall(100 + i, i / 10);
   assert.ok(m.size <= MAX_SAMPLES, `${m.size} samples`);
   assert.ok(Math.abs(m.convert('step', 'wall', 100 + 3 * MAX_SAMPLES - 1) - (3 * MAX_SAMPLES - 1) / 10) < 1e-9, 'the newest samples are exact');
+});
+
+test('before its first sample every x maps to the run start, never to the same number on another axis (issue 26 item 10)', () => {
+  const m = new AxisMap();
+  assert.equal(m.convert('env', 'step', 4000), 0);
+  assert.equal(m.convert('step', 'env', 500), 0);
+  assert.equal(m.convert('wall', 'step', 3), 0);
+});
+
+test('env steps collected before the first gradient step map to step 0; later ones interpolate', () => {
+  const m = new AxisMap();
+  m.addEnv(0, 600); // system samples during learning_starts: the step stays 0
+  m.addEnv(0, 1000);
+  m.addEnv(100, 1400);
+  assert.equal(m.convert('env', 'step', 500), 0);
+  assert.equal(m.convert('env', 'step', 1000), 0);
+  assert.equal(m.convert('env', 'step', 1200), 50);
+  assert.equal(m.convert('step', 'env', 50), 1200);
+  m.addEnv(100, 1300); // a value going back is not a sample
+  assert.equal(m.convert('step', 'env', 100), 1400);
 });

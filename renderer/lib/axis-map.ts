@@ -1,10 +1,13 @@
 // The x axes a chart can be drawn against (issue 16, item 4): gradient step, env step, or wall
 // time since the run started. Series are stored against their own axis (step for scalars, env
 // step for episodes and evaluations); an AxisMap holds (step, wall s) and (step, env steps)
-// samples of the run (from each frame's counters and each epoch summary) and converts between
-// them by linear interpolation, extrapolating past the ends with the nearest two samples. Both
-// tables grow by at most one sample per frame and are thinned (every other old sample dropped)
-// past MAX_SAMPLES, so memory stays bounded.
+// samples of the run (scalar reads and frame counters; system samples and epoch summaries) and
+// converts between them by linear interpolation, extrapolating past the ends with the nearest two
+// samples. Every run starts at (0, 0), so both tables start with it: before the first real sample
+// everything maps to the run's start, never to the same number on another axis. A step may hold
+// two samples, its first and its last value (the env steps collected before the first gradient
+// step all map to step 0). Both tables grow by at most a few samples per frame and are thinned
+// (every other old sample dropped) past MAX_SAMPLES, so memory stays bounded.
 
 /** An x axis of the charts. */
 export type XAxisKind = 'step' | 'env' | 'wall';
@@ -15,17 +18,20 @@ export const X_AXIS_LABEL: Record<XAxisKind, string> = { step: 'step', env: 'env
 /** Samples kept per table before thinning. */
 export const MAX_SAMPLES = 4096;
 
-/** A monotone table (step -> value), steps ascending. */
+/** A monotone table (step -> value), steps ascending, starting at (0, 0); a step holds at most two values (its first and last). */
 class Table {
-  steps: number[] = [];
-  values: number[] = [];
+  steps: number[] = [0];
+  values: number[] = [0];
 
   add(step: number, value: number): void {
     const n = this.steps.length;
-    if (!Number.isFinite(step) || !Number.isFinite(value)) return;
-    if (n && step <= this.steps[n - 1]!) {
-      if (step === this.steps[n - 1]) this.values[n - 1] = Math.max(this.values[n - 1]!, value);
-      return;
+    if (!Number.isFinite(step) || !Number.isFinite(value) || step < this.steps[n - 1]! || value < this.values[n - 1]!) return;
+    if (step === this.steps[n - 1]) {
+      if (value === this.values[n - 1]) return;
+      if (n >= 2 && this.steps[n - 2] === step) {
+        this.values[n - 1] = value;
+        return;
+      }
     }
     this.steps.push(step);
     this.values.push(value);
@@ -36,11 +42,10 @@ class Table {
     }
   }
 
-  /** Linear interpolation of ys at x over the points (xs, ys), xs ascending; x itself when there are none. */
+  /** Linear interpolation of ys at x over the points (xs, ys), xs ascending (never empty: (0, 0) comes first). */
   static interp(xs: number[], ys: number[], x: number): number {
     const n = xs.length;
-    if (n === 0) return x;
-    if (n === 1) return xs[0] === 0 ? ys[0]! : (x * ys[0]!) / xs[0]!;
+    if (n === 1) return ys[0]!;
     let lo = 0;
     let hi = n - 1;
     if (x <= xs[0]!) hi = 1;
@@ -67,7 +72,7 @@ export class AxisMap {
   addWall(step: number, wallS: number): void {
     this.wall.add(step, wallS);
   }
-  /** A (step, env steps) sample: an epoch summary. */
+  /** A (step, env steps) sample: a system sample or an epoch summary. */
   addEnv(step: number, envSteps: number): void {
     this.env.add(step, envSteps);
   }
