@@ -274,9 +274,10 @@ export async function runHistoryTable(page: Page): Promise<void> {
   const table = page.getByRole('table', { name: 'Runs' });
   const rows = table.locator('tbody tr:not(.run-group)');
   await rows.nth(1).waitFor(LONG);
-  const cell = (row: number, col: string) => rows.nth(row).locator(`td[data-col=${col}]`).textContent();
+  const cell = (row: number, col: string) => (col === 'name' ? rows.nth(row).getAttribute('data-name') : rows.nth(row).locator(`[data-col=${col}]`).textContent());
   assert.equal(await cell(0, 'state'), 'stopped');
   assert.equal(await cell(0, 'backend'), 'cpu');
+  assert.match((await rows.nth(0).getByRole('button', { name: /^Open / }).textContent()) ?? '', /^e2e-cartpole$/, 'the name without its folder stamp');
   assert.ok(Number.isFinite(Number(await cell(0, 'finalLoss'))), 'a final loss');
   assert.ok(Number(await cell(0, 'stepsPerSec')) > 0, 'a steps/s');
   assert.match((await cell(0, 'wallS')) ?? '', /^\d+ s$|min/);
@@ -290,7 +291,7 @@ export async function runHistoryTable(page: Page): Promise<void> {
   await rows.nth(1).waitFor(LONG);
   await table.getByRole('button', { name: /^Run( [▲▼])?$/ }).click();
   await table.locator('th[aria-sort=ascending]').waitFor(LONG);
-  const order = await rows.locator('td[data-col=name]').allTextContents();
+  const order = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-name') ?? ''));
   assert.deepEqual(order, [...order].sort(), `${order.join(', ')}: sorted by name, ascending after a click on Run (newest first before)`);
   mkdirSync(RESULTS, { recursive: true });
   await page.screenshot({ path: join(RESULTS, 'run-history-table.png'), fullPage: true });
@@ -317,6 +318,13 @@ export async function overlayTwoRuns(page: Page, names: [string, string]): Promi
   await legendList.getByRole('listitem').filter({ hasText: `${names[0]}: TD loss` }).waitFor({ state: 'detached', ...LONG });
 }
 
+/** Clicks `action` (Resume, Rename or Delete) in the action menu of run `name`'s row of the run history. */
+async function rowAction(page: Page, action: 'Resume' | 'Rename' | 'Delete', name: string): Promise<void> {
+  const row = page.getByRole('table', { name: 'Runs' }).locator(`tr[data-name="${name}"]`);
+  await row.locator(`summary[aria-label="Actions for ${name}"]`).click();
+  await row.getByRole('button', { name: `${action} ${name}`, exact: true }).click();
+}
+
 /**
  * Renames the run `from` to `to` (answering the prompt), then deletes it (accepting the
  * confirmation): the table shows the new name, then no longer lists it.
@@ -324,15 +332,15 @@ export async function overlayTwoRuns(page: Page, names: [string, string]): Promi
 export async function renameThenDeleteRun(page: Page, from: string, to: string): Promise<void> {
   const table = page.getByRole('table', { name: 'Runs' });
   page.once('dialog', (d) => void d.accept(to));
-  await table.getByRole('button', { name: `Rename ${from}`, exact: true }).click();
-  await table.getByRole('button', { name: `Delete ${to}`, exact: true }).waitFor(LONG);
+  await rowAction(page, 'Rename', from);
+  await table.getByRole('button', { name: `Delete ${to}`, exact: true }).waitFor({ state: 'attached', ...LONG });
   const before = await table.locator('tbody tr:not(.run-group)').count();
   let question = '';
   page.once('dialog', (d) => {
     question = d.message();
     void d.accept();
   });
-  await table.getByRole('button', { name: `Delete ${to}`, exact: true }).click();
+  await rowAction(page, 'Delete', to);
   await table.getByRole('button', { name: `Delete ${to}`, exact: true }).waitFor({ state: 'detached', ...LONG });
   assert.match(question, new RegExp(`Move run ${to} to the trash\\?`));
   assert.equal(await table.locator('tbody tr:not(.run-group)').count(), before - 1);

@@ -5,11 +5,14 @@ import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
 import { configDiff } from '../config/fields.ts';
 import { groupRuns } from '../lib/run-groups.ts';
-import { RUN_COLUMNS, runTable, type RunSort } from '../lib/run-table.ts';
+import { RUN_COLUMNS, runMeta, runTable, runTitle, TABLE_COLUMNS, type RunSort } from '../lib/run-table.ts';
 import type { Dashboard, Overlay } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 
-/** Past runs from the runs folder as a table of key results that sorts (click a heading) and filters (runs of one `--seeds` group together): open one to draw its charts from disk, or resume it. */
+/** When a run started, short: "Dec 2, 08:01". */
+const created = (ms: number) => new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
+/** Past runs from the runs folder as a table of key results that fits the side panel, sorts (a heading or the sort list) and filters (runs of one `--seeds` group together): open one (its name) to draw its charts from disk; resume, rename or delete it from its row's menu. */
 export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
   const runs = useStore(dashboard.store, (s) => s.runs);
   const state = useStore(dashboard.store, (s) => s.runState);
@@ -26,14 +29,15 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   const [filter, setFilter] = useState('');
   const shown = useMemo(() => runTable(runs, sort, filter), [runs, sort, filter]);
   const sortBy = (key: RunSort['key']) => setSort((s) => ({ key, dir: s.key === key && s.dir === 'desc' ? 'asc' : 'desc' }));
+  const shownDir = view.kind === 'history' ? view.runDir : busy ? liveRunDir : undefined;
+  /** Runs the row action `f` and closes the row's action menu. */
+  const act = (e: React.MouseEvent<HTMLElement>, f: () => void) => {
+    e.currentTarget.closest('details')?.removeAttribute('open');
+    f();
+  };
   const row = (r: RunSummary) => (
-    <tr key={r.runDir}>
-      {RUN_COLUMNS.map((c) => (
-        <td key={c.key} title={c.key === 'name' ? r.runDir : undefined} data-col={c.key}>
-          {c.text(r)}
-        </td>
-      ))}
-      <td className="actions">
+    <tr key={r.runDir} data-name={r.name} aria-current={r.runDir === shownDir ? 'true' : undefined}>
+      <td className="tick">
         <input
           type="checkbox"
           aria-label={`Overlay ${r.name}`}
@@ -47,52 +51,85 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
             });
           }}
         />
+      </td>
+      <td className="run-cell">
         <button
           type="button"
+          className="run-name"
+          data-col="name"
           aria-label={`Open ${r.name}`}
-          title={isLive(r) ? 'The live run: its charts are the live ones' : undefined}
+          title={isLive(r) ? `${r.name}: the live run; its charts are the live ones` : `${r.name}: open it (its charts and config)`}
           onClick={() => (isLive(r) ? dashboard.showLive() : send(() => transport.send({ type: 'openRun', runDir: r.runDir })))}
         >
-          Open
+          {runTitle(r.name)}
         </button>
-        <button
-          type="button"
-          aria-label={`Resume ${r.name}`}
-          disabled={busy}
-          onClick={() =>
-            send(() => {
-              dashboard.expectResume(r.runDir);
-              transport.send({ type: 'resume', runDir: r.runDir });
-            })
-          }
-        >
-          Resume
-        </button>
-        <button
-          type="button"
-          aria-label={`Rename ${r.name}`}
-          disabled={isLive(r)}
-          title={heldBy(r)}
-          onClick={() => {
-            const name = window.prompt(`New name for run ${r.name} (letters, digits, ".", "_" and "-"):`, r.name);
-            if (name && name !== r.name) send(() => transport.send({ type: 'renameRun', runDir: r.runDir, name }));
-          }}
-        >
-          Rename
-        </button>
-        <button
-          type="button"
-          aria-label={`Delete ${r.name}`}
-          disabled={isLive(r)}
-          title={heldBy(r)}
-          onClick={() => {
-            if (!window.confirm(`Move run ${r.name} to the trash? It goes to .trash/ in the runs folder, where it can be taken back.`)) return;
-            if (view.kind === 'history' && view.runDir === r.runDir) dashboard.showLive();
-            send(() => transport.send({ type: 'deleteRun', runDir: r.runDir }));
-          }}
-        >
-          Delete
-        </button>
+        <span className="run-meta">
+          <span title="started">{created(r.createdMs)}</span>
+          {runMeta(r).map((m) => (
+            <span key={m.key} data-col={m.key}>
+              {m.text}
+            </span>
+          ))}
+        </span>
+      </td>
+      {TABLE_COLUMNS.filter((c) => c.key !== 'name').map((c) => (
+        <td key={c.key} className="num" data-col={c.key}>
+          {c.text(r)}
+        </td>
+      ))}
+      <td className="row-actions">
+        <details>
+          <summary aria-label={`Actions for ${r.name}`} title="Resume, rename or delete this run">
+            ⋯
+          </summary>
+          <div className="row-menu">
+            <button
+              type="button"
+              aria-label={`Resume ${r.name}`}
+              disabled={busy}
+              title={busy ? 'a run is live: stop it first' : 'Continue this run from its latest checkpoint'}
+              onClick={(e) =>
+                act(e, () =>
+                  send(() => {
+                    dashboard.expectResume(r.runDir);
+                    transport.send({ type: 'resume', runDir: r.runDir });
+                  }),
+                )
+              }
+            >
+              Resume
+            </button>
+            <button
+              type="button"
+              aria-label={`Rename ${r.name}`}
+              disabled={isLive(r)}
+              title={heldBy(r)}
+              onClick={(e) =>
+                act(e, () => {
+                  const name = window.prompt(`New name for run ${r.name} (letters, digits, ".", "_" and "-"):`, r.name);
+                  if (name && name !== r.name) send(() => transport.send({ type: 'renameRun', runDir: r.runDir, name }));
+                })
+              }
+            >
+              Rename
+            </button>
+            <button
+              type="button"
+              aria-label={`Delete ${r.name}`}
+              disabled={isLive(r)}
+              title={heldBy(r)}
+              onClick={(e) =>
+                act(e, () => {
+                  if (!window.confirm(`Move run ${r.name} to the trash? It goes to .trash/ in the runs folder, where it can be taken back.`)) return;
+                  if (view.kind === 'history' && view.runDir === r.runDir) dashboard.showLive();
+                  send(() => transport.send({ type: 'deleteRun', runDir: r.runDir }));
+                })
+              }
+            >
+              Delete
+            </button>
+          </div>
+        </details>
       </td>
     </tr>
   );
@@ -116,13 +153,25 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         <p className="muted">No runs yet.</p>
       ) : (
         <>
-        <input className="runs-filter" type="search" aria-label="Filter runs" placeholder="filter: name, env, state, backend" value={filter} onChange={(e) => setFilter(e.target.value)} />
-        <div className="runs-scroll">
-        <table className="runs" aria-label="Runs">
+        <div className="runs-tools">
+          <input className="runs-filter" type="search" aria-label="Filter runs" placeholder="filter: name, env, state, backend" value={filter} onChange={(e) => setFilter(e.target.value)} />
+          <select aria-label="Sort runs by" value={`${sort.key}:${sort.dir}`} onChange={(e) => setSort({ key: e.target.value.split(':')[0] as RunSort['key'], dir: e.target.value.endsWith(':asc') ? 'asc' : 'desc' })}>
+            {RUN_COLUMNS.flatMap((c) => [
+              <option key={`${c.key}:desc`} value={`${c.key}:desc`}>
+                {c.label} ▼
+              </option>,
+              <option key={`${c.key}:asc`} value={`${c.key}:asc`}>
+                {c.label} ▲
+              </option>,
+            ])}
+          </select>
+        </div>
+        <table className="runs run-history" aria-label="Runs">
           <thead>
             <tr>
-              {RUN_COLUMNS.map((c) => (
-                <th key={c.key} aria-sort={sort.key === c.key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+              <th className="tick" title="overlay on the charts" />
+              {TABLE_COLUMNS.map((c) => (
+                <th key={c.key} className={c.key === 'name' ? undefined : 'num'} aria-sort={sort.key === c.key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
                   <button type="button" className="sort" onClick={() => sortBy(c.key)} title={`Sort by ${c.label.toLowerCase()}`}>
                     {c.label}
                     {sort.key === c.key ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
@@ -139,7 +188,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
               ) : (
                 <Fragment key={block.group}>
                   <tr className="run-group">
-                    <th colSpan={RUN_COLUMNS.length + 1} scope="rowgroup" title="trained together by --seeds; the summary over seeds is this name + .json in the runs folder">
+                    <th colSpan={TABLE_COLUMNS.length + 2} scope="rowgroup" title="trained together by --seeds; the summary over seeds is this name + .json in the runs folder">
                       {block.group}: {block.runs.length} seed{block.runs.length === 1 ? '' : 's'}
                     </th>
                   </tr>
@@ -149,7 +198,6 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
             )}
           </tbody>
         </table>
-        </div>
         {shown.length === 0 && <p className="muted">No run matches the filter.</p>}
         {compared && <ConfigCompare a={compared[0]!} b={compared[1]!} />}
         </>

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunSummary } from '../../common/protocol.ts';
-import { runTable, wallText } from './run-table.ts';
+import { runMeta, runTable, runTitle, TABLE_COLUMNS, wallText } from './run-table.ts';
 
 const run = (name: string, extra: Partial<RunSummary>): RunSummary => ({ runDir: `/runs/${name}`, name, createdMs: 0, env: 'cartpole', epochs: 1, lastStep: 1, ...extra });
 const runs = [
@@ -19,4 +19,16 @@ test('the run table sorts by any column, runs without the value last, and filter
   assert.deepEqual(names(runTable(runs, { key: 'name', dir: 'asc' }, 'CARTPOLE cpu')), ['a-cartpole', 'c-cartpole']);
   assert.deepEqual(names(runTable(runs, { key: 'name', dir: 'asc' }, 'halted')), ['b-trading']);
   assert.deepEqual([wallText(undefined), wallText(30), wallText(185), wallText(4000)], ['–', '30 s', '3 min 5 s', '1 h 7 min']);
+});
+
+test('a row shows the run\'s name without its folder stamp and three results as columns; state, env, backend, epochs and wall time go to the line under the name', () => {
+  assert.deepEqual([runTitle('20261202-080121-e2e-cartpole'), runTitle('my-run'), runTitle('20261202-080121')], ['e2e-cartpole', 'my-run', '20261202-080121']);
+  assert.deepEqual(TABLE_COLUMNS.map((c) => c.key), ['name', 'finalLoss', 'lastEvalReturn', 'stepsPerSec']);
+  assert.deepEqual(runMeta(runs[0]!), [
+    { key: 'env', text: 'cartpole' },
+    { key: 'state', text: 'finished' },
+    { key: 'epochs', text: '1 epoch' },
+    { key: 'wallS', text: '30 s' },
+    { key: 'backend', text: 'cpu' },
+  ]);
 });

@@ -1,5 +1,7 @@
 // The run history as a table of key results (issue 16, item 4): which columns it has, how a
 // column sorts, and the filter (every word must appear in the run's name, env, state or backend).
+// It fits the side panel (issue 26 item 9): the name and three results are columns, the rest a
+// line under the name.
 import type { RunSummary } from '../../common/protocol.ts';
 
 /** A sortable column of the run table. */
@@ -26,13 +28,26 @@ export const RUN_COLUMNS: RunColumn[] = [
   { key: 'name', label: 'Run', text: (r) => r.name, value: (r) => r.name },
   { key: 'env', label: 'Env', text: (r) => r.env, value: (r) => r.env },
   { key: 'state', label: 'State', text: (r) => r.state ?? '–', value: (r) => r.state },
-  { key: 'epochs', label: 'Epochs', text: (r) => String(r.epochs), value: (r) => r.epochs },
+  { key: 'epochs', label: 'Epochs', text: (r) => `${r.epochs} epoch${r.epochs === 1 ? '' : 's'}`, value: (r) => r.epochs },
   { key: 'finalLoss', label: 'Final loss', text: (r) => (r.finalLoss === undefined ? '–' : r.finalLoss.toPrecision(3)), value: (r) => r.finalLoss },
   { key: 'lastEvalReturn', label: 'Eval return', text: (r) => num(r.lastEvalReturn, 1), value: (r) => r.lastEvalReturn },
   { key: 'stepsPerSec', label: 'Steps/s', text: (r) => num(r.stepsPerSec, 0), value: (r) => r.stepsPerSec },
   { key: 'wallS', label: 'Wall', text: (r) => wallText(r.wallS), value: (r) => r.wallS },
   { key: 'backend', label: 'Backend', text: (r) => r.backend ?? '–', value: (r) => r.backend },
 ];
+
+/** The columns the table shows as columns, in order (the run's name, then its key results); the others are the run's meta line (runMeta). */
+export const TABLE_COLUMNS: RunColumn[] = RUN_COLUMNS.filter((c) => c.key === 'name' || c.key === 'finalLoss' || c.key === 'lastEvalReturn' || c.key === 'stepsPerSec');
+
+/** A run folder's name without the `yyyymmdd-hhmmss-` stamp the trainer puts first (the time is in the meta line); other names as they are. */
+export function runTitle(name: string): string {
+  return /^\d{8}-\d{6}-(.+)$/.exec(name)?.[1] ?? name;
+}
+
+/** The line under a run's name: the other columns (state, env, epochs, wall time, backend), each with its key. */
+export function runMeta(r: RunSummary): { key: RunColumn['key']; text: string }[] {
+  return RUN_COLUMNS.filter((c) => !TABLE_COLUMNS.includes(c)).map((c) => ({ key: c.key, text: c.text(r) }));
+}
 
 /** How the table is sorted. */
 export interface RunSort {
