@@ -9,10 +9,12 @@ import type { XAxisKind } from '../lib/axis-map.ts';
 import { createCsvRequester } from '../lib/csv-request.ts';
 import { createEvalCurvesRequester } from '../lib/eval-curves-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
+import { loadDraft, saveDraft } from '../config/draft-storage.ts';
 import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
+import { startBlocker } from '../config/start-blocker.ts';
 import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
-import { ConfigEditor, draftConfig, type EditorState } from './ConfigEditor.tsx';
+import { ConfigEditor, draftConfig, inputId, type EditorState } from './ConfigEditor.tsx';
 import { Header } from './Header.tsx';
 import { HeadsPanel } from './HeadsPanel.tsx';
 import { HostBanner } from './HostBanner.tsx';
@@ -59,9 +61,26 @@ function readOnlyEditor(run: ShownRun): EditorState {
 
 const DEFAULT_DRAFT = withDefaults({ env: { kind: 'cartpole' } }) as unknown as Record<string, unknown>;
 
+/** The page origin's storage, or undefined where the browser refuses it. */
+function pageStorage(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The dashboard: header badges, config editor, run history and the six charts, fed by `transport`. */
 export function App({ dashboard, transport }: { dashboard: Dashboard; transport: Transport }) {
-  const [editor, setEditor] = useState<EditorState>({ draft: DEFAULT_DRAFT, base: DEFAULT_DRAFT, baseName: 'defaults', texts: {} });
+  // The draft being edited survives a reload (issue 26 item 11): kept in the page origin's storage.
+  const [editor, setEditor] = useState<EditorState>(() => {
+    const storage = pageStorage();
+    return (storage && loadDraft(storage)) ?? { draft: DEFAULT_DRAFT, base: DEFAULT_DRAFT, baseName: 'defaults', texts: {} };
+  });
+  useEffect(() => {
+    const storage = pageStorage();
+    if (storage) saveDraft(storage, editor);
+  }, [editor]);
   const [presets, setPresets] = useState<Preset[]>([]);
   const [localError, setLocalError] = useState<string | undefined>();
   // Only what the App draws: a frame (progress, series) does not re-render it.
@@ -117,7 +136,14 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
 
   const problems = useMemo(() => validate(editor.draft), [editor.draft]);
   const busy = s.runState === 'running' || s.runState === 'stopping';
-  const canStart = problems.size === 0 && s.connection === 'open' && !busy;
+  const blocked = useMemo(() => startBlocker(problems, s.connection, busy), [problems, s.connection, busy]);
+  /** Moves the focus to the invalid field that keeps Start off (its problem is shown beside it). */
+  const showBlocker = useCallback(() => {
+    const field = blocked?.field && document.getElementById(inputId(blocked.field));
+    if (!field) return;
+    field.scrollIntoView({ block: 'center' });
+    field.focus();
+  }, [blocked]);
 
   // The config panel shows the config of the run the charts show (a past run, or the live one
   // while it runs), read-only, until the user asks for an editable copy of it.
@@ -146,8 +172,9 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
     }
   }, []);
   const start = useCallback(() => {
-    if (canStart) guard(() => transport.send({ type: 'start', config: draftConfig(editor) }));
-  }, [canStart, editor, guard, transport]);
+    if (blocked) showBlocker();
+    else guard(() => transport.send({ type: 'start', config: draftConfig(editor) }));
+  }, [blocked, showBlocker, editor, guard, transport]);
   const stop = useCallback(() => guard(() => transport.send({ type: 'stop' })), [guard, transport]);
 
   useEffect(() => {
@@ -165,7 +192,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
 
   return (
     <div className="app">
-      <Header dashboard={dashboard} canStart={canStart} onStart={start} onStop={stop} />
+      <Header dashboard={dashboard} blocked={blocked} onShowBlocker={showBlocker} onStart={start} onStop={stop} />
       <HostBanner host={s.host} onRestart={() => guard(() => transport.restartHost())} />
       {(s.errors.length > 0 || localError) && (
         <div className="banner error" role="alert" data-testid="errors">

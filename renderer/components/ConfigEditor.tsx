@@ -32,7 +32,8 @@ interface Props {
 }
 
 const fmt = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : typeof v === 'string' ? v || '""' : String(v));
-const inputId = (path: string) => `cfg-${path.replace(/\./g, '-')}`;
+/** The id of the input of config field `path` ("optim.lr" -> "cfg-optim-lr"). */
+export const inputId = (path: string) => `cfg-${path.replace(/\./g, '-')}`;
 
 /** Every config field with its default, unit and range; problems shown beside their fields; presets and the diff against the loaded one. */
 export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPreset, onSavePreset, disabled: busy, readOnly }: Props) {

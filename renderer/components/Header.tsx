@@ -3,6 +3,8 @@
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import type { BackendStatus } from '../../common/run.ts';
+import type { StartBlocker } from '../config/start-blocker.ts';
+import { inputId } from './ConfigEditor.tsx';
 import type { Dashboard } from '../store.ts';
 
 const STATE_LABEL = { idle: 'Idle', running: 'Running', stopping: 'Stopping', halted: 'Halted' } as const;
@@ -31,8 +33,12 @@ function formatEta(s: number | undefined): string {
   return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
-/** Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, and the Start / Stop buttons. */
-export function Header({ dashboard, canStart, onStart, onStop }: { dashboard: Dashboard; canStart: boolean; onStart: () => void; onStop: () => void }) {
+/**
+ * Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, and the Start / Stop
+ * buttons; while Start is off, why (`blocked`) beside it, which moves the focus to the invalid
+ * field when clicked (`onShowBlocker`).
+ */
+export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop }: { dashboard: Dashboard; blocked: StartBlocker | undefined; onShowBlocker: () => void; onStart: () => void; onStop: () => void }) {
   const s = useStore(dashboard.store);
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
@@ -65,7 +71,26 @@ export function Header({ dashboard, canStart, onStart, onStop }: { dashboard: Da
         {s.connection !== 'open' ? `server: ${s.connection}${s.connectionDetail ? ` (${s.connectionDetail})` : ''}` : s.host.pid ? `host pid ${s.host.pid}` : 'host: starting'}
       </span>
       <span className="spacer" />
-      <button type="button" className="primary" onClick={onStart} disabled={!canStart} aria-keyshortcuts="Control+Enter" title="Start a run with this config (Ctrl+Enter)">
+      {blocked && !running && blocked.field !== undefined && (
+        <a
+          className="start-blocked"
+          id="start-blocked"
+          href={`#${inputId(blocked.field)}`}
+          onClick={(e) => {
+            e.preventDefault();
+            onShowBlocker();
+          }}
+          title={`${blocked.text} (click or Ctrl+Enter: go to the field)`}
+        >
+          {blocked.text}
+        </a>
+      )}
+      {blocked && !running && blocked.field === undefined && (
+        <span className="start-blocked" id="start-blocked">
+          {blocked.text}
+        </span>
+      )}
+      <button type="button" className="primary" onClick={onStart} disabled={!!blocked} aria-keyshortcuts="Control+Enter" aria-describedby={blocked && !running ? 'start-blocked' : undefined} title={blocked ? `Start is off: ${blocked.text}` : 'Start a run with this config (Ctrl+Enter)'}>
         Start
       </button>
       <button type="button" onClick={onStop} disabled={s.runState !== 'running'} aria-keyshortcuts="Control+." title="Stop the run; a checkpoint is kept (Ctrl+.)">

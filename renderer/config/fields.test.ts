@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { configDiff, editorRows, parseFieldText, setAt, validate, variantDefaults, withDefaults, type FieldSpec } from './fields.ts';
+import { numberText } from './problem-text.ts';
 
 test('every field shows its default, unit and range from the schema', () => {
   const draft = withDefaults({ env: { kind: 'cartpole' } });
@@ -31,7 +32,7 @@ test('a negative learning rate and a non-number are reported at their fields', (
   const lr = editorRows(draft).find((r) => r.path === 'optim.lr') as FieldSpec;
   const bad = setAt(setAt(draft, 'optim.lr', parseFieldText(lr, '-0.001')), 'seed', parseFieldText(lr, 'abc'));
   const problems = validate(bad);
-  assert.match(problems.get('optim.lr')!, />0/);
+  assert.equal(problems.get('optim.lr'), 'must be in (0, 1] (got -0.001)');
   assert.match(problems.get('seed')!, /number/);
   assert.equal(problems.size, 2);
   assert.equal(validate(draft).size, 0);
@@ -52,7 +53,7 @@ test('typed numbers: decimals and exponents only; list entries and empty fields 
   const problems = validate(bad);
   assert.equal(problems.get('optim.lr'), "'0x10' is not a number");
   assert.equal(problems.get('seed'), 'a number is required');
-  assert.match(problems.get('network.hidden')!, /^entry 2: Too small: expected number to be >=1/);
+  assert.equal(problems.get('network.hidden'), 'entry 2: must be in [1, 4096] (got 0)');
   assert.equal(problems.size, 3, [...problems.keys()].join(', '));
   assert.equal(validate(setAt(draft, 'network.hidden', parseFieldText(hidden, '64,,64'))).get('network.hidden'), "'64,,64' is not a list of numbers (e.g. 256, 256)");
 });
@@ -76,15 +77,35 @@ test('the heads fields show their default, unit and range, and a cross-field ref
   };
   assert.deepEqual(shown('heads.main'), ['enum', 'q', undefined, undefined, ['q', 'c51', 'iqn']]);
   assert.deepEqual(shown('heads.c51.atoms'), ['integer', 51, 'atoms', '[2, 101]', undefined]);
-  assert.deepEqual(shown('heads.c51.v_min'), ['number', -10, 'return units', '[-1000000, 1000000]', undefined]);
-  assert.deepEqual(shown('heads.iqn.kappa'), ['number', 1, 'return units', '(0, 1000000]', undefined]);
+  assert.deepEqual(shown('heads.c51.v_min'), ['number', -10, 'return units', '[-1e6, 1e6]', undefined]);
+  assert.deepEqual(shown('heads.iqn.kappa'), ['number', 1, 'return units', '(0, 1e6]', undefined]);
   assert.deepEqual(shown('heads.iqn.share'), ['number', 0.2, 'fraction of grad_clip', '[0, 1)', undefined]);
   assert.deepEqual(shown('heads.ensemble.heads'), ['integer', 0, 'heads', '[0, 32]', undefined]);
   assert.deepEqual(shown('heads.ensemble.bootstrap_p'), ['number', 0.5, 'probability', '(0, 1]', undefined]);
-  assert.deepEqual(shown('heads.cql.alpha'), ['number', 0, undefined, '[0, 1000000]', undefined]);
+  assert.deepEqual(shown('heads.cql.alpha'), ['number', 0, undefined, '[0, 1e6]', undefined]);
   assert.deepEqual(shown('heads.spectral.heads'), ['boolean', false, undefined, undefined, undefined]);
   for (const p of ['heads.iqn.n', 'heads.iqn.n_prime', 'heads.iqn.k', 'heads.iqn.embedding', 'heads.iqn.auxiliary', 'heads.ensemble.share', 'heads.cql.share', 'heads.spectral.sigma_max', 'heads.spectral.trunk'])
     assert.ok(byPath.has(p), p);
   const problems = validate(setAt(setAt(draft, 'heads.main', 'iqn'), 'heads.cql.alpha', 0.5));
   assert.deepEqual([...problems], [['heads.cql.alpha', "CQL needs a main head with deterministic Q-values: set heads.main to 'q' or 'c51', or heads.cql.alpha to 0"]]);
+});
+
+test('problems are said in the field\'s terms, never in the validator\'s (issue 26 item 11)', () => {
+  const draft = withDefaults({ env: { kind: 'cartpole' } });
+  const problem = (path: string, value: unknown) => validate(setAt(draft, path, value)).get(path);
+  assert.equal((editorRows(draft).find((r) => r.path === 'schedule.steps_per_epoch') as FieldSpec).range, '[1, 1e9]');
+  assert.equal(problem('schedule.steps_per_epoch', 1.5), 'must be a whole number in [1, 1e9] (got 1.5)');
+  assert.equal(problem('schedule.steps_per_epoch', 1e20), 'must be in [1, 1e9] (got 1e20)', 'not the safe-integer bound');
+  assert.equal(problem('schedule.steps_per_epoch', 2e9), 'must be in [1, 1e9] (got 2e9)');
+  assert.equal(problem('seed', 3e9), 'must be in [0, 2147483647] (got 3e9)');
+  assert.equal(problem('optim.lr', Infinity), 'must be a finite number in (0, 1]');
+  assert.equal(problem('network.hidden', [64, 1.5]), 'entry 2: must be a whole number in [1, 4096] (got 1.5)');
+  assert.equal(problem('network.hidden', []), 'needs at least 1 entry');
+  assert.equal(problem('network.hidden', [1, 2, 3, 4, 5, 6, 7, 8, 9]), 'takes at most 8 entries');
+  assert.equal(problem('name', ''), 'must not be empty');
+  assert.equal(problem('replay.sampler', 'ranked'), 'must be one of proportional, rank, uniform');
+  assert.equal(problem('name', 'a b'), 'use letters, digits, ".", "_" and "-" only', 'the schema\'s own words where it has them');
+  for (const [path, value] of [['schedule.steps_per_epoch', 1.5], ['schedule.steps_per_epoch', 1e20], ['network.hidden', []], ['optim.lr', -1], ['replay.sampler', 'x'], ['seed', true]] as const)
+    assert.doesNotMatch(problem(path, value)!, /Invalid input|expected|received|Too (big|small)|9007199254740991|>=|<=/, `${path} = ${JSON.stringify(value)}`);
+  assert.deepEqual([1e9, 1e-6, 2.5e-4, 0.05, 4096, 2147483647, 0].map(numberText), ['1e9', '1e-6', '2.5e-4', '0.05', '4096', '2147483647', '0']);
 });

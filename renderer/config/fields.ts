@@ -3,6 +3,7 @@
 // added to common/config.ts shows up in the editor with no change here.
 import { z } from 'zod';
 import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../common/config.ts';
+import { numberText, problemText } from './problem-text.ts';
 
 type JsonSchema = {
   type?: string;
@@ -49,13 +50,15 @@ export type EditorRow = FieldSpec | VariantSpec;
 
 export const CONFIG_JSON_SCHEMA = z.toJSONSchema(RunConfigSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 
-function rangeText(s: JsonSchema): string | undefined {
-  const lo = s.exclusiveMinimum ?? s.minimum;
-  const hi = s.exclusiveMaximum ?? s.maximum;
+/** The valid range of a number field as the editor shows it ("(0, 1]", "[1, 1e9]"), or of a list field's entries; undefined when unbounded. */
+function rangeText(s: JsonSchema | undefined): string | undefined {
+  if (s?.type === 'array') return rangeText(s.items);
+  const lo = s?.exclusiveMinimum ?? s?.minimum;
+  const hi = s?.exclusiveMaximum ?? s?.maximum;
   if (lo === undefined && hi === undefined) return undefined;
-  const left = s.exclusiveMinimum !== undefined ? '(' : '[';
-  const right = s.exclusiveMaximum !== undefined ? ')' : ']';
-  return `${left}${lo ?? '-∞'}, ${hi ?? '∞'}${right}`;
+  const left = s?.exclusiveMinimum !== undefined ? '(' : '[';
+  const right = s?.exclusiveMaximum !== undefined ? ')' : ']';
+  return `${left}${lo === undefined ? '-∞' : numberText(lo)}, ${hi === undefined ? '∞' : numberText(hi)}${right}`;
 }
 
 function variantsOf(s: JsonSchema): JsonSchema[] | undefined {
@@ -118,7 +121,7 @@ export function editorRows(draft: unknown): EditorRow[] {
         walk(prop, path);
       } else {
         const base = { path, label: path, description: prop.description, unit: prop.unit, default: prop.default, range: rangeText(prop) };
-        if (prop.type === 'array') rows.push({ ...base, kind: 'integer-list', range: prop.items ? rangeText(prop.items) : undefined });
+        if (prop.type === 'array') rows.push({ ...base, kind: 'integer-list' });
         else if (prop.enum) rows.push({ ...base, kind: 'enum', options: prop.enum.map(String) });
         else if (prop.type === 'boolean') rows.push({ ...base, kind: 'boolean' });
         else if (prop.type === 'integer') rows.push({ ...base, kind: 'integer' });
@@ -162,8 +165,9 @@ function valueAt(v: unknown, path: readonly PropertyKey[]): unknown {
 
 /**
  * Validation problems of a draft, by the dotted path of the field that shows them ('' for the
- * whole config). A list entry's problem goes to its list's field, naming the entry ("entry 1:
- * ..."); text typed where a number belongs says so in words, not as a type error.
+ * whole config), in words (problem-text.ts: "must be a whole number in [1, 1e9] (got 1.5)", "'abc'
+ * is not a number"). A list entry's problem goes to its list's field, naming the entry ("entry 1:
+ * ...").
  */
 export function validate(draft: unknown): Map<string, string> {
   const r = RunConfigSchema.safeParse(draft);
@@ -174,12 +178,7 @@ export function validate(draft: unknown): Map<string, string> {
     let n = segs.length;
     while (n > 0 && /^\d+$/.test(segs[n - 1]!)) n--;
     const path = segs.slice(0, n).join('.');
-    const typed = valueAt(draft, issue.path);
-    let message = issue.message;
-    if (issue.code === 'invalid_type' && typeof typed === 'string') {
-      const what = issue.expected === 'array' ? 'a list of numbers (e.g. 256, 256)' : 'a number';
-      message = typed.trim() === '' ? `${what} is required` : `'${typed.trim().slice(0, 40)}' is not ${what}`;
-    }
+    let message = problemText(issue, valueAt(draft, issue.path), rangeText(path ? schemaAt(path) : undefined));
     if (n < segs.length) message = `entry ${Number(segs[n]) + 1}: ${message}`;
     if (!out.has(path)) out.set(path, message);
   }

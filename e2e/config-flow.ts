@@ -1,0 +1,64 @@
+// Flows of the browser tests around the config editor (issue 26 item 11): the draft survives a
+// reload, Start says why it is off, Ctrl+Enter goes to the invalid field, and problems are said in
+// the field's terms. Waits for states only.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { RESULTS } from './flow.ts';
+
+const LONG = { timeout: 90_000 };
+
+/** The input of config field `path`. */
+const field = (page: Page, path: string) => page.getByLabel(path, { exact: true });
+
+/** The problem shown under config field `path`. */
+const problemAt = (page: Page, path: string) => page.locator('.field', { has: field(page, path) }).getByRole('alert');
+
+/**
+ * Edits two fields, reloads the page: the editor shows the edited values and still compares them
+ * with the preset they came from (not the defaults). Screenshot test-results/config-after-reload.png.
+ */
+export async function draftSurvivesReload(page: Page, presetName: string): Promise<void> {
+  await field(page, 'optim.lr').fill('0.002');
+  await field(page, 'seed').fill('7');
+  await page.reload();
+  await page.getByRole('button', { name: 'Start' }).and(page.locator(':enabled')).waitFor(LONG);
+  assert.equal(await field(page, 'optim.lr').inputValue(), '0.002');
+  assert.equal(await field(page, 'seed').inputValue(), '7');
+  const diff = page.getByLabel('Changes against the preset');
+  assert.match((await diff.textContent()) ?? '', new RegExp(`^Changes against ${presetName} \\(2\\)`));
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, 'config-after-reload.png') });
+}
+
+/**
+ * An invalid value: Start is off and says why beside it; Ctrl+Enter moves the focus to the field,
+ * whose problem reads in its own terms (its range as the help line shows it). Screenshot
+ * test-results/start-says-why.png.
+ */
+export async function startSaysWhy(page: Page): Promise<void> {
+  const start = page.getByRole('button', { name: 'Start' });
+  await field(page, 'optim.lr').fill('-0.001');
+  const reason = page.locator('header').getByRole('link', { name: /^fix / });
+  await reason.waitFor(LONG);
+  assert.equal(await reason.textContent(), 'fix optim.lr to start: must be in (0, 1] (got -0.001)');
+  assert.equal(await start.isDisabled(), true);
+  await page.locator('header h1').click(); // the focus away from the field
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'cfg-optim-lr', undefined, LONG);
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, 'start-says-why.png') });
+  await field(page, 'optim.lr').fill('0.001');
+  await reason.waitFor({ state: 'detached', ...LONG });
+  await start.and(page.locator(':enabled')).waitFor(LONG);
+  // Validator words are not shown: an integer field's range is the one its help line gives.
+  const spe = 'schedule.steps_per_epoch';
+  assert.match((await page.locator('#cfg-schedule-steps_per_epoch-help').textContent()) ?? '', /range \[1, 1e9\]$/);
+  await field(page, spe).fill('1.5');
+  await problemAt(page, spe).filter({ hasText: 'must be a whole number in [1, 1e9] (got 1.5)' }).waitFor(LONG);
+  await field(page, spe).fill('1e20');
+  await problemAt(page, spe).filter({ hasText: 'must be in [1, 1e9] (got 1e20)' }).waitFor(LONG);
+  await field(page, spe).fill('500');
+  await start.and(page.locator(':enabled')).waitFor(LONG);
+}
