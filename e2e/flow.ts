@@ -305,6 +305,7 @@ export async function runHistoryTable(page: Page): Promise<void> {
 export async function overlayTwoRuns(page: Page, names: [string, string]): Promise<void> {
   const table = page.getByRole('table', { name: 'Runs' });
   for (const n of names) await table.getByRole('checkbox', { name: `Overlay ${n}`, exact: true }).check();
+  await page.evaluate(() => window.scrollTo(0, 0)); // the ticks were scrolled to; charts draw only on screen
   const legendList = page.getByRole('list', { name: 'Loss legend' });
   for (const n of names) await legendList.getByRole('listitem').filter({ hasText: `${n}: TD loss` }).waitFor(LONG);
   const diff = page.getByLabel('Config diff');
