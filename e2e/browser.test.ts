@@ -101,11 +101,11 @@ test('browser mode: a C51 run with an ensemble trains on the CPU saying why and 
   });
 });
 
-test('browser mode: a trading run shows its evaluation curves (equity beside buy-and-hold, position, drawdown) and per-epoch return, Sharpe and drawdown charts', { skip, timeout: 300_000 }, async () => {
+test('browser mode at 1280 x 800: a trading run shows its evaluation table whole, its curves (equity beside buy-and-hold, position, drawdown) chart-wide with the values under the pointer, per-epoch return, Sharpe and drawdown charts in the table\'s units, and training episodes alone on the episodic-return axis', { skip, timeout: 300_000 }, async () => {
   await withServedPage('e2e-trading', TINY_TRADING, async ({ page, server, tmp }) => {
     await page.goto(server.url);
     await tradingViews(page, 'e2e-trading (user)');
     const [run] = readdirSync(join(tmp, 'runs')).filter((n) => !n.startsWith('.'));
     assert.deepEqual(readdirSync(join(tmp, 'runs', run!, 'eval')).sort(), ['epoch-1.json', 'epoch-2.json'], 'one curves file per evaluation');
-  });
+  }, { viewport: { width: 1280, height: 800 } });
 });

@@ -364,7 +364,7 @@ export const TINY_TRADING = {
   name: 'e2e-trading',
   backend: 'cpu',
   seed: 3,
-  env: { kind: 'trading', data: 'resources/data/spy_1d_1999-2020.csv', num_envs: 4 },
+  env: { kind: 'trading', data: 'resources/data/spy_1d_1999-2020.csv', num_envs: 4, episode_length: 32 },
   network: { hidden: [16] },
   replay: { capacity: 4096 },
   optim: { batch_size: 32 },
@@ -390,10 +390,30 @@ export async function tradingViews(page: Page, presetLabel: string): Promise<voi
   const equity = panel.getByRole('figure', { name: 'Equity' });
   await equity.and(page.locator('[title*="epoch 2 at step 400"]')).waitFor(LONG);
   assert.match((await equity.locator('figcaption').textContent()) ?? '', /Equity.*agent \d+\.\d\d.*buy and hold \d+\.\d\d/);
-  assert.equal(await equity.locator('path[data-series]').count(), 2);
   assert.match((await panel.getByRole('figure', { name: 'Position' }).locator('figcaption').textContent()) ?? '', /agent -?\d+\.\d\d/);
-  assert.match((await panel.getByRole('figure', { name: 'Drawdown' }).locator('figcaption').textContent()) ?? '', /agent \d+\.\d%.*buy and hold \d+\.\d%/);
-  assert.ok(((await equity.locator('path[data-series="agent"]').getAttribute('d')) ?? '').length > 100, 'the equity curve is drawn');
+  assert.match((await panel.getByRole('figure', { name: 'Drawdown' }).locator('figcaption').textContent()) ?? '', /agent \d+(\.\d)?%.*buy and hold \d+(\.\d)?%/);
+  // The curves are drawn as wide as a chart (not 270 px), and a hover names the values at that bar.
+  await equity.scrollIntoViewIfNeeded();
+  const curves = equity.locator('path.recharts-curve');
+  await curves.nth(1).waitFor(LONG);
+  assert.equal(await curves.count(), 2, 'agent and buy and hold');
+  assert.ok(((await curves.first().getAttribute('d')) ?? '').length > 100, 'the equity curve is drawn');
+  const plot = (await equity.locator('svg.recharts-surface').boundingBox())!;
+  assert.ok(plot.width >= 400 && plot.height >= 180, `the equity plot is ${plot.width.toFixed(0)} x ${plot.height.toFixed(0)} px`);
+  await page.mouse.move(plot.x + plot.width * 0.6, plot.y + plot.height / 2);
+  const tip = equity.locator('.recharts-tooltip-wrapper');
+  await tip.filter({ hasText: /bar \d+/ }).waitFor(LONG);
+  assert.match((await tip.textContent()) ?? '', /^bar \d+agent : \d+\.\d\dbuy and hold : \d+\.\d\d$/);
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, 'trading-curves-hover.png') });
+  // The evaluation table shows every column inside its panel (Sharpe and drawdown included).
+  const table = page.getByRole('region', { name: 'Evaluation on the validation span' });
+  await table.scrollIntoViewIfNeeded();
+  const tableBox = (await table.boundingBox())!;
+  for (const head of ['Sharpe ± SE', 'Max drawdown']) {
+    const b = (await table.getByRole('columnheader', { name: head }).boundingBox())!;
+    assert.ok(b.x + b.width <= tableBox.x + tableBox.width, `${head} ends at x ${(b.x + b.width).toFixed(0)}, past its panel's ${(tableBox.x + tableBox.width).toFixed(0)}`);
+  }
   // An earlier evaluation, picked.
   await pick.selectOption('1');
   await equity.and(page.locator('[title*="epoch 1 at step 200"]')).waitFor(LONG);
@@ -402,8 +422,17 @@ export async function tradingViews(page: Page, presetLabel: string): Promise<voi
     await waitForPoints(page, title, 2);
     assert.deepEqual((await legend(page, title)).map(([l]) => l), ['agent', 'buy and hold']);
   }
-  // One reward unit: the episodic return axis names the bps unit of trading rewards, also after the run ended.
-  await page.getByRole('region', { name: 'Episodic return' }).getByText('summed reward, bps of equity').waitFor(LONG);
+  // Returns and drawdowns in percent, as in the evaluation table.
+  for (const title of ['Evaluation return', 'Evaluation max drawdown']) {
+    const ticks = await page.getByRole('region', { name: title }).locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+    assert.ok(ticks.length > 0 && ticks.every((t) => /^-?\d+(\.\d+)?%$/.test(t)), `${title} ticks ${ticks.join(', ')} in percent`);
+  }
+  // The episodic returns are the training episodes', in bps of equity per episode of the config's length; the evaluation walk is not on that axis.
+  const returns = page.getByRole('region', { name: 'Episodic return' });
+  await returns.scrollIntoViewIfNeeded();
+  await waitForPoints(page, 'Episodic return', 2);
+  await returns.getByText(`summed reward per ${TINY_TRADING.env.episode_length}-bar episode, bps of equity`).waitFor(LONG);
+  assert.deepEqual((await legend(page, 'Episodic return')).map(([l]) => l), ['training episodes (raw)', 'training episodes (EMA 0.60)']);
   const sharpe = page.locator('div[title]', { has: page.getByRole('region', { name: 'Evaluation Sharpe' }) });
   assert.match((await sharpe.getAttribute('title')) ?? '', /√\(\d+ bars per year \(the training span's bars per 365\.25-day calendar year\)/);
   mkdirSync(RESULTS, { recursive: true });

@@ -51,6 +51,12 @@ const RETURNS: ChartLine[] = [
   { name: EPISODE_SERIES, label: 'training episodes', color: '#81c995' },
   { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: '#ff7043', smooth: false, dots: true },
 ];
+/**
+ * Trading: training episodes only. An evaluation walks the whole validation span (thousands of
+ * bars) while a training episode is `episode_length` bars, so their summed rewards do not share an
+ * axis (issue 26 item 10); the evaluation is charted as its return, Sharpe and drawdown instead.
+ */
+const TRADING_RETURNS: ChartLine[] = RETURNS.slice(0, 1);
 
 const NO_PROBLEMS = new Map<string, string>();
 
@@ -154,8 +160,9 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   // not the fraction that the evaluation's `return` reports.
   // The charts' run: the opened past run, else the live or last run (also once it ended, when the
   // config panel no longer shows it).
-  const chartsTrading = (s.view.kind === 'history' ? s.view.config : s.runConfig)?.env.kind === 'trading';
-  const returnUnit = chartsTrading ? 'summed reward, bps of equity' : 'return';
+  const chartsEnv = (s.view.kind === 'history' ? s.view.config : s.runConfig)?.env;
+  const chartsTrading = chartsEnv?.kind === 'trading';
+  const returnUnit = chartsEnv?.kind === 'trading' ? `summed reward per ${chartsEnv.episode_length}-bar episode, bps of equity` : 'return';
   const editCopy = useCallback(() => {
     if (!shownRun) return;
     const full = shownRun.config as unknown as Record<string, unknown>;
@@ -220,8 +227,6 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
             disabled={busy}
           />
           <RunHistory dashboard={dashboard} transport={transport} send={guard} />
-          <TradingEval dashboard={dashboard} />
-          <TradingCurves dashboard={dashboard} request={evalCurves} />
         </aside>
         <main className="charts">
           <div className="chart-toolbar">
@@ -245,7 +250,10 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" xKind="step" yLabel="Q (return units)" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" xKind="step" yLabel="mean |Q − Q_do(f)|" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={chartsTrading ? TRADING_RETURNS : RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
+          {/* The trading evaluation spans the charts' width: its table and curves do not fit the side panel. */}
+          <TradingEval dashboard={dashboard} />
+          <TradingCurves dashboard={dashboard} request={evalCurves} />
           {chartsTrading && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
           <HeadsPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
           <SystemPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />

@@ -45,6 +45,8 @@ interface Props {
   xInteger?: boolean;
   /** What the y axis measures, with its unit (e.g. "seconds"). */
   yLabel?: string;
+  /** How y values read on the axis and in the tooltip (default: 4 significant digits); the series and CSV keep the raw values. */
+  yFormat?: (v: number) => string;
   logDefault?: boolean;
   /** Extra lines chosen at draw time (e.g. causal sensitivity per feature). */
   dynamicLines?: (names: (prefix: string) => string[]) => ChartLine[];
@@ -92,7 +94,7 @@ function toPoints(xs: Float64Array, ys: Float64Array, n: number, logY: boolean, 
 }
 
 /** Measures an element's width in CSS pixels. */
-function useWidth(): [React.RefObject<HTMLDivElement | null>, number] {
+export function useWidth(): [React.RefObject<HTMLDivElement | null>, number] {
   const ref = useRef<HTMLDivElement | null>(null);
   const [w, setW] = useState(600);
   useEffect(() => {
@@ -120,7 +122,7 @@ function dataSignature(book: SeriesBook, lines: ChartLine[], band: Props['band']
 }
 
 /** One chart region (heading = title): raw series faint, smoothed on top, NaN/Inf markers, optional band, legend, log y, follow-latest, drag zoom and CSV export. */
-export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv, title, lines, band, xLabel: fixedXLabel, xKind, xInteger = false, yLabel, logDefault = false, dynamicLines }: Props) {
+export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv, title, lines, band, xLabel: fixedXLabel, xKind, xInteger = false, yLabel, yFormat, logDefault = false, dynamicLines }: Props) {
   const drawnSig = useRef('');
   const changed = useCallback(() => {
     const book = dashboard.shown();
@@ -290,11 +292,11 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
               domain={['auto', 'auto']}
               allowDataOverflow
               tick={{ fontSize: 11 }}
-              tickFormatter={tick}
+              tickFormatter={yFormat ?? tick}
               width={yLabel ? 72 : 64}
               label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, fontSize: 11, fill: '#8b93a3', style: { textAnchor: 'middle' } } : undefined}
             />
-            <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={(x) => `${xLabel} ${x}`} />
+            <Tooltip isAnimationActive={false} formatter={(v) => (yFormat && typeof v === 'number' ? yFormat(v) : tooltipValue(v))} labelFormatter={(x) => `${xLabel} ${x}`} />
             {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={band.color} fillOpacity={0.2} isAnimationActive={false} name={band.label} />}
             {drawn.series.map(({ line, raw, smooth, dots }) =>
               line.smooth === false

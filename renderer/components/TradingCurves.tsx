@@ -2,17 +2,23 @@
 // compounded equity on the validation span beside buy-and-hold's, its position over time and
 // both drawdowns. The latest evaluation by default; any earlier epoch can be picked. The curves
 // come from the run folder (eval/epoch-<N>.json) through the host, at most MAX_CURVE_POINTS
-// points each, so they are drawn as they come (no further downsampling).
-import { useEffect, useState } from 'react';
+// points each, so they are drawn as they come (no further downsampling). Each plot is as wide as
+// the charts and names the values at the bar under the pointer (issue 26 item 10).
+import { useEffect, useMemo, useState } from 'react';
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Curve, EvalCurves } from '../../common/trading-curves.ts';
 import type { EvalCurvesRequest } from '../lib/eval-curves-request.ts';
+import { percentText } from '../lib/format.ts';
+import { niceTicks } from '../lib/legend.ts';
 import type { Dashboard, DashboardState } from '../store.ts';
+import { useWidth } from './SeriesChart.tsx';
 
-const W = 320;
-const H = 110;
-const PAD = { l: 44, r: 6, t: 6, b: 16 };
+/** Height of each plot in CSS pixels (the width is the panel's). */
+const PLOT_HEIGHT = 200;
+/** Pixels per x-axis tick label. */
+const PX_PER_TICK = 90;
 
 /** The run shown (live or opened past run): its folder, last ended epoch, and whether it trades. */
 export function shownTradingRun(s: DashboardState): { runDir?: string; epoch: number; trading: boolean } {
@@ -36,28 +42,36 @@ export function yRange(curves: readonly Curve[]): [number, number] {
 }
 
 /**
- * SVG path of `c` in a W x H box, x over [0, xMax] and y over `range`; `step` draws it as a step
- * function (a position held over each bar). Non-finite points break the line.
+ * One row per bar at which any of `curves` has a point, x ascending, holding every curve's value
+ * there (by name; interpolated where that curve has no point of its own, held from the point
+ * before for a `step` curve; undefined outside the curve or next to a non-finite value), so a
+ * hover on any bar reads every line. The curves are downsampled each on its own (their points sit
+ * at different bars).
  */
-export function curvePath(c: Curve, xMax: number, range: [number, number], step = false): string {
-  const sx = (x: number) => PAD.l + ((W - PAD.l - PAD.r) * x) / Math.max(xMax, 1);
-  const sy = (y: number) => PAD.t + (H - PAD.t - PAD.b) * (1 - (y - range[0]) / (range[1] - range[0]));
-  let d = '';
-  let pen = false;
-  c.x.forEach((x, i) => {
-    const y = c.y[i]!;
-    if (!Number.isFinite(y)) return void (pen = false);
-    if (pen && step) d += `H${sx(x - 1).toFixed(1)}V${sy(y).toFixed(1)}`;
-    d += `${pen ? 'L' : 'M'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`;
-    pen = true;
-  });
-  return d;
+export function curveRows(curves: Record<string, Curve>, step = false): ({ x: number } & Record<string, number | undefined>)[] {
+  const xs = [...new Set(Object.values(curves).flatMap((c) => c.x))].sort((a, b) => a - b);
+  const rows = xs.map((x) => ({ x }) as { x: number } & Record<string, number | undefined>);
+  for (const [name, c] of Object.entries(curves)) {
+    let hi = 0; // first point of c at or past the row's bar
+    for (const row of rows) {
+      while (hi < c.x.length && c.x[hi]! < row.x) hi++;
+      if (hi === c.x.length) break;
+      const [y0, y1] = [c.y[hi - 1], c.y[hi]!];
+      if (c.x[hi] === row.x) row[name] = Number.isFinite(y1) ? y1 : undefined;
+      else if (y0 !== undefined && Number.isFinite(y0) && Number.isFinite(y1)) row[name] = step ? y0 : y0 + ((row.x - c.x[hi - 1]!) / (c.x[hi]! - c.x[hi - 1]!)) * (y1 - y0);
+    }
+  }
+  return rows;
 }
 
-const fmt = (v: number, pct: boolean) => (pct ? `${(100 * v).toFixed(1)}%` : v.toFixed(2));
+/** A multiple of initial equity ("1.05"), or a fraction as percent ("4.5%"). */
+const multiple = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
+const percent = (v: number) => percentText(v, 1);
 
-/** One small plot: its lines (label, colour, curve) with a legend and the y range printed. */
-function Plot({ title, lines, xMax, pct = false, step = false, note }: { title: string; lines: { label: string; color: string; curve: Curve }[]; xMax: number; pct?: boolean; step?: boolean; note: string }) {
+/** One plot as wide as its panel: its lines (label, colour, curve) with a legend of their last values, the bar under the pointer in a tooltip. */
+function Plot({ title, lines, bars, format, yLabel, step = false, note }: { title: string; lines: { label: string; color: string; curve: Curve }[]; bars: number; format: (v: number) => string; yLabel: string; step?: boolean; note: string }) {
+  const [ref, width] = useWidth();
+  const rows = useMemo(() => curveRows(Object.fromEntries(lines.map((l) => [l.label, l.curve])), step), [lines, step]);
   const range = yRange(lines.map((l) => l.curve));
   return (
     <figure className="trading-plot" aria-label={title} title={note}>
@@ -65,37 +79,33 @@ function Plot({ title, lines, xMax, pct = false, step = false, note }: { title: 
         {title}{' '}
         {lines.map((l) => (
           <span key={l.label} className="legend-item" style={{ color: l.color }}>
-            ■ {l.label} {fmt(l.curve.y.at(-1) ?? NaN, pct)}
+            ■ {l.label} {format(l.curve.y.at(-1) ?? NaN)}
           </span>
         ))}
       </figcaption>
-      <svg width={W} height={H} role="img" aria-label={`${title} chart`}>
-        <text x={PAD.l - 4} y={PAD.t + 8} textAnchor="end" fontSize="9" fill="currentColor">
-          {fmt(range[1], pct)}
-        </text>
-        <text x={PAD.l - 4} y={H - PAD.b} textAnchor="end" fontSize="9" fill="currentColor">
-          {fmt(range[0], pct)}
-        </text>
-        <text x={W - PAD.r} y={H - 4} textAnchor="end" fontSize="9" fill="currentColor">
-          bar {xMax}
-        </text>
-        {lines.map((l) => (
-          <path key={l.label} d={curvePath(l.curve, xMax, range, step)} fill="none" stroke={l.color} strokeWidth={1.2} data-series={l.label} />
-        ))}
-      </svg>
+      <div ref={ref} className="trading-plot-body">
+        <LineChart width={width} height={PLOT_HEIGHT} data={rows} margin={{ top: 6, right: 12, bottom: 4, left: 4 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#2a3140" />
+          <XAxis dataKey="x" type="number" domain={[0, Math.max(bars, 1)]} ticks={niceTicks(0, Math.max(bars, 1), Math.max(2, Math.floor(width / PX_PER_TICK)), true)} interval={0} tick={{ fontSize: 11 }} label={{ value: 'bar of the validation walk', position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
+          <YAxis domain={range} tickFormatter={format} tick={{ fontSize: 11 }} width={72} label={{ value: yLabel, angle: -90, position: 'insideLeft', offset: 4, fontSize: 11, fill: '#8b93a3', style: { textAnchor: 'middle' } }} />
+          <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? format(v) : String(v))} labelFormatter={(x) => `bar ${x}`} />
+          {lines.map((l) => (
+            <Line key={l.label} dataKey={l.label} name={l.label} stroke={l.color} type={step ? 'stepAfter' : 'linear'} dot={false} connectNulls={false} isAnimationActive={false} strokeWidth={1.5} />
+          ))}
+        </LineChart>
+      </div>
     </figure>
   );
 }
 
 /** The three plots of one evaluation's curves. */
 export function TradingCurvesView({ curves }: { curves: EvalCurves }) {
-  const xMax = curves.bars;
   const span = `validation walk of ${curves.bars} bars (x: bars since its first decision bar), epoch ${curves.epoch} at step ${curves.step}`;
   return (
     <div className="trading-curves">
-      <Plot title="Equity" pct={false} xMax={xMax} note={`Compounded equity, 1 = initial; ${span}`} lines={[{ label: 'agent', color: '#ff7043', curve: curves.equity }, { label: 'buy and hold', color: '#8ab4f8', curve: curves.buy_and_hold_equity }]} />
-      <Plot title="Position" xMax={xMax} step note={`Position held over each bar, a multiple of equity (+ long, − short); ${span}`} lines={[{ label: 'agent', color: '#fdd663', curve: curves.position }]} />
-      <Plot title="Drawdown" pct xMax={xMax} note={`1 − equity / running peak of equity; ${span}`} lines={[{ label: 'agent', color: '#ff7043', curve: curves.drawdown }, { label: 'buy and hold', color: '#8ab4f8', curve: curves.buy_and_hold_drawdown }]} />
+      <Plot title="Equity" format={multiple} yLabel="× initial equity" bars={curves.bars} note={`Compounded equity, 1 = initial; ${span}`} lines={[{ label: 'agent', color: '#ff7043', curve: curves.equity }, { label: 'buy and hold', color: '#8ab4f8', curve: curves.buy_and_hold_equity }]} />
+      <Plot title="Position" format={multiple} yLabel="× equity (+ long, − short)" bars={curves.bars} step note={`Position held over each bar, a multiple of equity (+ long, − short); ${span}`} lines={[{ label: 'agent', color: '#fdd663', curve: curves.position }]} />
+      <Plot title="Drawdown" format={percent} yLabel="% below peak equity" bars={curves.bars} note={`1 − equity / running peak of equity; ${span}`} lines={[{ label: 'agent', color: '#ff7043', curve: curves.drawdown }, { label: 'buy and hold', color: '#8ab4f8', curve: curves.buy_and_hold_drawdown }]} />
     </div>
   );
 }
@@ -120,7 +130,7 @@ export function TradingCurves({ dashboard, request }: { dashboard: Dashboard; re
   if (!run.trading || !run.runDir || epoch < 1) return null;
   const shown = state.key === key ? state : undefined;
   return (
-    <section className="panel" aria-labelledby="trading-curves-title" data-testid="trading-curves">
+    <section className="panel trading-wide" aria-labelledby="trading-curves-title" data-testid="trading-curves">
       <div className="panel-head">
         <h2 id="trading-curves-title">Evaluation curves</h2>
         <label>

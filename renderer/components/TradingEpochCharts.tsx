@@ -3,6 +3,7 @@
 // series that every epoch summary feeds (common/protocol.ts, epochSeriesPoints; x = env step).
 import { useStore } from 'zustand';
 import type { CsvRequest } from '../lib/csv-request.ts';
+import { percentText } from '../lib/format.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
 import type { Dashboard } from '../store.ts';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
@@ -32,14 +33,14 @@ export function TradingEpochCharts({ dashboard, scheduler, csv }: { dashboard: D
   const metrics = useStore(dashboard.store, shownEvalMetrics);
   return (
     <>
-      <div title="Compounded return on the validation span at each epoch's evaluation: final / initial equity − 1 (a fraction; 0.05 = +5%)">
-        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation return" lines={TRADING_RETURN_LINES} xLabel="env step" xKind="env" yLabel="fraction of initial equity (compounded)" />
+      <div title="Compounded return on the validation span at each epoch's evaluation: final / initial equity − 1, in % (the CSV keeps the fraction)">
+        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation return" lines={TRADING_RETURN_LINES} xLabel="env step" xKind="env" yLabel="% of initial equity (compounded)" yFormat={percentText} />
       </div>
       <div title={sharpeNote(metrics)}>
         <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation Sharpe" lines={TRADING_SHARPE_LINES} xLabel="env step" xKind="env" yLabel="Sharpe, annualised (×√bars per year)" />
       </div>
-      <div title="Max drawdown of compounded equity on the validation span: max of 1 − equity / running peak (a fraction)">
-        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation max drawdown" lines={TRADING_DRAWDOWN_LINES} xLabel="env step" xKind="env" yLabel="fraction of peak equity" />
+      <div title="Max drawdown of compounded equity on the validation span: max of 1 − equity / running peak, in % (the CSV keeps the fraction)">
+        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation max drawdown" lines={TRADING_DRAWDOWN_LINES} xLabel="env step" xKind="env" yLabel="% of peak equity" yFormat={percentText} />
       </div>
     </>
   );

@@ -38,7 +38,7 @@ export function TradingEvalTable({ metrics }: { metrics: Record<string, number> 
   if (!metrics || !isTradingMetrics(metrics)) return null;
   const r = tradingEvalReport(metrics);
   return (
-    <section className="panel" aria-labelledby="trading-eval-title">
+    <section className="panel trading-wide" aria-labelledby="trading-eval-title">
       <h2 id="trading-eval-title">Evaluation on the validation span</h2>
       <div className="runs-scroll">
         <table className="runs">
@@ -61,7 +61,7 @@ export function TradingEvalTable({ metrics }: { metrics: Record<string, number> 
         </table>
       </div>
       <p className="muted">
-        Returns are fractions of initial equity; Sharpe is per-bar mean / std × √{Math.round(r.bars_per_year)} bars per year over {r.bars} bars; a
+        Returns in % of initial equity, drawdowns in % of peak equity; Sharpe is per-bar mean / std × √{Math.round(r.bars_per_year)} bars per year over {r.bars} bars; a
         difference under about two standard errors is noise.
       </p>
     </section>

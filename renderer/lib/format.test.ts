@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatValue, tooltipValue } from './format.ts';
+import { formatValue, percentText, tooltipValue } from './format.ts';
 
 test('tooltip values have 4 significant digits, exponent form only for very large or small magnitudes', () => {
   assert.equal(formatValue(0.9314631223678589), '0.9315');
@@ -22,4 +22,9 @@ test('a min/max band reads "min – max" with the same digits as a line', () => 
   assert.equal(tooltipValue([0.9314631223678589, 2.891000270843506]), '0.9315 – 2.891');
   assert.equal(tooltipValue(0.9314631223678589), '0.9315');
   assert.equal(tooltipValue('n/a'), 'n/a');
+});
+
+test('fractions read as percent, as in the trading evaluation table (issue 26 item 10)', () => {
+  assert.deepEqual([0.05, -0.012345, 0, 1.5, NaN].map((v) => percentText(v)), ['5%', '-1.23%', '0%', '150%', '–']);
+  assert.equal(percentText(0.04545, 1), '4.5%');
 });

@@ -1,5 +1,5 @@
 // How chart tooltips print values: every series with 4 significant digits (exponent form for very
-// large or small magnitudes, as on the axes), a min/max band as "min – max".
+// large or small magnitudes, as on the axes), a min/max band as "min – max"; fractions as percent.
 
 /**
  * `v` with 4 significant digits and no trailing zeros ("0.9315", "2.891", "2.5"); exponent form
@@ -21,4 +21,9 @@ export function tooltipValue(v: unknown): string {
   if (typeof v === 'number') return formatValue(v);
   if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'number') return `${formatValue(v[0])} – ${formatValue(v[1])}`;
   return String(v);
+}
+
+/** A fraction as percent with at most `digits` decimals and no trailing zeros ("5%", "-1.25%", "0.5%"); "–" for a missing (non-finite) value. */
+export function percentText(v: number, digits = 2): string {
+  return Number.isFinite(v) ? `${Number((100 * v).toFixed(digits))}%` : '–';
 }
