@@ -127,7 +127,15 @@ void CudaLearnerGroup::train(const std::vector<CudaReplay*>& replays) {
     const bool graph = launches_ > 0 && replays[0]->view().sampler != detail::SamplerKind::kRank;
     if (exec_ && exec_replays_ != replays) cudaGraphExecDestroy(exec_), exec_ = nullptr;
     exec_replays_ = replays;
+    // Between steps each member's inserts queue on its replay's stream, which a graph launched on
+    // the group's stream does not order: the step waits for them, and later inserts wait for it.
+    for (size_t s = 0; s < replays.size(); ++s) {
+      Check(cudaEventRecord(join_[s], replays[s]->stream()), "ordering the seed group's step after the inserts");
+      Check(cudaStreamWaitEvent(stream_, join_[s], 0), "ordering the seed group's step after the inserts");
+    }
     members_[0]->run(stream_, graph, &exec_, "launching the seed group's step graph", [&] { queue(replays); });
+    Check(cudaEventRecord(fork_, stream_), "ordering the inserts after the seed group's step");
+    for (CudaReplay* r : replays) Check(cudaStreamWaitEvent(r->stream(), fork_, 0), "ordering the inserts after the seed group's step");
     ++launches_;
     for (auto& m : members_) {
       m->work_stream_ = stream_;

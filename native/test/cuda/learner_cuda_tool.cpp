@@ -447,7 +447,8 @@ LearnerBits BitsOf(CudaLearner& l) {
 }
 
 /// A seed group trains each member bit for bit as that seed trains alone (issue 27 item 4): a
-/// group of n members (seeds 100 + s, each on its own replay) runs `launches` launches; then
+/// group of n members (seeds 100 + s, each on its own replay) runs `launches` launches with
+/// inserts between them; then
 /// every member is compared with a lone CudaLearner of its seed trained on a replay filled and
 /// seeded the same way.
 void CheckGroup(const dqn::NetConfig& net, dqn::LearnerConfig config, int n, int launches) {
@@ -467,15 +468,30 @@ void CheckGroup(const dqn::NetConfig& net, dqn::LearnerConfig config, int n, int
     views.push_back(replays.back().get());
     seeds.push_back(100 + static_cast<uint64_t>(s));
   }
+  // Between launches each member inserts fresh transitions, as a trainer does (the same ones
+  // for the seed alone): the group's step must come after them and the next inserts after it.
+  const auto insert = [&](CudaLearner& l, dqn::Replay& r, int s, int i) {
+    std::mt19937_64 g(7919 * static_cast<uint64_t>(s) + static_cast<uint64_t>(i));
+    HostBatch hb(64, net.state_dim, net.n_actions, g);
+    const dqn::SampleBuffers& b = hb.buffers;
+    l.insert(r, dqn::TransitionBatch{b.states.data(), b.actions.data(), b.rewards.data(), b.next_states.data(), b.dones.data(),
+                                     b.discounts.data(), 64});
+  };
   dqn::cuda::CudaLearnerGroup group(net, config, seeds, Features(net.state_dim));
-  for (int i = 0; i < launches; ++i) group.train(views);
+  for (int i = 0; i < launches; ++i) {
+    group.train(views);
+    for (int s = 0; s < n; ++s) insert(group.member(s), *views[static_cast<size_t>(s)], s, i);
+  }
   EXPECT(group.finish() == 0, "%s: NaN flags", tag);
   int same = 0, moved = 0;
   for (int s = 0; s < n; ++s) {
     auto replay = replay_of(s);
     CudaLearner alone(net, config, seeds[static_cast<size_t>(s)], Features(net.state_dim));
     dqn::ScalarBlock out;
-    for (int i = 0; i < launches; ++i) alone.train(*replay, out);
+    for (int i = 0; i < launches; ++i) {
+      alone.train(*replay, out);
+      insert(alone, *replay, s, i);
+    }
     alone.finish(out);
     const LearnerBits a = BitsOf(alone), g = BitsOf(group.member(s));
     same += a == g;
