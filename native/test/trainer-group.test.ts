@@ -4,7 +4,11 @@
 // elsewhere, saying so; bench/cuda-device.sh learner-tests runs them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
+import { train } from '../../main/cli/run-cli.ts';
 import { loadAddon } from '../addon.ts';
 import { readScalars } from '../scalars.ts';
 import { buildTrainerGroup, createTrainer, type NativeTrainer } from '../trainer.ts';
@@ -106,4 +110,16 @@ test('a CUDA seed group in deterministic mode trains every member bit for bit as
     assert.ok(grouped[k]!.state.equals(alone[k]!.state), `seed ${seed}: the same weights, optimizer state, RNG and counters as alone`);
     assert.deepEqual({ ...grouped[k]!, state: 0 }, { ...alone[k]!, state: 0 }, `seed ${seed}: the same scalars`);
   }
+});
+
+test('npm run train -- --seeds 3 --backend cuda trains the seeds at once as one GPU seed group, one run directory each', { skip: noGpu }, () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--seeds', '3', '--epochs', '1', '--steps-per-epoch', '1500', '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /training seeds 1, 2, 3 at once as one GPU seed group/);
+  const summary = r.json as { seeds: number[]; backend: string; runs: { seed: number; state: string; run_dir: string }[] };
+  assert.deepEqual(summary.seeds, [1, 2, 3]);
+  assert.equal(summary.backend, 'cuda');
+  assert.deepEqual(summary.runs.map((x) => x.state), ['finished', 'finished', 'finished']);
+  assert.equal(new Set(summary.runs.map((x) => x.run_dir)).size, 3, 'one run directory per seed');
 });
