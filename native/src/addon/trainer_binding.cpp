@@ -16,6 +16,7 @@
 #include <string>
 
 #include "addon/bindings.h"
+#include "addon/build_worker.h"
 #include "addon/check.h"
 #include "addon/run_config.h"
 #include "train/trainer.h"
@@ -77,34 +78,16 @@ struct Adopted {
 thread_local Adopted t_built;
 
 /// Trainer.build's worker: constructs the trainer (environments, replay buffer, networks) off
-/// the JS thread, then wraps it in a JS Trainer. C++ exceptions map as CallNative maps them.
-class BuildWorker : public Napi::AsyncWorker {
+/// the JS thread, then wraps it in a JS Trainer.
+class TrainerBuildWorker : public BuildWorker {
  public:
-  BuildWorker(Napi::Env env, TrainerConfig config, std::optional<NanInjection> inject)
-      : Napi::AsyncWorker(env, "dqn.Trainer.build"),
-        deferred_(Napi::Promise::Deferred::New(env)),
-        config_(std::move(config)),
-        inject_(inject) {}
-  Napi::Promise promise() const { return deferred_.Promise(); }
+  TrainerBuildWorker(Napi::Env env, TrainerConfig config, std::optional<NanInjection> inject)
+      : BuildWorker(env, "dqn.Trainer.build", "building the trainer"), config_(std::move(config)), inject_(inject) {}
 
  protected:
-  void Execute() override {
-    try {
-      trainer_ = std::make_shared<Trainer>(config_);
-      if (inject_) trainer_->learner().inject_nan(inject_->flag, inject_->step);
-    } catch (const std::invalid_argument& e) {
-      range_ = true;
-      SetError(e.what());
-    } catch (const std::out_of_range& e) {
-      range_ = true;
-      SetError(e.what());
-    } catch (const std::bad_alloc&) {
-      SetError("out of memory in the native addon (building the trainer)");
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    } catch (...) {
-      SetError("building the trainer failed with an unknown native error");
-    }
+  void Build() override {
+    trainer_ = std::make_shared<Trainer>(config_);
+    if (inject_) trainer_->learner().inject_nan(inject_->flag, inject_->step);
   }
   void OnOK() override {
     Napi::Env env = Env();
@@ -118,16 +101,11 @@ class BuildWorker : public Napi::AsyncWorker {
       deferred_.Reject(e.Value());
     }
   }
-  void OnError(const Napi::Error& e) override {
-    deferred_.Reject(range_ ? Napi::RangeError::New(Env(), e.Message()).Value() : e.Value());
-  }
 
  private:
-  Napi::Promise::Deferred deferred_;
   TrainerConfig config_;
   std::optional<NanInjection> inject_;
   std::shared_ptr<Trainer> trainer_;
-  bool range_ = false;
 };
 
 class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
@@ -177,7 +155,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     Napi::Env env = info.Env();
     const Compute compute = OneOf(info[2], "backend", {"cpu", "cuda"}) == 1 ? Compute::kCuda : Compute::kCpu;
     TrainerConfig config = ToTrainerConfig(info[0], info[1], compute);
-    auto* w = new BuildWorker(env, std::move(config), ParseTesting(info[3]));
+    auto* w = new TrainerBuildWorker(env, std::move(config), ParseTesting(info[3]));
     w->Queue();
     return w->promise();
   }

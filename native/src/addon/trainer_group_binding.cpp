@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "addon/bindings.h"
+#include "addon/build_worker.h"
 #include "addon/check.h"
 #include "addon/run_config.h"
 #include "train/trainer_group.h"
@@ -111,27 +112,17 @@ Napi::Object GroupObject(Napi::Env env, const std::shared_ptr<GroupState>& state
 
 /// Builds the group off the JS thread (environments, replay buffers, the learners' one
 /// allocation), then wraps it.
-class GroupBuildWorker : public Napi::AsyncWorker {
+class GroupBuildWorker : public BuildWorker {
  public:
   GroupBuildWorker(Napi::Env env, TrainerConfig config, std::vector<uint64_t> seeds, std::optional<NanInjection> inject,
                    int inject_member)
-      : Napi::AsyncWorker(env, "dqn.TrainerGroup.build"), deferred_(Napi::Promise::Deferred::New(env)), config_(std::move(config)),
-        seeds_(std::move(seeds)), inject_(inject), inject_member_(inject_member) {}
-  Napi::Promise promise() const { return deferred_.Promise(); }
+      : BuildWorker(env, "dqn.TrainerGroup.build", "building the seed group"), config_(std::move(config)), seeds_(std::move(seeds)),
+        inject_(inject), inject_member_(inject_member) {}
 
  protected:
-  void Execute() override {
-    try {
-      group_ = std::make_shared<TrainerGroup>(config_, seeds_);
-      if (inject_) group_->member(inject_member_).learner().inject_nan(inject_->flag, inject_->step);
-    } catch (const std::invalid_argument& e) {
-      range_ = true;
-      SetError(e.what());
-    } catch (const std::bad_alloc&) {
-      SetError("out of memory in the native addon (building the seed group)");
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
+  void Build() override {
+    group_ = std::make_shared<TrainerGroup>(config_, seeds_);
+    if (inject_) group_->member(inject_member_).learner().inject_nan(inject_->flag, inject_->step);
   }
   void OnOK() override {
     auto state = std::make_shared<GroupState>();
@@ -143,18 +134,13 @@ class GroupBuildWorker : public Napi::AsyncWorker {
       deferred_.Reject(e.Value());
     }
   }
-  void OnError(const Napi::Error& e) override {
-    deferred_.Reject(range_ ? Napi::RangeError::New(Env(), e.Message()).Value() : e.Value());
-  }
 
  private:
-  Napi::Promise::Deferred deferred_;
   TrainerConfig config_;
   std::vector<uint64_t> seeds_;
   std::optional<NanInjection> inject_;
   int inject_member_;
   std::shared_ptr<TrainerGroup> group_;
-  bool range_ = false;
 };
 
 /// TrainerGroup.build(config, market, backend, seeds: number[], testing?: { injectNan?: { tensor,
