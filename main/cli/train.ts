@@ -11,7 +11,7 @@ import { resolveConfig, startRun } from '../trainer/session.ts';
 import type { StartOptions } from '../trainer/session-api.ts';
 import { summaryJson, type RunSummary, type RunSource } from './summary.ts';
 import { ProgressLine } from './progress.ts';
-import { MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
+import { groupMarker, MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
 
 const positiveInt = (what: string) => (v: string) => {
   const n = Number(v);
@@ -105,14 +105,15 @@ async function main(argv: string[]): Promise<number> {
 
   const base = resolveConfig(opts);
   const seeds = seedList(o.seed ?? base.seed, o.seeds);
+  const summaryFile = seedSummaryPath(runsDir, base.name); // names the group from its start (every member's group.json)
   const summaries: RunSummary[] = [];
   for (const [k, seed] of seeds.entries()) {
     if (stop.requested) break;
     process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
-    const seedOpts: StartOptions = { ...opts, config: { ...base, name: seedRunName(base.name, seed) }, overrides: { ...opts.overrides, seed } };
+    const seedOpts: StartOptions = { ...opts, config: { ...base, name: seedRunName(base.name, seed) }, overrides: { ...opts.overrides, seed }, group: groupMarker(summaryFile, seed, seeds) };
     summaries.push((await trainOne(seedOpts, source, stop)).summary);
   }
-  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, seedSummaryPath(runsDir, base.name)));
+  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
   process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;
