@@ -14,8 +14,11 @@ export type GroupBand = 'minmax' | 'ci95';
 /** The band's words in legends and the band control. */
 export const GROUP_BAND_LABEL: Record<GroupBand, string> = { minmax: 'min–max over seeds', ci95: '95% t-interval of the mean' };
 
-/** Name of a band edge's series in the group's book (never a logged scalar name: those have no '#'). */
+/** Name of a band edge's series in the group's band book (GroupView.bandBook). */
 export const groupBandSeries = (name: string, band: GroupBand, edge: 'lo' | 'hi') => `${name}#group-${band}-${edge}`;
+
+/** A band around a group mean, with the book its edge series are in. */
+export type GroupChartBand = ChartBand & { source: SeriesBook };
 
 type GroupData = Extract<HostMessage, { type: 'groupData' }>;
 
@@ -28,8 +31,10 @@ export interface GroupMember extends Overlay {
 export class GroupView {
   readonly name: string;
   readonly members: GroupMember[];
-  /** Means (and band edges, see groupBandSeries) per aligned step; its axis is the first member's. */
+  /** Means per aligned step, under the members' series names; its axis is the first member's. */
   readonly book: SeriesBook;
+  /** The band edges around each mean (groupBandSeries), kept apart so that no chart lists them as series of the group. */
+  readonly bandBook: SeriesBook;
   /** The members' shared config (the first member's: they differ in seed and name only). */
   readonly config: RunConfig;
 
@@ -45,6 +50,7 @@ export class GroupView {
     }));
     this.config = m.members[0]!.config;
     this.book = new SeriesBook(smoothing, maxPoints);
+    this.bandBook = new SeriesBook(smoothing, maxPoints);
     const first = m.members[0]!;
     for (const p of first.scalars) this.book.axis.addWall(p.step, p.wall_s);
     for (const e of first.epochs) this.book.axis.addEnv(e.step, e.env_steps);
@@ -56,20 +62,20 @@ export class GroupView {
         this.book.push(name, x, g.mean[j]!);
         // Band edges only where they exist (finite mean; two members or more for the interval).
         if (!Number.isNaN(g.min[j]!)) {
-          this.book.push(groupBandSeries(name, 'minmax', 'lo'), x, g.min[j]!);
-          this.book.push(groupBandSeries(name, 'minmax', 'hi'), x, g.max[j]!);
+          this.bandBook.push(groupBandSeries(name, 'minmax', 'lo'), x, g.min[j]!);
+          this.bandBook.push(groupBandSeries(name, 'minmax', 'hi'), x, g.max[j]!);
         }
         if (!Number.isNaN(g.ciLo[j]!)) {
-          this.book.push(groupBandSeries(name, 'ci95', 'lo'), x, g.ciLo[j]!);
-          this.book.push(groupBandSeries(name, 'ci95', 'hi'), x, g.ciHi[j]!);
+          this.bandBook.push(groupBandSeries(name, 'ci95', 'lo'), x, g.ciLo[j]!);
+          this.bandBook.push(groupBandSeries(name, 'ci95', 'hi'), x, g.ciHi[j]!);
         }
       }
     }
   }
 
   /** The band of each of `lines` that has a mean, in the line's colour. */
-  bands(lines: readonly { name: string; label: string; color: string }[], band: GroupBand): ChartBand[] {
-    return lines.filter((l) => this.book.get(l.name)).map((l) => ({ lo: groupBandSeries(l.name, band, 'lo'), hi: groupBandSeries(l.name, band, 'hi'), color: l.color, label: `${l.label}: ${GROUP_BAND_LABEL[band]}` }));
+  bands(lines: readonly { name: string; label: string; color: string }[], band: GroupBand): GroupChartBand[] {
+    return lines.filter((l) => this.book.get(l.name)).map((l) => ({ lo: groupBandSeries(l.name, band, 'lo'), hi: groupBandSeries(l.name, band, 'hi'), color: l.color, label: `${l.label}: ${GROUP_BAND_LABEL[band]}`, source: this.bandBook }));
   }
 
   setSmoothing(weight: number): void {

@@ -110,21 +110,28 @@ function linesOf(book: SeriesBook, lines: ChartLine[], dynamicLines: Props['dyna
   return dynamicLines ? [...lines, ...dynamicLines((p) => book.names(p))] : lines;
 }
 
-/** The bands a chart draws: its own, and in a seed group's view each line's band around the members' mean (group-view.ts). */
-function bandsOf(dashboard: Dashboard, lines: ChartLine[], band: ChartBand | undefined): ChartBand[] {
+/** A band and the book its edge series are in (the shown book when absent). */
+type DrawnBand = ChartBand & { source?: SeriesBook };
+
+/**
+ * The bands a chart draws: its own, or in a seed group's view each line's band around the
+ * members' mean (group-view.ts) instead (the spread over seeds, not within each run).
+ */
+function bandsOf(dashboard: Dashboard, lines: ChartLine[], band: ChartBand | undefined): DrawnBand[] {
   const view = dashboard.store.getState().view;
   const group = dashboard.group();
-  return [...(band ? [band] : []), ...(group && view.kind === 'group' ? group.bands(lines, view.band) : [])];
+  if (group && view.kind === 'group') return group.bands(lines, view.band);
+  return band ? [band] : [];
 }
 
 /** The runs drawn over the charts: overlaid past runs, and the members picked in a seed group's view. */
 const overlaysOf = (dashboard: Dashboard) => [...dashboard.overlays(), ...dashboard.groupOverlays()];
 
 /** What the chart's picture depends on: the book shown, the overlaid books and the versions of the series it draws. */
-function dataSignature(book: SeriesBook, lines: ChartLine[], bands: readonly ChartBand[], overlays: readonly Overlay[]): string {
+function dataSignature(book: SeriesBook, lines: ChartLine[], bands: readonly DrawnBand[], overlays: readonly Overlay[]): string {
   let sig = `${book.id}`;
   for (const l of lines) sig += `:${book.get(l.name)?.version ?? -1}`;
-  for (const b of bands) sig += `:${b.lo}:${book.get(b.lo)?.version ?? -1}:${book.get(b.hi)?.version ?? -1}`;
+  for (const b of bands) sig += `:${b.lo}:${(b.source ?? book).get(b.lo)?.version ?? -1}:${(b.source ?? book).get(b.hi)?.version ?? -1}`;
   for (const o of overlays) sig += `|${o.book.id}`;
   return sig;
 }
@@ -177,13 +184,13 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       return [{ line, raw: raw.pts, smooth: smooth.pts, dots }];
     });
     const bandAreas = bands.flatMap((b) => {
-      const lo = book.get(b.lo);
-      const hi = book.get(b.hi);
+      const lo = (b.source ?? book).get(b.lo);
+      const hi = (b.source ?? book).get(b.hi);
       if (!lo || !hi) return [];
       const d = downsampleBand(lo, hi, z0, z1, buckets);
       const pts: { x: number; range: [number, number] }[] = [];
       for (let i = 0; i < d.length; i++) if (!logY || d.lo[i]! > 0) pts.push({ x: toShown(d.x[i]!), range: [d.lo[i]!, d.hi[i]!] });
-      return pts.length ? [{ band: b, pts }] : [];
+      return pts.length ? [{ band: { lo: b.lo, hi: b.hi, color: b.color, label: b.label }, pts }] : [];
     });
     // Overlaid past runs: each fixed line's smoothed curve (raw for unsmoothed lines), dashed, in the run's colour.
     const overlaid = overlays.flatMap((o) => {
