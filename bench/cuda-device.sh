@@ -111,7 +111,7 @@ for s in "$@"; do
       head -50 "$OUT/learner-ncu-stalls.txt"; gzip -f "$OUT/learner-ncu-sass.csv"; rm -f "$OUT/learner-ncu.ncu-rep" ;;
     learner-tests)
       step learner-tests
-      PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/system-cuda native/test/trainer.test > "$OUT/learner-tests.log" 2>&1; rc=$?
+      PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/system-cuda native/test/trainer.test native/test/trainer-group > "$OUT/learner-tests.log" 2>&1; rc=$?
       grep -E "^# (tests|pass|fail|skipped)|^not ok" "$OUT/learner-tests.log" | head -40; [ $rc = 0 ] || status=$rc ;;
     train-cartpole)
       step train-cartpole

@@ -105,6 +105,8 @@ class CudaLearner final : public Learner {
   /// Steps queued by train() with a GPU replay: eager (graph off) or graph-replayed.
   void set_use_graphs(bool on) { use_graphs_ = on; }
   const LearnerConfig& config() const { return config_; }
+  /// The GPU replay behind `replay` (a CudaReplay, or a FallbackReplay still on the GPU), or null.
+  static CudaReplay* device_replay(Replay& replay);
 
  private:
   friend class CudaLearnerGroup;  // builds one program for its members and steps them together
@@ -152,7 +154,6 @@ class CudaLearner final : public Learner {
   void after_launch(cudaStream_t s);
   void publish(ScalarBlock& out) const;
   void upload_params(const LearnerTensors& t);
-  CudaReplay* device_replay(Replay& replay);
   /// A copy that completes before returning (counted: setup and epoch-boundary paths only).
   void copy_now(void* dst, const void* src, size_t bytes, const char* what) const;
   void release();  // frees every CUDA resource (idempotent)
