@@ -18,6 +18,8 @@ import {
   type SystemSample,
 } from '../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
+import type { GroupListing } from '../common/seed-group.ts';
+import { GroupView, type GroupBand } from './group-view.ts';
 import { AxisMap, type XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
 import { DEFAULT_MAX_POINTS, Series } from './lib/series.ts';
@@ -45,6 +47,16 @@ export function summaryPoints(s: SeriesSummary): [number, number][] {
 }
 
 let nextBookId = 1;
+
+/** The series of a run's records (a runData or liveHistory message, or a group member's). */
+export function recordsBook(m: Pick<Extract<HostMessage, { type: 'runData' }>, 'scalars' | 'episodes' | 'epochs' | 'system'>, smoothing: number, maxPoints: number): SeriesBook {
+  const book = new SeriesBook(smoothing, maxPoints);
+  book.addScalars(m.scalars);
+  book.addEpisodes(m.episodes);
+  book.addEpochs(m.epochs);
+  book.addSystem(m.system ?? []);
+  return book;
+}
 
 /** All series of one run, by name. */
 export class SeriesBook {
@@ -167,8 +179,16 @@ export interface DashboardState {
   events: RunEvent[];
   errors: { command: string; message: string; atMs: number }[];
   runs: RunSummary[];
-  /** What the charts show: the live run, or a past run opened from the history. */
-  view: { kind: 'live' } | { kind: 'history'; runDir: string; config: RunConfig; lastEpoch?: EpochSummary; system?: RunSystemInfo };
+  /** The seed groups among `runs` (their members name them in `seedGroup`). */
+  groups: GroupListing[];
+  /**
+   * What the charts show: the live run, a past run opened from the history, or a seed group
+   * (its members' mean with `band` around it, and the members in `shownMembers` drawn over it).
+   */
+  view:
+    | { kind: 'live' }
+    | { kind: 'history'; runDir: string; config: RunConfig; lastEpoch?: EpochSummary; system?: RunSystemInfo }
+    | { kind: 'group'; group: string; config: RunConfig; band: GroupBand; shownMembers: string[] };
   /** Bumped whenever a series book changes (charts redraw on it). */
   version: number;
   smoothing: number;
@@ -222,6 +242,13 @@ export interface Dashboard {
   removeOverlay(runDir: string): void;
   /** The overlaid past runs, in the order they were picked. */
   overlays(): Overlay[];
+  /** The opened seed group, while the charts show it. */
+  group(): GroupView | undefined;
+  /** The members of the opened group picked to be drawn over its charts, in seed order. */
+  groupOverlays(): Overlay[];
+  setGroupBand(band: GroupBand): void;
+  /** Draws the member `runDir` of the opened group over its charts, or stops drawing it. */
+  toggleGroupMember(runDir: string): void;
   setSmoothing(weight: number): void;
   setXAxis(axis: XAxisKind): void;
   dismissErrors(): void;
@@ -231,6 +258,7 @@ export interface Dashboard {
 export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   let live = new SeriesBook(DEFAULT_SMOOTHING, maxPoints);
   let history: SeriesBook | undefined;
+  let group: GroupView | undefined;
   let resuming: string | undefined;
   /** Recent (wall_s, step) pairs for the steps/s rate. */
   let recent: { wall: number; step: number }[] = [];
@@ -246,6 +274,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     events: [],
     errors: [],
     runs: [],
+    groups: [],
     view: { kind: 'live' },
     version: 0,
     smoothing: DEFAULT_SMOOTHING,
@@ -264,14 +293,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   };
 
   /** The series of a run's records (a runData or liveHistory message). */
-  const bookOf = (m: Extract<HostMessage, { type: 'runData' | 'liveHistory' }>) => {
-    const book = new SeriesBook(get().smoothing, maxPoints);
-    book.addScalars(m.scalars);
-    book.addEpisodes(m.episodes);
-    book.addEpochs(m.epochs);
-    book.addSystem(m.system ?? []);
-    return book;
-  };
+  const bookOf = (m: Extract<HostMessage, { type: 'runData' | 'liveHistory' }>) => recordsBook(m, get().smoothing, maxPoints);
 
   /** Progress after `points` ((wall_s, step) reads, oldest first) and the epoch summary `e`. */
   const updateProgress = (points: readonly { step: number; wall_s: number }[], e: EpochSummary | undefined, nowMs: number) => {
@@ -348,7 +370,13 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         set({ backends: m.status });
         return;
       case 'runs':
-        set({ runs: m.runs });
+        set({ runs: m.runs, groups: m.groups ?? [] });
+        return;
+      case 'groupData':
+        group = new GroupView(m, get().smoothing, maxPoints);
+        history = undefined;
+        set({ view: { kind: 'group', group: m.group, config: group.config, band: 'minmax', shownMembers: [] } });
+        bump();
         return;
       case 'runData': {
         const book = bookOf(m);
@@ -369,6 +397,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
           resuming = undefined;
         } else {
           history = book;
+          group = undefined;
           set({ view: { kind: 'history', runDir: m.runDir, config: m.config, lastEpoch: m.epochs.at(-1), system } });
         }
         bump();
@@ -412,7 +441,10 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     get live() {
       return live;
     },
-    shown: () => (get().view.kind === 'history' && history ? history : live),
+    shown: () => {
+      const kind = get().view.kind;
+      return (kind === 'history' && history) || (kind === 'group' && group?.book) || live;
+    },
     apply,
     setConnection: (connection, connectionDetail) => set({ connection, connectionDetail }),
     expectResume: (runDir) => {
@@ -430,14 +462,32 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       bump();
     },
     overlays: () => get().overlayDirs.flatMap((d) => overlays.get(d) ?? []),
+    group: () => (get().view.kind === 'group' ? group : undefined),
+    groupOverlays: () => {
+      const v = get().view;
+      return v.kind === 'group' && group ? group.members.filter((m) => v.shownMembers.includes(m.runDir)) : [];
+    },
+    setGroupBand: (band) => {
+      const v = get().view;
+      if (v.kind === 'group') set({ view: { ...v, band } });
+      bump();
+    },
+    toggleGroupMember: (runDir) => {
+      const v = get().view;
+      if (v.kind !== 'group') return;
+      set({ view: { ...v, shownMembers: v.shownMembers.includes(runDir) ? v.shownMembers.filter((d) => d !== runDir) : [...v.shownMembers, runDir] } });
+      bump();
+    },
     showLive: () => {
       history = undefined;
+      group = undefined;
       set({ view: { kind: 'live' } });
       bump();
     },
     setSmoothing: (weight) => {
       live.setSmoothing(weight);
       history?.setSmoothing(weight);
+      group?.setSmoothing(weight);
       for (const o of overlays.values()) o.book.setSmoothing(weight);
       set({ smoothing: weight });
       bump();

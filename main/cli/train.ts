@@ -12,7 +12,7 @@ import { resolveConfig, startRun, type SessionDeps } from '../trainer/session.ts
 import type { StartOptions } from '../trainer/session-api.ts';
 import { summaryJson, type RunSummary, type RunSource } from './summary.ts';
 import { prefixedStream, ProgressLine } from './progress.ts';
-import { MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
+import { groupMarker, MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
 
 const positiveInt = (what: string) => (v: string) => {
   const n = Number(v);
@@ -106,23 +106,29 @@ async function main(argv: string[]): Promise<number> {
 
   const base = resolveConfig(opts);
   const seeds = seedList(o.seed ?? base.seed, o.seeds);
-  const seedOpts = (seed: number): StartOptions => ({ ...opts, config: { ...base, name: seedRunName(base.name, seed) }, overrides: { ...opts.overrides, seed } });
+  const summaryFile = seedSummaryPath(runsDir, base.name); // names the group from its start (every member's group.json)
+  const seedOpts = (seed: number): StartOptions => ({
+    ...opts,
+    config: { ...base, name: seedRunName(base.name, seed) },
+    overrides: { ...opts.overrides, seed },
+    group: groupMarker(summaryFile, seed, seeds),
+  });
   const summaries: RunSummary[] = [];
-  const group = seeds.length > 1 ? await seedGroupDeps(base, seeds) : { reason: 'one seed' };
-  if ('deps' in group) {
+  const gpuGroup = seeds.length > 1 ? await seedGroupDeps(base, seeds) : { reason: 'one seed' };
+  if ('deps' in gpuGroup) {
     // One GPU seed group: the seeds train at once, one launch of the step kernel for all.
     process.stderr.write(`training seeds ${seeds.join(', ')} at once as one GPU seed group\n`);
-    const runs = seeds.map((seed, k) => trainOne(seedOpts(seed), source, stop, group.deps[k], `[seed ${seed}] `));
+    const runs = seeds.map((seed, k) => trainOne(seedOpts(seed), source, stop, gpuGroup.deps[k], `[seed ${seed}] `));
     summaries.push(...(await Promise.all(runs)).map((r) => r.summary));
   } else {
-    if (seeds.length > 1) process.stderr.write(`training the seeds one after another: ${group.reason}\n`);
+    if (seeds.length > 1) process.stderr.write(`training the seeds one after another: ${gpuGroup.reason}\n`);
     for (const [k, seed] of seeds.entries()) {
       if (stop.requested) break;
       process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
       summaries.push((await trainOne(seedOpts(seed), source, stop)).summary);
     }
   }
-  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, seedSummaryPath(runsDir, base.name)));
+  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
   process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;
