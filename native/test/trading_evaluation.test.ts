@@ -92,21 +92,6 @@ test('on daily SPY the compounded buy-and-hold return and drawdown are what an i
   near(m.max_drawdown, 0.34105, 1e-4, 'compounded drawdown: 34.1%');
 });
 
-/** 1-minute bars from 09:30 UTC with the given closes (open = previous close), a 90-minute hole after bar `gapAfter`. */
-function barsFromCloses(closes: number[], gapAfter: number): MarketArrays {
-  const n = closes.length;
-  const m = { timestamps: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: Float64Array.from(closes), volume: new Float64Array(n).fill(100) };
-  let ts = Date.UTC(2024, 0, 2, 9, 30) / 1000;
-  for (let t = 0; t < n; t++) {
-    m.timestamps[t] = ts;
-    m.open[t] = t > 0 ? closes[t - 1]! : closes[0]!;
-    m.high[t] = Math.max(m.open[t]!, closes[t]!);
-    m.low[t] = Math.min(m.open[t]!, closes[t]!);
-    ts += t === gapAfter ? 90 * 60 : 60;
-  }
-  return m;
-}
-
 test('a known gap move is booked exactly: held across the gap (hold) or closed with its cost before it and reopened after (flat)', () => {
   // 140 bars, close 100 up to bar 99 and 110 from bar 100 (the first bar after the gap);
   // validation bars 70..139; decision bars 70..98 and, after the 20-bar warm-up, 120..138.

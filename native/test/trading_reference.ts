@@ -334,3 +334,18 @@ export function randomBars(n: number, seed: number, gapsAfter: number[] = [], ga
   }
   return m;
 }
+
+/** 1-minute bars from 09:30 UTC with the given closes (open = previous close), a 90-minute hole after bar `gapAfter` (none by default). */
+export function barsFromCloses(closes: number[], gapAfter = -1): MarketArrays {
+  const n = closes.length;
+  const m = { timestamps: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: Float64Array.from(closes), volume: new Float64Array(n).fill(100) };
+  let ts = Date.UTC(2024, 0, 2, 9, 30) / 1000;
+  for (let t = 0; t < n; t++) {
+    m.timestamps[t] = ts;
+    m.open[t] = t > 0 ? closes[t - 1]! : closes[0]!;
+    m.high[t] = Math.max(m.open[t]!, closes[t]!);
+    m.low[t] = Math.min(m.open[t]!, closes[t]!);
+    ts += t === gapAfter ? 90 * 60 : 60;
+  }
+  return m;
+}
