@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { parseRunConfig } from '../../common/config.ts';
 import { createEnv, type NativeEnv } from '../env.ts';
 import { createTrainer, type MarketArrays } from '../trainer.ts';
-import { maCrossover, Reference, referenceWalk, rng, summarizeEquity, type RefParams, type WalkResult } from './trading_reference.ts';
+import { barsFromCloses, maCrossover, Reference, referenceWalk, rng, summarizeEquity, type RefParams, type WalkResult } from './trading_reference.ts';
 
 /** The bars of a bundled CSV file, parsed here without the product's loader. */
 function readCsv(path: string): MarketArrays {
@@ -41,6 +41,8 @@ function expectWalk(m: Record<string, number>, prefix: string, w: WalkResult, ba
   near(m[`${prefix}sharpe_se`], s.sharpeSe, 1e-7, `${what} ${prefix}sharpe_se`);
   near(m[`${prefix}max_drawdown`], s.maxDrawdown, 1e-9, `${what} ${prefix}max_drawdown`);
   assert.equal(m[`${prefix}ruined`], w.ruined ? 1 : 0, `${what} ${prefix}ruined`);
+  near(m[`${prefix}turnover`], w.turnover, 1e-9, `${what} ${prefix}turnover`);
+  near(m[`${prefix}costs`], w.costs, 1e-9, `${what} ${prefix}costs`);
 }
 
 for (const presetName of ['trading-6e', 'trading-spy']) {
@@ -83,18 +85,29 @@ for (const presetName of ['trading-6e', 'trading-spy']) {
   });
 }
 
-test('on daily SPY the compounded buy-and-hold return and drawdown are what an investor got, not the fixed-notional sum', () => {
+test('on daily SPY the compounded buy-and-hold return is what an investor got, not the fixed-notional sum', () => {
+  // Fully invested at 1 bp a trade from the validation walk's first decision bar t0 to the sale at
+  // the bar after its last, T: the closes' ratio less the entry and the exit (the rebalancing of
+  // the cost's drift costs ~1e-8 a day, far inside the tolerance).
   const bars = readCsv(resolve('resources/data/spy_1d_1999-2020.csv'));
   const env = createEnv({ kind: 'trading', num_envs: 1, n_actions: 9, cost_bps: 1, reward_scale: 1 }, bars, true);
   const { metrics: m } = walkEnv(env, () => 8, 1);
-  near(m.return, 0.66989, 1e-4, 'SPY validation buy-and-hold: +67.0%');
-  near(m.return_simple, 0.59075, 1e-4, 'the summed fixed-notional figure: +59.1%');
-  near(m.max_drawdown, 0.34105, 1e-4, 'compounded drawdown: 34.1%');
+  const ref = new Reference(bars, { lags: 7, nActions: 9, maxPosition: 1, costBps: 1, validationFraction: 0.2, maxGapBars: 5 });
+  const walk = ref.decisionBars(true);
+  const t0 = walk[0]!, T = walk.at(-1)! + 1;
+  near(m.return, (1 - 1e-4) ** 2 * (bars.close[T]! / bars.close[t0]!) - 1, 1e-5, 'SPY validation buy-and-hold');
+  assert.ok(m.return! > 0.5 && m.return_simple! < m.return! - 0.05, `compounded ${m.return} vs summed ${m.return_simple}`);
+  let peak = 0, dd = 0;
+  for (let t = t0; t <= T; t++) { peak = Math.max(peak, bars.close[t]!); dd = Math.max(dd, 1 - bars.close[t]! / peak); }
+  near(m.max_drawdown, dd, 1e-4, 'the drawdown of the closes');
 });
 
 test('a known gap move is booked exactly: held across the gap (hold) or closed with its cost before it and reopened after (flat)', () => {
   // 140 bars, close 100 up to bar 99 and 110 from bar 100 (the first bar after the gap);
-  // validation bars 70..139; decision bars 70..98 and, after the 20-bar warm-up, 120..138.
+  // validation bars 70..139; decision bars 90..98 (after the span's own 20-bar warm-up) and, after
+  // the gap's warm-up, 120..138. Always long 1 at 10 bp: the entry costs 0.001, holding over flat
+  // prices rebalances the cost's drift (w = 1 / (1 - 0.001) after the entry), the gap step earns
+  // 10% (hold) or sells at bar 99 and rebuys at bar 120 (flat), and the walk sells at bar 139.
   const bars = barsFromCloses(Array.from({ length: 140 }, (_, t) => (t < 100 ? 100 : 110)), 99);
   const spec = { kind: 'trading' as const, num_envs: 1, lags: 1, n_actions: 3, cost_bps: 10, validation_fraction: 0.5, reward_scale: 1 };
   const obsPosition = 7; // index of position / max_position with lags = 1
@@ -108,18 +121,25 @@ test('a known gap move is booked exactly: held across the gap (hold) or closed w
       positions.push(out.finalObs[obsPosition]!);
       if (out.truncated[0]) break;
     }
-    assert.equal(rewards.length, 29 + 19);
-    const gapStep = 28; // the step from bar 98 to bar 120
-    const expected = rewards.map((_, k): number => (k === 0 || k === rewards.length - 1 ? -0.001 : 0));
-    if (gap === 'hold') expected[gapStep] = 0.1;
-    else { expected[gapStep] = -0.001; expected[gapStep + 1] = -0.001; }
+    assert.equal(rewards.length, 9 + 19);
+    const gapStep = 8; // the step from bar 98 to bar 120
+    // By hand: r = 1 x (price ratio - 1) - 0.001 |1 - w|, w' = ratio / (1 + r), and a sale costs 0.001 x ratio.
+    const expected: number[] = [];
+    let w = 0;
+    for (let k = 0; k < rewards.length; k++) {
+      const ratio = k === gapStep && gap === 'hold' ? 1.1 : 1; // flat: sold at bar 99, before the move
+      let r = ratio - 1 - 0.001 * Math.abs(1 - w);
+      if (k === rewards.length - 1 || (gap === 'flat' && k === gapStep)) r -= 0.001 * ratio;
+      expected.push(r);
+      w = gap === 'flat' && k === gapStep ? 0 : ratio / (1 + r);
+    }
     rewards.forEach((r, k) => near(r, expected[k]!, 1e-7, `${gap}: reward of step ${k}`));
     assert.equal(positions[gapStep], gap === 'hold' ? 1 : 0, `${gap}: the position seen after the gap`);
     const m = env.episodeMetrics();
-    assert.equal(m.bars, 139 - 70);
-    near(m.return, gap === 'hold' ? 0.999 * 1.1 * 0.999 - 1 : 0.999 ** 4 - 1, 1e-12, `${gap}: compounded return`);
-    near(m.return_simple, gap === 'hold' ? 0.1 - 0.002 : -0.004, 1e-12, `${gap}: simple return`);
-    near(m.max_drawdown, gap === 'hold' ? 0.001 : 1 - 0.999 ** 4, 1e-12, `${gap}: drawdown`);
+    assert.equal(m.bars, 139 - 90);
+    near(m.return, expected.reduce((e, r) => e * (1 + r), 1) - 1, 1e-9, `${gap}: compounded return`);
+    near(m.return, gap === 'hold' ? 0.999 * 1.1 * 0.999 - 1 : 0.999 ** 4 - 1, 1e-5, `${gap}: the entry, the move and the exit`);
+    near(m.return_simple, expected.reduce((a, r) => a + r, 0), 1e-9, `${gap}: simple return`);
     near(m.buy_and_hold_return, m.return!, 0, `${gap}: buy-and-hold is the same walk`);
   }
 
@@ -151,16 +171,18 @@ test('equity at or below zero ends the evaluation as ruin and says so', () => {
     steps++;
     if (env.step(Int32Array.of(2)).truncated[0]) break;
   }
-  assert.equal(steps, 110 - 70, 'the walk stops at the step into the fall');
+  assert.equal(steps, 110 - 90, 'the walk (decisions from bar 90) stops at the step into the fall');
   const m = env.episodeMetrics();
-  assert.deepEqual([m.ruined, m.return, m.max_drawdown, m.bars], [1, -1, 1, 110 - 70]);
+  assert.deepEqual([m.ruined, m.return, m.max_drawdown, m.bars], [1, -1, 1, 110 - 90]);
   assert.deepEqual([m.buy_and_hold_ruined, m.buy_and_hold_return], [1, -1], 'buy-and-hold at 10 x equity is ruined on the same walk');
   assert.deepEqual([m.flat_ruined, m.flat_return], [0, 0]);
 });
 
 test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is the CSV closes compounded, positions are the policy\'s (issue 16 item 5)', () => {
   // Daily SPY, always long at full position with a 1 bp cost: buy-and-hold's equity after bar
-  // t0 + i is (close[t0+1] / close[t0] - c) * close[t0+i] / close[t0+1], t0 the first decision bar.
+  // t0 + i is (close[t0+1] / close[t0] - c) * close[t0+i] / close[t0+1], t0 the first decision bar,
+  // up to the rebalancing of the cost's drift (c^2 a day: 1e-8); bar for bar it is the float64
+  // cash-and-units portfolio.
   const bars = readCsv(resolve('resources/data/spy_1d_1999-2020.csv'));
   const env = createEnv({ kind: 'trading', num_envs: 1, n_actions: 9, cost_bps: 1, reward_scale: 1 }, bars, true);
   assert.deepEqual(env.episodeSeries(), {}, 'nothing before an episode finished');
@@ -178,7 +200,11 @@ test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is th
   assert.equal(d.max_position, 1);
   const t0 = ref.decisionBars(true)[0]!;
   const c = bars.close;
-  for (let i = 1; i <= 60; i++) near(s.buy_and_hold_equity![i], (c[t0 + 1]! / c[t0]! - 1e-4) * (c[t0 + i]! / c[t0 + 1]!), 1e-12, `buy-and-hold equity after bar ${i}`);
+  const portfolio = referenceWalk(ref, () => 1).equity;
+  for (let i = 1; i <= 60; i++) {
+    near(s.buy_and_hold_equity![i], (c[t0 + 1]! / c[t0]! - 1e-4) * (c[t0 + i]! / c[t0 + 1]!), 1e-6, `buy-and-hold equity after bar ${i}`);
+    near(s.buy_and_hold_equity![i], portfolio[i]!, 1e-12, `buy-and-hold equity after bar ${i}, the portfolio's`);
+  }
   assert.deepEqual(Array.from(s.equity!), Array.from(s.buy_and_hold_equity!), 'always long is buy-and-hold, bar by bar');
 
   // A fixed random policy on 6E: every bar of the equity and position series against the float64 reference walk.

@@ -197,7 +197,7 @@ export interface WalkResult {
   /** Each step's P&L as a fraction of the equity at its decision bar. */
   stepReturns: number[];
   ruined: boolean;
-  /** Decisions whose target position differed from the previous decision's (flat before the first). */
+  /** Decisions whose target position differed from the position decided before (flat at first and after a sale before a gap). */
   changes: number;
   /** Sum of |value traded| / equity at each trade (buys, sells, rebalancing, the final sale). */
   turnover: number;
@@ -276,6 +276,7 @@ export function referenceWalk(ref: Reference, positionAt: (t: number, k: number)
     }
     out.stepReturns.push((cash + units * close[until]!) / equityAtT - 1);
     if (last) return out;
+    if (sellAt >= 0) decided = 0; // sold before a gap: reopening after it is a change
   }
 }
 
