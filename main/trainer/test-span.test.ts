@@ -4,13 +4,14 @@
 // evaluation, written once with the last epoch, differs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunConfigInput } from '../../common/config.ts';
 import type { MarketArrays } from '../../native/trainer.ts';
 import { randomBars, rng } from '../../native/test/trading_reference.ts';
 import { readCheckpoint } from './checkpoint.ts';
+import { evaluateCheckpoint } from './evaluate-checkpoint.ts';
 import { readRunMetrics } from './run-dir.ts';
 import { defaultDeps, startRun } from './session.ts';
 
@@ -20,7 +21,7 @@ const config: RunConfigInput = {
   name: 'test-span',
   seed: 7,
   backend: 'cpu',
-  env: { kind: 'trading', data: 'in-memory.csv', num_envs: 2, episode_length: 32, lags: 2, n_actions: 5, validation_fraction: 0.2, test_fraction: 0.2, embargo_bars: 5 },
+  env: { kind: 'trading', data: 'bars.csv', num_envs: 2, episode_length: 32, lags: 2, n_actions: 5, validation_fraction: 0.2, test_fraction: 0.2, embargo_bars: 5 },
   network: { hidden: [16] },
   replay: { capacity: 2000 },
   optim: { batch_size: 32 },
@@ -28,15 +29,24 @@ const config: RunConfigInput = {
   schedule: { epochs: 4, steps_per_epoch: 40, learning_starts: 100, eval_episodes: 1, checkpoint_keep: 1, q_stats_interval: 20, causal_interval: 40 },
 };
 
-/** Trains `config` on `bars`; returns the run's epoch records and its kept checkpoints (name -> learner state). */
+/** The bars as an OHLCV CSV file (every number printed exactly). */
+function csv(bars: MarketArrays): string {
+  const rows = Array.from(bars.close, (_, t) =>
+    [new Date(bars.timestamps[t]! * 1000).toISOString().replace('.000', ''), bars.open[t], bars.high[t], bars.low[t], bars.close[t], bars.volume[t]].join(','));
+  return `timestamp,open,high,low,close,volume\n${rows.join('\n')}\n`;
+}
+
+/** Trains `config` on `bars` (written to a CSV file); returns the run's epoch records and its kept checkpoints (name -> learner state). */
 async function train(bars: MarketArrays) {
   const runsDir = mkdtempSync(join(tmpdir(), 'test-span-'));
-  const h = await startRun({ config, runsDir }, {}, { ...defaultDeps, loadMarket: () => ({ bars, warnings: [] }) });
+  const data = join(runsDir, 'bars.csv');
+  writeFileSync(data, csv(bars));
+  const h = await startRun({ config: { ...config, env: { ...config.env, data } as RunConfigInput['env'] }, runsDir }, {}, defaultDeps);
   assert.equal((await h.done).state, 'finished');
   const epochs = (await readRunMetrics(h.runDir)).flatMap((r) => (r.type === 'epoch' ? [r] : []));
   const dir = join(h.runDir, 'checkpoints');
   const checkpoints = Object.fromEntries(readdirSync(dir).map((f) => [f, Buffer.from(readCheckpoint(join(dir, f)).state)]));
-  return { epochs, checkpoints };
+  return { epochs, checkpoints, runDir: h.runDir };
 }
 
 test('distorting every test bar changes no selection, no checkpoint kept and no validation figure; the test figures are reported apart', async () => {
@@ -61,4 +71,20 @@ test('distorting every test bar changes no selection, no checkpoint kept and no 
   const ta = a.epochs[3]!.test_metrics!, tb = b.epochs[3]!.test_metrics!;
   assert.deepEqual([ta.span_begin_bar, ta.span_end_bar, a.epochs[3]!.eval_metrics.span_begin_bar, a.epochs[3]!.eval_metrics.span_end_bar], [960, 1200, 715, 955]);
   assert.notEqual(tb.buy_and_hold_return, ta.buy_and_hold_return, 'control: the test evaluation did read the distorted bars');
+});
+
+test('a chosen checkpoint is evaluated on demand on either span: the last one repeats the run\'s own figures, best is selection\'s choice', async () => {
+  const bars = randomBars(1200, 13);
+  const run = await train(bars);
+  const last = run.epochs[3]!;
+  const test = await evaluateCheckpoint(run.runDir, 'epoch-4', 'test');
+  assert.deepEqual([test.checkpoint, test.epoch, test.span], ['epoch-4', 4, 'test']);
+  assert.deepEqual(test.metrics, last.test_metrics, 'the final weights on the test span, as the run reported them');
+  const validation = await evaluateCheckpoint(run.runDir, 'latest', 'validation');
+  assert.deepEqual(validation.metrics, last.eval_metrics);
+  const best = await evaluateCheckpoint(run.runDir, 'best', 'validation');
+  const bestReturn = Math.max(...run.epochs.map((e) => e.eval_mean_return));
+  assert.equal(best.validation_mean_return, bestReturn, 'best is the highest validation return kept');
+  assert.equal(best.eval_mean_return, bestReturn, 'and evaluating it again gives that return');
+  await assert.rejects(evaluateCheckpoint(run.runDir, 'epoch-9', 'test'), /no checkpoint 'epoch-9' \(valid checkpoints: epoch-4(, epoch-\d)?\); give best, latest or one of those names/);
 });
