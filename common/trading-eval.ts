@@ -25,6 +25,8 @@ export const TRADING_UNITS = {
   financing: 'financing paid (financing_rate on a long above 1x equity and on a short), fraction of initial equity',
   trade_fraction: 'fraction of decisions that changed the decided position',
   bars: 'bar returns in the equity curve (gap and warm-up bars included)',
+  bar_return_mean: "mean of the agent's per-bar returns (fraction of equity per bar)",
+  bar_return_sd: "standard deviation (n - 1) of the agent's per-bar returns",
   bars_per_year: 'bars per calendar year (365.25 days) of the evaluated span: the annualization of every Sharpe ratio',
   span: 'the span walked: validation (read by checkpoint selection) or test (held out: evaluated once, at the end of the run); its first and last bar (UTC) and its bars',
   eval_mean_reward_bps: 'mean over evaluation episodes of the summed step rewards, in basis points of equity (return_simple x 1e4)',
@@ -47,6 +49,8 @@ export interface SpanLabel {
 export interface TradingEvalReport extends WalkSummary {
   trade_fraction: number;
   bars: number;
+  bar_return_mean: number;
+  bar_return_sd: number;
   bars_per_year: number;
   span: SpanLabel;
   /** Buy-and-hold's return and Sharpe, also inside `baselines` (kept for readers of older summaries). */
@@ -78,6 +82,8 @@ export function tradingEvalReport(m: Record<string, number>, span: EvalSpan = 'v
     ...walk(m, ''),
     trade_fraction: m.trade_fraction ?? Number.NaN,
     bars: m.bars ?? Number.NaN,
+    bar_return_mean: m.bar_return_mean ?? Number.NaN,
+    bar_return_sd: m.bar_return_sd ?? Number.NaN,
     bars_per_year: m.bars_per_year ?? Number.NaN,
     span: { name: span, first_bar: isoTime(m.span_first_time), last_bar: isoTime(m.span_last_time), bars: (m.span_end_bar ?? Number.NaN) - (m.span_begin_bar ?? Number.NaN) },
     buy_and_hold_return: baselines.buy_and_hold.return,

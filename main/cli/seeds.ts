@@ -20,15 +20,19 @@ export function seedList(base: number, n: number): number[] {
   return Array.from({ length: n }, (_, k) => base + k);
 }
 
-/** The run name of one seed: `<name>-seed<seed>`, the name clipped so the whole stays within 64 characters. */
-export function seedRunName(name: string, seed: number): string {
-  const suffix = `-seed${seed}`;
+/** The run name of one member of a group: `<name><suffix>`, the name clipped so the whole stays within 64 characters. */
+export function memberRunName(name: string, suffix: string): string {
   return `${name.slice(0, 64 - suffix.length)}${suffix}`;
 }
 
-/** Where the summary of a group of seeds goes: `<runsDir>/<yyyymmdd-hhmmss>-<name>-seeds.json`, beside the run directories. */
-export function seedSummaryPath(runsDir: string, name: string, now = new Date()): string {
-  return join(runsDir, `${runStamp(now)}-${name}-seeds.json`);
+/** The run name of one seed: `<name>-seed<seed>` (memberRunName). */
+export function seedRunName(name: string, seed: number): string {
+  return memberRunName(name, `-seed${seed}`);
+}
+
+/** Where the summary of a group goes: `<runsDir>/<yyyymmdd-hhmmss>-<name>-<kind>.json`, beside the run directories. */
+export function groupSummaryPath(runsDir: string, name: string, kind: 'seeds' | 'folds', now = new Date()): string {
+  return join(runsDir, `${runStamp(now)}-${name}-${kind}.json`);
 }
 
 /** The agent's figures of one span over seeds (each a SeedStats with its n). */
@@ -89,8 +93,8 @@ export function summarizeSeeds(source: { preset: string | null; config: string |
   };
 }
 
-/** Writes the summary over seeds as pretty JSON (atomically) and returns it. */
-export function writeSeedSummary<T extends { summary_file: string }>(summary: T): T {
+/** Writes the summary of a group (seeds or folds) as pretty JSON (atomically) and returns it. */
+export function writeGroupSummary<T extends { summary_file: string }>(summary: T): T {
   writeFileAtomic(summary.summary_file, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
 }

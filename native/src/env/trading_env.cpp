@@ -227,7 +227,9 @@ class TradingEnv final : public VecEnv {
 
   void Finish(const Copy& c) {
     std::map<std::string, double> m;
-    PutWalkFigures(c.ledger, bars_per_year_, "", m);
+    const ReturnSummary s = PutWalkFigures(c.ledger, bars_per_year_, "", m);
+    m["bar_return_mean"] = s.mean;
+    m["bar_return_sd"] = s.sd;
     m["trade_fraction"] = static_cast<double>(c.ledger.changes) / c.ledger.steps;
     m["bars"] = static_cast<double>(c.ledger.bar_returns.size());
     m["bars_per_year"] = bars_per_year_;

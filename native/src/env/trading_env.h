@@ -47,7 +47,8 @@
 //   included), costs and financing (paid, fractions of initial equity), trade_fraction
 //   (decisions that changed the decided position), the same walk figures (return .. financing)
 //   for the baselines of trading_baselines.h prefixed flat_, buy_and_hold_ and ma_crossover_,
-//   bars (returns in the curve), bars_per_year (of the evaluated span, calendar: the
+//   bars (returns in the curve), bar_return_mean and bar_return_sd (the agent's per-bar returns:
+//   what pools folds of a walk-forward), bars_per_year (of the evaluated span, calendar: the
 //   annualization of every Sharpe ratio), and the span: span_begin_bar, span_end_bar (bars
 //   [begin, end)), span_first_time and span_last_time (Unix seconds of its first and last bar).
 // step() throws std::logic_error before the first reset() and std::out_of_range for an action

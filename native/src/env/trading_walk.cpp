@@ -3,8 +3,6 @@
 
 #include <utility>
 
-#include "env/trading_metrics.h"
-
 namespace dqn {
 
 WalkPlan::WalkPlan(std::vector<int> decision_bars, int interval, const MarketFeatures& features, GapPolicy gap, bool sell_at_end)
@@ -50,7 +48,7 @@ std::vector<double> Compound(const std::vector<double>& bar_returns) {
   return e;
 }
 
-void PutWalkFigures(const WalkLedger& w, double bars_per_year, const std::string& prefix, std::map<std::string, double>& out) {
+ReturnSummary PutWalkFigures(const WalkLedger& w, double bars_per_year, const std::string& prefix, std::map<std::string, double>& out) {
   const ReturnSummary s = SummarizeReturns(w.bar_returns, bars_per_year);
   out[prefix + "return"] = s.total_return;
   out[prefix + "return_simple"] = w.reward_sum;
@@ -61,6 +59,7 @@ void PutWalkFigures(const WalkLedger& w, double bars_per_year, const std::string
   out[prefix + "turnover"] = w.turnover;
   out[prefix + "costs"] = w.costs;
   out[prefix + "financing"] = w.financing;
+  return s;
 }
 
 }  // namespace dqn

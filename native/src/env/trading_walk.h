@@ -17,6 +17,7 @@
 #include "env/make_env.h"
 #include "env/trading_booking.h"
 #include "env/trading_features.h"
+#include "env/trading_metrics.h"
 
 namespace dqn {
 
@@ -67,7 +68,7 @@ std::vector<double> Compound(const std::vector<double>& bar_returns);
 
 /// Writes the walk figures of a ledger under `prefix` (units in common/trading-eval.ts):
 /// return, return_simple, sharpe and sharpe_se (annualized by bars_per_year), max_drawdown,
-/// ruined (0 or 1), turnover, costs, financing.
-void PutWalkFigures(const WalkLedger& w, double bars_per_year, const std::string& prefix, std::map<std::string, double>& out);
+/// ruined (0 or 1), turnover, costs, financing. Returns the summary of its bar returns.
+ReturnSummary PutWalkFigures(const WalkLedger& w, double bars_per_year, const std::string& prefix, std::map<std::string, double>& out);
 
 }  // namespace dqn
