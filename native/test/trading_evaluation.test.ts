@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { parseRunConfig } from '../../common/config.ts';
 import { createEnv, type NativeEnv } from '../env.ts';
 import { createTrainer, type MarketArrays } from '../trainer.ts';
-import { barsFromCloses, maCrossover, Reference, referenceWalk, rng, summarizeEquity, type RefParams, type WalkResult } from './trading_reference.ts';
+import { barsFromCloses, maCrossover, Reference, referenceWalk, refParams, rng, summarizeEquity, type WalkResult } from './trading_reference.ts';
 
 /** The bars of a bundled CSV file, parsed here without the product's loader. */
 function readCsv(path: string): MarketArrays {
@@ -46,40 +46,42 @@ function expectWalk(m: Record<string, number>, prefix: string, w: WalkResult, ba
 }
 
 for (const presetName of ['trading-6e', 'trading-spy']) {
-  test(`${presetName}: always-flat, always-long, always-short and a fixed random policy reproduce a float64 portfolio from the CSV, beside its baselines, under both gap policies`, () => {
+  test(`${presetName}: always-flat, always-long, always-short and a fixed random policy reproduce a float64 portfolio from the CSV, beside its baselines, on the validation span under both gap policies and on the test span`, () => {
     const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', `${presetName}.json`), 'utf8')));
     if (config.env.kind !== 'trading') throw new Error('a trading preset');
     const e = config.env;
     const bars = readCsv(resolve(e.data));
-    const p: RefParams = { lags: e.lags, nActions: e.n_actions, maxPosition: e.max_position, costBps: e.cost_bps, validationFraction: e.validation_fraction, maxGapBars: e.max_gap_bars };
-    const ref = new Reference(bars, p);
-    const walkLength = ref.decisionBars(true).length;
-    const u = rng(17);
-    const random = Array.from({ length: walkLength }, () => Math.floor(u() * e.n_actions));
-    const policies: [string, (k: number) => number][] = [
-      ['flat', () => (e.n_actions - 1) / 2], ['long', () => e.n_actions - 1], ['short', () => 0], ['random', (k) => random[k]!],
-    ];
-    for (const gapPolicy of ['hold', 'flat'] as const) {
-      const env = createEnv({ ...e, num_envs: 1, gap_policy: gapPolicy }, bars, true);
-      const hold = referenceWalk(ref, () => e.max_position, gapPolicy);
-      const crossover = referenceWalk(ref, maCrossover(bars.close, e.max_position), gapPolicy);
+    const ref = new Reference(bars, refParams(e));
+    for (const [role, gapPolicy] of [['validation', 'hold'], ['validation', 'flat'], ['test', 'hold']] as const) {
+      const walkLength = ref.decisionBars(role).length;
+      const bpy = ref.barsPerYearOf(role);
+      const u = rng(17);
+      const random = Array.from({ length: walkLength }, () => Math.floor(u() * e.n_actions));
+      const policies: [string, (k: number) => number][] = [
+        ['flat', () => (e.n_actions - 1) / 2], ['long', () => e.n_actions - 1], ['short', () => 0], ['random', (k) => random[k]!],
+      ];
+      const env = createEnv({ ...e, num_envs: 1, gap_policy: gapPolicy }, bars, role);
+      const walk = (position: (t: number, k: number) => number) => referenceWalk(ref, position, { gapPolicy, role });
+      const hold = walk(() => e.max_position);
+      const crossover = walk(maCrossover(bars.close, e.max_position));
       for (const [name, action] of policies) {
-        const what = `${presetName} ${gapPolicy} ${name}`;
+        const what = `${presetName} ${role} ${gapPolicy} ${name}`;
         const { rewards, metrics: m } = walkEnv(env, action, e.reward_scale);
-        const w = referenceWalk(ref, (_, k) => ref.position(action(k)), gapPolicy);
-        assert.equal(rewards.length, walkLength, `${what}: one step per validation decision bar`);
+        const w = walk((_, k) => ref.position(action(k)));
+        assert.equal(rewards.length, walkLength, `${what}: one step per decision bar of the span`);
         rewards.forEach((r, k) => near(r, w.stepReturns[k]!, 1e-6, `${what} reward of step ${k}`));
-        expectWalk(m, '', w, ref.barsPerYear, what);
+        expectWalk(m, '', w, bpy, what);
         near(m.trade_fraction, w.changes / walkLength, 1e-12, `${what} trade_fraction`);
         assert.equal(m.bars, w.equity.length - 1, `${what}: one return per bar`);
-        near(m.bars_per_year, ref.barsPerYear, 1e-12, `${what} bars_per_year`);
+        near(m.bars_per_year, bpy, 1e-12, `${what} bars_per_year of the span`);
+        assert.deepEqual([m.span_begin_bar, m.span_end_bar], [ref.spans[role].begin, ref.spans[role].end], `${what}: the span`);
         // Compounded and simple returns differ as their formulas say.
         near(m.return, w.stepReturns.reduce((eq, r) => eq * (1 + r), 1) - 1, 1e-9, `${what}: return = prod(1 + step) - 1`);
-        expectWalk(m, 'buy_and_hold_', hold, ref.barsPerYear, what);
-        expectWalk(m, 'ma_crossover_', crossover, ref.barsPerYear, what);
-        expectWalk(m, 'flat_', referenceWalk(ref, () => 0, gapPolicy), ref.barsPerYear, what);
-        if (name === 'long') for (const k of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown']) assert.equal(m[k], m[`buy_and_hold_${k}`], `${what}: always-long is buy-and-hold exactly (${k})`);
-        if (name === 'flat') assert.deepEqual([m.return, m.return_simple, m.sharpe, m.max_drawdown, m.trade_fraction], [0, 0, 0, 0, 0]);
+        expectWalk(m, 'buy_and_hold_', hold, bpy, what);
+        expectWalk(m, 'ma_crossover_', crossover, bpy, what);
+        expectWalk(m, 'flat_', walk(() => 0), bpy, what);
+        if (name === 'long') for (const k of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown', 'turnover', 'costs']) assert.equal(m[k], m[`buy_and_hold_${k}`], `${what}: always-long is buy-and-hold exactly (${k})`);
+        if (name === 'flat') assert.deepEqual([m.return, m.return_simple, m.sharpe, m.max_drawdown, m.trade_fraction, m.turnover, m.costs], [0, 0, 0, 0, 0, 0, 0]);
       }
     }
   });
@@ -196,7 +198,7 @@ test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is th
   assert.ok(s.position!.every((p) => p === 1), 'always long at max_position 1');
   const d = parseRunConfig({ env: { kind: 'trading', data: 'x.csv' } }).env;
   if (d.kind !== 'trading') throw new Error('a trading config');
-  const ref = new Reference(bars, { lags: d.lags, nActions: 9, maxPosition: 1, costBps: 1, validationFraction: d.validation_fraction, maxGapBars: d.max_gap_bars });
+  const ref = new Reference(bars, { ...refParams(d), nActions: 9, costBps: 1 });
   assert.equal(d.max_position, 1);
   const t0 = ref.decisionBars(true)[0]!;
   const c = bars.close;
@@ -212,7 +214,7 @@ test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is th
   if (config.env.kind !== 'trading') throw new Error('a trading preset');
   const e = config.env;
   const six = readCsv(resolve(e.data));
-  const r6 = new Reference(six, { lags: e.lags, nActions: e.n_actions, maxPosition: e.max_position, costBps: e.cost_bps, validationFraction: e.validation_fraction, maxGapBars: e.max_gap_bars });
+  const r6 = new Reference(six, refParams(e));
   const u = rng(5);
   const random = Array.from({ length: r6.decisionBars(true).length }, () => Math.floor(u() * e.n_actions));
   for (const gapPolicy of ['hold', 'flat'] as const) {
@@ -242,6 +244,20 @@ test('the trainer\'s evaluate() returns the walk\'s series: equity ends at 1 + e
     assert.equal(s.position!.length, ev.metrics.bars!);
     near(s.equity!.at(-1), 1 + ev.metrics.return!, 1e-12, 'last equity = 1 + eval return');
     near(s.buy_and_hold_equity!.at(-1), 1 + ev.metrics.buy_and_hold_return!, 1e-12, 'last buy-and-hold equity');
+    await assert.rejects(t.evaluate(1, 'test'), /this run has no test span \(env\.test_fraction is 0\)/);
+  } finally {
+    t.close();
+  }
+});
+
+test('the trainer walks the test span only when asked, and reports it as its own span', async () => {
+  const config = parseRunConfig({ env: { kind: 'trading', data: 'x.csv', test_fraction: 0.2, embargo_bars: 5 }, network: { hidden: [8] }, seed: 3 });
+  const t = createTrainer({ config, market: readCsv(resolve('resources/data/spy_1d_1999-2020.csv')), backend: 'cpu' });
+  try {
+    const [val, test] = [await t.evaluate(1), await t.evaluate(1, 'test')];
+    // 5,241 SPY days: T = V = round(0.2 x 5241) = 1048: test [4193, 5241), validation [3140, 4188).
+    assert.deepEqual([val.metrics.span_begin_bar, val.metrics.span_end_bar, test.metrics.span_begin_bar, test.metrics.span_end_bar], [3140, 4188, 4193, 5241]);
+    assert.ok(val.metrics.bars_per_year !== test.metrics.bars_per_year, 'each span annualizes by its own bars per year');
   } finally {
     t.close();
   }

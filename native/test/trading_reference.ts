@@ -22,6 +22,14 @@ export interface RefParams {
   fold?: number;
 }
 
+/** The reference's parameters of a trading env config (common/config.ts, TradingEnvSchema, defaults filled in). */
+export function refParams(e: { lags: number; n_actions: number; max_position: number; cost_bps: number; validation_fraction: number; max_gap_bars: number; test_fraction: number; embargo_bars: number; folds: number; fold: number }): RefParams {
+  return {
+    lags: e.lags, nActions: e.n_actions, maxPosition: e.max_position, costBps: e.cost_bps, validationFraction: e.validation_fraction, maxGapBars: e.max_gap_bars,
+    testFraction: e.test_fraction, embargoBars: e.embargo_bars, folds: e.folds, fold: e.fold,
+  };
+}
+
 /** Bars [begin, end) of a span. */
 export interface RefSpan {
   begin: number;
