@@ -50,8 +50,8 @@ struct EnvSpec {
   double cost_bps = 0.5;
   GapPolicy gap_policy = GapPolicy::kHold;
   double reward_scale = 1.0;  ///< training reward multiplier (1e4: basis points); metrics stay in return units
-  double validation_fraction = 0.2;
-  double test_fraction = 0;    ///< fraction of a fold's bars in its test span (trading_spans.h); 0: no test span
+  double validation_fraction = 0.2;  ///< fraction of a fold's bars in its validation span (trading_spans.h)
+  double test_fraction = 0;    ///< fraction of a fold's bars in its test span; 0: no test span
   int embargo_bars = 0;        ///< bars between consecutive spans that belong to none
   int folds = 1;               ///< walk-forward folds (1: one split of all bars)
   int fold = 0;                ///< the fold this environment uses, in [0, folds)

@@ -197,7 +197,8 @@ class TradingEnv final : public VecEnv {
       case kHold: return {c.level, c.weight};  // trade nothing
       case kUp: return {std::min(c.level + 1, spec_.n_actions - 1), Position(std::min(c.level + 1, spec_.n_actions - 1))};
       case kDown: return {std::max(c.level - 1, 0), Position(std::max(c.level - 1, 0))};
-      default: return {Flat(), 0.0};
+      case kFlatten:
+      default: return {Flat(), 0.0};  // step() has checked the action's range
     }
   }
 
