@@ -39,8 +39,9 @@ export const GroupHeadlineSchema = z.object({
   figure: z.enum(['eval_mean_return', 'eval_mean_reward_bps']),
   n: z.number().int().positive(),
   mean: z.number(),
-  /** 95% percentile-bootstrap interval of the interquartile mean over seeds. */
-  iqm_ci95: z.tuple([z.number(), z.number()]),
+  /** The summary's 95% interval: of the mean (Student-t, `mean_ci95`), or in summaries written before it of the IQM (percentile bootstrap, `iqm_ci95`). */
+  ci95: z.tuple([z.number(), z.number()]),
+  interval: z.enum(['mean-t', 'iqm-bootstrap']),
 });
 export type GroupHeadline = z.infer<typeof GroupHeadlineSchema>;
 

@@ -395,7 +395,7 @@ export async function tradingViews(page: Page, presetLabel: string): Promise<voi
   // One reward unit: the episodic return axis names the bps unit of trading rewards, also after the run ended.
   await page.getByRole('region', { name: 'Episodic return' }).getByText('summed reward, bps of equity').waitFor(LONG);
   const sharpe = page.locator('div[title]', { has: page.getByRole('region', { name: 'Evaluation Sharpe' }) });
-  assert.match((await sharpe.getAttribute('title')) ?? '', /√\(\d+ bars per year \(the training span's bars per 365\.25-day calendar year\)/);
+  assert.match((await sharpe.getAttribute('title')) ?? '', /√\(\d+ bars per year \(the validation span's bars per 365\.25-day calendar year\)/);
   mkdirSync(RESULTS, { recursive: true });
   await page.screenshot({ path: join(RESULTS, 'trading-views.png'), fullPage: true });
 }

@@ -25,7 +25,7 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       assert.equal(cli.status, 0, `the CLI trained the group: ${cli.stderr.slice(-2000)}`);
       const summaryFile = readdirSync(runs).find((n) => n.endsWith('-seeds.json'))!;
       const group = summaryFile.slice(0, -'.json'.length);
-      const summary = JSON.parse(readFileSync(join(runs, summaryFile), 'utf8')) as { eval_mean_return: { mean: number; iqm_ci95: [number, number] } };
+      const summary = JSON.parse(readFileSync(join(runs, summaryFile), 'utf8')) as { eval_mean_return: { mean: number; mean_ci95: [number, number] } };
       const members = readdirSync(runs).filter((n) => /-seed\d+$/.test(n)).sort();
       assert.equal(members.length, 3);
 
@@ -37,7 +37,7 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       assert.match((await cell('name')) ?? '', new RegExp(`${group} · 3 seeds$`));
       assert.equal(await cell('state'), 'finished');
       const f = (v: number) => v.toFixed(1);
-      assert.equal(await cell('lastEvalReturn'), `${f(summary.eval_mean_return.mean)} (IQM CI ${f(summary.eval_mean_return.iqm_ci95[0])}–${f(summary.eval_mean_return.iqm_ci95[1])})`);
+      assert.equal(await cell('lastEvalReturn'), `${f(summary.eval_mean_return.mean)} (95% CI ${f(summary.eval_mean_return.mean_ci95[0])}–${f(summary.eval_mean_return.mean_ci95[1])})`);
       assert.equal(await table.getByRole('button', { name: `Open ${members[0]}`, exact: true }).count(), 0, 'members hidden until the group is expanded');
       await row.getByRole('button', { name: `Members of ${group}` }).click();
       for (const m of members) await table.getByRole('button', { name: `Open ${m}`, exact: true }).waitFor(LONG);

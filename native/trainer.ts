@@ -81,8 +81,12 @@ export interface NativeTrainer {
   run(steps: number): Promise<RunResult>;
   /** Asks a running run() or evaluate() to return; it does within one training (or env) step. */
   stop(): void;
-  /** Greedy evaluation over `episodes` episodes (trading: the validation span); stop() ends it early. */
-  evaluate(episodes: number): Promise<EvalResult>;
+  /**
+   * Greedy evaluation over `episodes` episodes; stop() ends it early. Trading: the walk of the
+   * validation span (the default: what selection reads) or of the test span (reported apart;
+   * rejects when env.test_fraction is 0).
+   */
+  evaluate(episodes: number, span?: 'validation' | 'test'): Promise<EvalResult>;
   /** Serialized learner state: weights, target, Adam moments, RNG, counters. */
   saveState(): Uint8Array;
   /** Restores saveState() output; throws if it does not match this trainer's shapes. */

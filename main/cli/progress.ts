@@ -69,7 +69,9 @@ export class ProgressLine {
   epoch(e: EpochSummary, epochs: number): void {
     const head = `epoch ${e.epoch}/${epochs}: step ${e.step}, ${e.steps_per_s.toFixed(0)} steps/s, epoch time ${e.epoch_time_s.toFixed(1)}s`;
     if (this.rewardScale !== undefined && isTradingMetrics(e.eval_metrics)) {
-      this.message(`${head}, eval reward ${this.bps(e.eval_mean_return)} over ${e.eval_episodes} walk(s) of the validation span: ${formatTradingEval(e.eval_metrics)}`);
+      this.message(`${head}, eval reward ${this.bps(e.eval_mean_return)} over ${e.eval_episodes} walk(s); ${formatTradingEval(e.eval_metrics)}`);
+      if (e.test_metrics && e.test_mean_return !== undefined)
+        this.message(`held-out test span, evaluated once at the end of the run: reward ${this.bps(e.test_mean_return)}, ${formatTradingEval(e.test_metrics, 'test')}`);
       return;
     }
     const extra = Object.entries(e.eval_metrics).map(([k, v]) => `${k} ${v.toFixed(4)}`).join(', ');

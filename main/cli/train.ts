@@ -1,7 +1,8 @@
 // `npm run train -- (--preset NAME | --config FILE) [--backend auto|cpu|cuda] [--epochs N]
-//   [--steps-per-epoch N] [--seed N] [--seeds N] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
+//   [--steps-per-epoch N] [--seed N] [--seeds N | --walk-forward] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
 // Headless training with a terminal progress display (stderr). With --json the last line on
-// stdout is one JSON object summarising the run, or with --seeds N the N runs (seeds.ts).
+// stdout is one JSON object summarising the run, with --seeds N the N runs (seeds.ts), with
+// --walk-forward every fold of env.folds, per fold and pooled (folds.ts).
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { ConfigError, type RunConfig, type RunConfigInput } from '../../common/config.ts';
@@ -12,7 +13,8 @@ import { resolveConfig, startRun, type SessionDeps } from '../trainer/session.ts
 import type { StartOptions } from '../trainer/session-api.ts';
 import { summaryJson, type RunSummary, type RunSource } from './summary.ts';
 import { prefixedStream, ProgressLine } from './progress.ts';
-import { groupMarker, MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
+import { foldList, foldRunName, summarizeFolds } from './folds.ts';
+import { groupMarker, groupSummaryPath, MAX_SEEDS, seedList, seedRunName, summarizeSeeds, writeGroupSummary } from './seeds.ts';
 
 const positiveInt = (what: string) => (v: string) => {
   const n = Number(v);
@@ -34,6 +36,7 @@ interface CliOptions {
   stepsPerEpoch?: number;
   seed?: number;
   seeds?: number;
+  walkForward?: boolean;
   resume?: string;
   runsDir?: string;
   json?: boolean;
@@ -57,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
     .option('--steps-per-epoch <n>', 'gradient steps per epoch', positiveInt('--steps-per-epoch'))
     .option('--seed <n>', 'seed of every random stream', nonNegativeInt('--seed'))
     .option('--seeds <n>', `train and evaluate N seeds (--seed, or the config's, then +1, ...; at most ${MAX_SEEDS}), one run directory each, and report mean, std and IQM over them`, positiveInt('--seeds'))
+    .option('--walk-forward', 'train every fold of env.folds (one run directory each) and report them per fold and pooled over their test spans')
     .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
     .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())
     .option('--json', 'print a JSON summary as the last line on stdout')
@@ -73,8 +77,12 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  if (o.seeds !== undefined && o.resume) {
-    process.stderr.write('error: --seeds trains new runs: it cannot be combined with --resume\n');
+  if ((o.seeds !== undefined || o.walkForward) && o.resume) {
+    process.stderr.write(`error: ${o.seeds !== undefined ? '--seeds' : '--walk-forward'} trains new runs: it cannot be combined with --resume\n`);
+    return 2;
+  }
+  if (o.seeds !== undefined && o.walkForward) {
+    process.stderr.write('error: give --seeds or --walk-forward, not both\n');
     return 2;
   }
 
@@ -98,6 +106,21 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
+  if (o.walkForward) {
+    const base = resolveConfig(opts);
+    const runs: RunSummary[] = [];
+    for (const fold of foldList(base)) {
+      if (stop.requested) break;
+      process.stderr.write(`fold ${fold} (${fold + 1} of ${base.env.kind === 'trading' ? base.env.folds : 1})\n`);
+      const foldConfig = { ...base, name: foldRunName(base.name, fold), env: { ...base.env, fold } };
+      runs.push((await trainOne({ ...opts, config: foldConfig }, source, stop)).summary);
+    }
+    const summary = writeGroupSummary(summarizeFolds({ preset: o.preset ?? null, config: source.config ?? null }, runs, groupSummaryPath(runsDir, base.name, 'folds')));
+    process.stderr.write(`walk-forward summary over ${runs.length} folds: ${summary.summary_file}\n`);
+    if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return runs.some((r) => r.state === 'halted') ? 3 : 0;
+  }
+
   if (o.seeds === undefined) {
     const { summary } = await trainOne(opts, source, stop);
     if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -106,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
 
   const base = resolveConfig(opts);
   const seeds = seedList(o.seed ?? base.seed, o.seeds);
-  const summaryFile = seedSummaryPath(runsDir, base.name); // names the group from its start (every member's group.json)
+  const summaryFile = groupSummaryPath(runsDir, base.name, 'seeds'); // names the group from its start (every member's group.json)
   const seedOpts = (seed: number): StartOptions => ({
     ...opts,
     config: { ...base, name: seedRunName(base.name, seed) },
@@ -128,7 +151,7 @@ async function main(argv: string[]): Promise<number> {
       summaries.push((await trainOne(seedOpts(seed), source, stop)).summary);
     }
   }
-  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
+  const summary = writeGroupSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
   process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;

@@ -32,7 +32,7 @@ function groupFolder(seeds: number[], planned = seeds) {
 const summary = (runDirs: string[], seeds: number[]) => ({
   seeds,
   runs: runDirs.map((run_dir, i) => ({ seed: seeds[i], state: 'finished', run_dir })),
-  eval_mean_return: { n: runDirs.length, mean: 480.5, std: 3, iqm: 480.5, min: 470, max: 490, iqm_ci95: [472.25, 488.75] },
+  eval_mean_return: { n: runDirs.length, mean: 480.5, std: 3, iqm: 480.5, min: 470, max: 490, mean_ci95: [472.25, 488.75] },
 });
 
 async function listing(runs: string) {
@@ -61,7 +61,7 @@ test('a finished group shows its summary\'s headline figure; a member whose fold
   rmSync(dirs[1]!, { recursive: true });
   const { groupOf, groups } = await listing(runs);
   assert.deepEqual([...groupOf.values()], [GROUP, GROUP]);
-  assert.deepEqual(groups, [{ name: GROUP, seeds: [3, 4, 5], summarized: true, headline: { figure: 'eval_mean_return', n: 3, mean: 480.5, iqm_ci95: [472.25, 488.75] }, state: 'finished' }]);
+  assert.deepEqual(groups, [{ name: GROUP, seeds: [3, 4, 5], summarized: true, headline: { figure: 'eval_mean_return', n: 3, mean: 480.5, ci95: [472.25, 488.75], interval: 'mean-t' }, state: 'finished' }]);
 });
 
 test('runs of a summary written before markers existed are grouped by the summary alone, with its seeds', async () => {

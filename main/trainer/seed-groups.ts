@@ -36,7 +36,9 @@ export function readGroupMarker(runDir: string): GroupMarker | undefined {
   }
 }
 
-const StatsSchema = z.object({ n: z.number().int().positive(), mean: z.number(), iqm_ci95: z.tuple([z.number(), z.number()]) });
+const Interval = z.tuple([z.number(), z.number()]);
+/** A figure's statistics over seeds: the Student-t interval of the mean, or (summaries written before it) the bootstrap interval of the IQM. */
+const StatsSchema = z.object({ n: z.number().int().positive(), mean: z.number(), mean_ci95: Interval.optional(), iqm_ci95: Interval.optional() });
 /** The part of a summary file (main/cli/seeds.ts summarizeSeeds) the run history uses; anything else in it is ignored. */
 const SummaryFileSchema = z.object({
   seeds: z.array(z.number().int().nonnegative()).max(100).optional(),
@@ -66,7 +68,8 @@ function parseSummary(text: string): SeedSummary | undefined {
   const runNames = r.data.runs.flatMap((x) => (typeof x === 'object' && x !== null && typeof (x as { run_dir?: unknown }).run_dir === 'string' ? [basename((x as { run_dir: string }).run_dir)] : []));
   const figure = r.data.eval_mean_return ? 'eval_mean_return' : r.data.eval_mean_reward_bps ? 'eval_mean_reward_bps' : undefined;
   const stats = figure && r.data[figure];
-  return { runNames, seeds: r.data.seeds ?? [], ...(figure && stats ? { headline: { figure, n: stats.n, mean: stats.mean, iqm_ci95: stats.iqm_ci95 } } : {}) };
+  const ci = stats?.mean_ci95 ? { ci95: stats.mean_ci95, interval: 'mean-t' as const } : stats?.iqm_ci95 ? { ci95: stats.iqm_ci95, interval: 'iqm-bootstrap' as const } : undefined;
+  return { runNames, seeds: r.data.seeds ?? [], ...(figure && stats && ci ? { headline: { figure, n: stats.n, mean: stats.mean, ...ci } } : {}) };
 }
 
 /** The seeds summaries of one runs folder, kept between listings while their files are unchanged. */

@@ -86,6 +86,11 @@ export function resolveConfig(opts: StartOptions): RunConfig {
   });
 }
 
+/** True for a trading run that holds out a test span (env.test_fraction > 0). */
+export function hasTestSpan(config: RunConfig): boolean {
+  return config.env.kind === 'trading' && config.env.test_fraction > 0;
+}
+
 /** The CUDA learner lost its context (a sticky error): the run continues on the CPU (DESIGN section 5). */
 export function isDeviceLost(e: unknown): boolean {
   return e instanceof Error && e.message.startsWith('CUDA context lost');
@@ -381,6 +386,9 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
           pollScalars();
           const ev = await trainer.evaluate(eval_episodes);
           if (ev.stopped || stopRequested) break; // Stop during the evaluation: the epoch is not complete
+          // The run's end: the test span, held out from every selection, is walked once.
+          const test = meta.epoch + 1 === epochs && hasTestSpan(config) ? await trainer.evaluate(eval_episodes, 'test') : undefined;
+          if (test?.stopped || stopRequested) break;
           meta.epoch += 1;
           last = {
             epoch: meta.epoch,
@@ -391,6 +399,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
             eval_mean_return: ev.meanReturn,
             eval_episodes: ev.episodes,
             eval_metrics: ev.metrics,
+            ...(test ? { test_mean_return: test.meanReturn, test_metrics: test.metrics } : {}),
           };
           try {
             writeEvalCurves(runDir, ev.series, meta.epoch, meta.step);

@@ -13,10 +13,11 @@ test('runs of one --seeds group are gathered under it where its first run stands
   assert.deepEqual(groupRuns([]), []);
 });
 
-test("a group's row names its members against its seeds and its summary's mean with the IQM interval", () => {
+test("a group's row names its members against its seeds and its summary's mean with its interval", () => {
   assert.equal(groupMembersText(3, 3), '3 seeds');
   assert.equal(groupMembersText(2, 3), '2 of 3 seeds');
   assert.equal(groupMembersText(1, 0), '1 seed', 'a group known from its summary without seeds');
-  assert.equal(groupHeadlineText({ figure: 'eval_mean_return', n: 3, mean: 480.54, iqm_ci95: [472.25, 488.75] }), '480.5 (IQM CI 472.3–488.8)');
+  assert.equal(groupHeadlineText({ figure: 'eval_mean_return', n: 3, mean: 480.54, ci95: [472.25, 488.75], interval: 'mean-t' }), '480.5 (95% CI 472.3–488.8)');
+  assert.equal(groupHeadlineText({ figure: 'eval_mean_return', n: 3, mean: 480.54, ci95: [472.25, 488.75], interval: 'iqm-bootstrap' }), '480.5 (IQM CI 472.3–488.8)', 'a summary written before the t interval');
   assert.equal(groupHeadlineText(undefined), '–');
 });

@@ -32,12 +32,13 @@ export function groupRuns(runs: readonly RunSummary[]): RunBlock[] {
 
 /**
  * A group's headline figure as the run history shows it: the summary's mean of the final
- * evaluation over seeds and the 95% bootstrap interval of the IQM, e.g. "480.5 (IQM CI 472.3–488.8)".
+ * evaluation over seeds and its 95% interval, e.g. "480.5 (95% CI 472.3–488.8)" (Student-t
+ * interval of the mean), or "480.5 (IQM CI 472.3–488.8)" for a summary written before it.
  */
 export function groupHeadlineText(h: GroupHeadline | undefined): string {
   if (!h) return '–';
   const f = (v: number) => v.toFixed(1);
-  return `${f(h.mean)} (IQM CI ${f(h.iqm_ci95[0])}–${f(h.iqm_ci95[1])})`;
+  return `${f(h.mean)} (${h.interval === 'mean-t' ? '95% CI' : 'IQM CI'} ${f(h.ci95[0])}–${f(h.ci95[1])})`;
 }
 
 /** How many members a group has of the seeds it trains: "3 seeds", or "2 of 3 seeds" while some are missing. */

@@ -228,11 +228,12 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   Napi::Value Evaluate(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const int episodes = static_cast<int>(Integer(info[0], "episodes", 1, 100000));
+    const EnvRole span = info[1].IsUndefined() || OneOf(info[1], "span", {"validation", "test"}) == 0 ? EnvRole::kValidation : EnvRole::kTest;
     Live(env, "evaluate");
     Claim(env, "evaluate");
     trainer_->clear_stop();
     auto* w = new TrainerWorker<EvalStats>(
-        Value(), trainer_, *busy_, [episodes](Trainer& t) { return t.evaluate(episodes); },
+        Value(), trainer_, *busy_, [episodes, span](Trainer& t) { return t.evaluate(episodes, span); },
         [](Napi::Env e, const EvalStats& r) {
           Napi::Object o = Napi::Object::New(e);
           o.Set("stopped", r.stopped);

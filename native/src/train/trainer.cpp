@@ -17,6 +17,8 @@ EnvSpec EvalSpec(EnvSpec spec) {
   return spec;
 }
 
+bool HasTestSpan(const EnvSpec& spec) { return spec.kind == "trading" && spec.test_fraction > 0; }
+
 }  // namespace
 
 namespace {
@@ -50,8 +52,9 @@ const TrainerConfig& Checked(const TrainerConfig& c) {
 
 Trainer::Trainer(const TrainerConfig& config, const LearnerFactory& make)
     : config_(Checked(config)),
-      env_(MakeEnv(config.env, /*eval=*/false)),
-      eval_env_(MakeEnv(EvalSpec(config.env), /*eval=*/true)),
+      env_(MakeEnv(config.env, EnvRole::kTrain)),
+      eval_env_(MakeEnv(EvalSpec(config.env), EnvRole::kValidation)),
+      test_env_(HasTestSpan(config.env) ? MakeEnv(EvalSpec(config.env), EnvRole::kTest) : nullptr),
       n_step_(env_->num_envs(), env_->obs_dim(), config.n_step, config.gamma),
       staging_(env_->obs_dim()),
       explore_rng_(config.seed, kExploreStream) {
@@ -206,16 +209,20 @@ RunStats Trainer::run(int64_t steps) {
   return stats;
 }
 
-EvalStats Trainer::evaluate(int episodes) {
+EvalStats Trainer::evaluate(int episodes, EnvRole span) {
   if (episodes < 1) throw std::invalid_argument("episodes must be >= 1, got " + std::to_string(episodes));
-  const int e = eval_env_->num_envs();
-  const auto n = static_cast<size_t>(e), d = static_cast<size_t>(eval_env_->obs_dim());
+  if (span == EnvRole::kTrain) throw std::invalid_argument("evaluate: the span must be validation or test");
+  if (span == EnvRole::kTest && !test_env_)
+    throw std::invalid_argument("evaluate: this run has no test span (env.test_fraction is 0)");
+  VecEnv& walk = span == EnvRole::kTest ? *test_env_ : *eval_env_;
+  const int e = walk.num_envs();
+  const auto n = static_cast<size_t>(e), d = static_cast<size_t>(walk.obs_dim());
   std::vector<float> obs(n * d), next(n * d), final_obs(n * d), rewards(n);
   std::vector<int32_t> actions(n);
   std::vector<uint8_t> term(n), trunc(n);
   std::vector<double> ret(n, 0.0);
   std::vector<bool> counted(n);
-  eval_env_->reset(obs.data());
+  walk.reset(obs.data());
   // A copy's episode counts only if it started while fewer than `episodes` had been started.
   int started = 0;
   for (size_t i = 0; i < n; ++i) counted[i] = started < episodes && ++started;
@@ -227,7 +234,7 @@ EvalStats Trainer::evaluate(int episodes) {
       break;
     }
     learner_->greedy(obs.data(), e, actions.data());
-    eval_env_->step(actions.data(), next.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
+    walk.step(actions.data(), next.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
     for (size_t i = 0; i < n; ++i) {
       if (!counted[i]) continue;
       ret[i] += rewards[i];
@@ -243,8 +250,8 @@ EvalStats Trainer::evaluate(int episodes) {
   double sum = 0;
   for (double r : out.returns) sum += r;
   out.mean_return = out.episodes ? sum / out.episodes : 0.0;
-  out.metrics = eval_env_->episode_metrics();
-  out.series = eval_env_->episode_series();
+  out.metrics = walk.episode_metrics();
+  out.series = walk.episode_series();
   return out;
 }
 

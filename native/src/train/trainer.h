@@ -72,9 +72,10 @@ using LearnerFactory = std::function<std::shared_ptr<Learner>(const NetConfig&, 
 /// The trainer: collection on the CPU, the learner on the compute backend.
 class Trainer {
  public:
-  /// Builds the environments (MakeEnv(spec, false) and MakeEnv(spec, true)), the replay buffer
-  /// (MakeReplay: CPU, or GPU with its fallback) and the learner (`make`, or MakeLearner for
-  /// config.compute). With the CUDA learner the scalar block is its pinned host block.
+  /// Builds the environments (MakeEnv with kTrain, kValidation and, for a trading spec with a
+  /// test span, kTest), the replay buffer (MakeReplay: CPU, or GPU with its fallback) and the
+  /// learner (`make`, or MakeLearner for config.compute). With the CUDA learner the scalar block
+  /// is its pinned host block.
   /// @throws std::invalid_argument for an invalid config; CUDA: std::runtime_error when the
   /// learner does not fit or cannot run.
   explicit Trainer(const TrainerConfig& config, const LearnerFactory& make = {});
@@ -104,10 +105,12 @@ class Trainer {
   /// Clears a stop request (the binding calls it when it starts run()).
   void clear_stop() noexcept { stop_.store(false, std::memory_order_relaxed); }
 
-  /// Greedy (epsilon 0) evaluation over `episodes` >= 1 episodes on the evaluation env, which is
+  /// Greedy (epsilon 0) evaluation over `episodes` >= 1 episodes on the evaluation env of `span`
+  /// (kValidation: what selection reads; kTest: the held-out span, reported apart), which is
   /// reset first. Episodes are assigned to copies as they start, so short episodes are not
   /// over-represented. request_stop() ends it after the current env step (`stopped`).
-  EvalStats evaluate(int episodes);
+  /// @throws std::invalid_argument for kTrain, or kTest when the env has no test span.
+  EvalStats evaluate(int episodes, EnvRole span = EnvRole::kValidation);
 
   /// Versioned binary state (trainer_state.cpp): network shapes, the heads description
   /// (DescribeHeads, model/heads.h), online and target weights, Adam m, v and step, spectral
@@ -144,7 +147,7 @@ class Trainer {
   [[noreturn]] void halt(uint32_t flags, int64_t step);
 
   TrainerConfig config_;
-  std::unique_ptr<VecEnv> env_, eval_env_;
+  std::unique_ptr<VecEnv> env_, eval_env_, test_env_;  // test_env_: null without a test span
   std::unique_ptr<Replay> replay_;
   std::string replay_fallback_;
   std::function<std::string()> replay_runtime_fallback_;
