@@ -20,6 +20,7 @@ import {
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
 import { AxisMap, type XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
+import { pickRunColor } from './lib/palette.ts';
 import { DEFAULT_MAX_POINTS, Series } from './lib/series.ts';
 import type { ConnectionState } from './transport/transport.ts';
 
@@ -189,9 +190,6 @@ export interface Overlay {
   color: string;
 }
 
-/** Colours of overlaid runs, in the order they are picked (then repeated). */
-export const OVERLAY_COLORS = ['#e57373', '#64b5f6', '#ffd54f', '#4db6ac', '#ba68c8', '#a1887f'];
-
 /** How far back (s of run time) the steps/s rate looks. */
 const RATE_WINDOW_S = 3;
 const MAX_EVENTS = 200;
@@ -220,7 +218,7 @@ export interface Dashboard {
   /** Marks `runDir` as asked for as an overlay: its runData is drawn over the charts instead of replacing them. */
   addOverlay(runDir: string): void;
   removeOverlay(runDir: string): void;
-  /** The overlaid past runs, in the order they were picked. */
+  /** The overlaid past runs, in the order they were picked, less the run the charts show (drawn once, as itself). */
   overlays(): Overlay[];
   setSmoothing(weight: number): void;
   setXAxis(axis: XAxisKind): void;
@@ -354,8 +352,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         const book = bookOf(m);
         const system = runSystemInfo(m.system);
         if (pendingOverlays.delete(m.runDir)) {
-          const used = new Set([...overlays.values()].map((o) => o.color));
-          const color = OVERLAY_COLORS.find((c) => !used.has(c)) ?? OVERLAY_COLORS[overlays.size % OVERLAY_COLORS.length]!;
+          const color = pickRunColor([...overlays.values()].map((o) => o.color));
           overlays.set(m.runDir, { runDir: m.runDir, name: m.runDir.split(/[\\/]/).pop() ?? m.runDir, config: m.config, book, color });
           set((st) => ({ overlayDirs: [...st.overlayDirs] })); // a new array: the run history redraws
           bump();
@@ -429,7 +426,11 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       set((st) => ({ overlayDirs: st.overlayDirs.filter((d) => d !== runDir) }));
       bump();
     },
-    overlays: () => get().overlayDirs.flatMap((d) => overlays.get(d) ?? []),
+    overlays: () => {
+      const st = get();
+      const shownDir = st.view.kind === 'history' ? st.view.runDir : st.runDir;
+      return st.overlayDirs.flatMap((d) => (d === shownDir ? [] : (overlays.get(d) ?? [])));
+    },
     showLive: () => {
       history = undefined;
       set({ view: { kind: 'live' } });

@@ -22,32 +22,30 @@ import { TradingCurves } from './TradingCurves.tsx';
 import { TradingEpochCharts } from './TradingEpochCharts.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 import { SystemPanel } from './SystemPanel.tsx';
+import { featureColor, SERIES_COLORS } from '../lib/palette.ts';
 
-const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: '#f4b400' }];
-const EPOCH_TIME: ChartLine[] = [{ name: EPOCH_TIME_SERIES, label: 'epoch time (s)', color: '#ff7043', smooth: false, dots: true }];
+const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: SERIES_COLORS.amber }];
+const EPOCH_TIME: ChartLine[] = [{ name: EPOCH_TIME_SERIES, label: 'epoch time (s)', color: SERIES_COLORS.orange, smooth: false, dots: true }];
 const Q: ChartLine[] = [
-  { name: SCALAR_NAMES.q_mean, label: 'Q mean', color: '#8ab4f8' },
-  { name: SCALAR_NAMES.mean_max_q, label: 'mean max-Q', color: '#c58af9', smooth: false },
+  { name: SCALAR_NAMES.q_mean, label: 'Q mean', color: SERIES_COLORS.blue },
+  { name: SCALAR_NAMES.mean_max_q, label: 'mean max-Q', color: SERIES_COLORS.violet, smooth: false },
 ];
-const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: '#8ab4f8', label: 'Q min–max' };
-const CAUSAL: ChartLine[] = [{ name: SCALAR_NAMES.causal_sensitivity, label: 'mean over features', color: '#81c995' }];
-const FEATURE_COLORS = ['#5bb9c2', '#e8a87c', '#c3a6ff', '#f28b82', '#fdd663', '#a7c7e7', '#b5e48c', '#ffb4e1'];
-/** Colour of feature i: the palette, then hues spaced by the golden angle (no two lines share one). */
-const featureColor = (i: number) => FEATURE_COLORS[i] ?? `hsl(${Math.round((i * 137.5) % 360)} 60% 65%)`;
+const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: SERIES_COLORS.blue, label: 'Q min–max' };
+const CAUSAL: ChartLine[] = [{ name: SCALAR_NAMES.causal_sensitivity, label: 'mean over features', color: SERIES_COLORS.green }];
 /** One line per feature, in the environment's feature order (x, x_dot, theta, theta_dot; ret_1 ... tod). */
 const causalFeatures = (names: (prefix: string) => string[]): ChartLine[] =>
   names('causal/')
     .filter((n) => n !== SCALAR_NAMES.causal_sensitivity)
     .map((name, i) => ({ name, label: name.slice('causal/'.length), color: featureColor(i), smooth: false }));
 const REPLAY: ChartLine[] = [
-  { name: SCALAR_NAMES.per_total, label: 'total priority', color: '#8ab4f8', smooth: false },
-  { name: SCALAR_NAMES.per_max_priority, label: 'max priority', color: '#f28b82', smooth: false },
-  { name: SCALAR_NAMES.is_weight_mean, label: 'mean IS weight', color: '#81c995', smooth: false },
-  { name: SCALAR_NAMES.beta, label: 'beta', color: '#fdd663', smooth: false },
+  { name: SCALAR_NAMES.per_total, label: 'total priority', color: SERIES_COLORS.blue, smooth: false },
+  { name: SCALAR_NAMES.per_max_priority, label: 'max priority', color: SERIES_COLORS.coral, smooth: false },
+  { name: SCALAR_NAMES.is_weight_mean, label: 'mean IS weight', color: SERIES_COLORS.green, smooth: false },
+  { name: SCALAR_NAMES.beta, label: 'beta', color: SERIES_COLORS.yellow, smooth: false },
 ];
 const RETURNS: ChartLine[] = [
-  { name: EPISODE_SERIES, label: 'training episodes', color: '#81c995' },
-  { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: '#ff7043', smooth: false, dots: true },
+  { name: EPISODE_SERIES, label: 'training episodes', color: SERIES_COLORS.green },
+  { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: SERIES_COLORS.orange, smooth: false, dots: true },
 ];
 
 const NO_PROBLEMS = new Map<string, string>();

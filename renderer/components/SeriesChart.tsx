@@ -11,9 +11,12 @@ import { useStore } from 'zustand';
 import { X_AXIS_LABEL, type XAxisKind } from '../lib/axis-map.ts';
 import type { CsvRequest } from '../lib/csv-request.ts';
 import { downsampleBand, type Marker } from '../lib/downsample.ts';
+import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { tooltipValue } from '../lib/format.ts';
-import { legendEntries, niceTicks, type LegendEntry } from '../lib/legend.ts';
+import { legendEntries, niceTicks, overlayDash, type LegendEntry } from '../lib/legend.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
+import { ink } from '../lib/theme.ts';
+import { useTheme } from '../lib/theme-store.ts';
 import { useScheduledRedraw } from '../lib/use-redraw.ts';
 import type { Dashboard, Overlay, SeriesBook } from '../store.ts';
 
@@ -61,14 +64,15 @@ const PX_PER_TICK = 90;
 
 /** A small picture of how an entry's curve is drawn. */
 function Swatch({ entry }: { entry: LegendEntry }) {
+  const color = ink(useTheme(), entry.color);
   return (
     <svg width="18" height="10" aria-hidden="true">
       {entry.kind === 'band' ? (
-        <rect x="0" y="1" width="18" height="8" fill={entry.color} fillOpacity={0.3} />
+        <rect x="0" y="1" width="18" height="8" fill={color} fillOpacity={0.3} />
       ) : (
-        <line x1="0" y1="5" x2="18" y2="5" stroke={entry.color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? 0.35 : 1} />
+        <line x1="0" y1="5" x2="18" y2="5" stroke={color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? 0.35 : 1} strokeDasharray={entry.dash} />
       )}
-      {entry.kind === 'dots' && <circle cx="9" cy="5" r="3" fill={entry.color} />}
+      {entry.kind === 'dots' && <circle cx="9" cy="5" r="3" fill={color} />}
     </svg>
   );
 }
@@ -135,6 +139,8 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   const [zoom, setZoom] = useState<[number, number] | undefined>();
   const [drag, setDrag] = useState<{ from: number; to?: number } | undefined>();
   const [ref, width] = useWidth();
+  const theme = useTheme();
+  const frame = chartFrame(theme);
   const id = `chart-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
 
   const drawn = useMemo(() => {
@@ -176,12 +182,12 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
     const overlaid = overlays.flatMap((o) => {
       const oShown = (x: number) => (xKind && shownAxis ? o.book.axis.convert(xKind, shownAxis, x) : x);
       const oNative = (x: number) => (xKind && shownAxis && Number.isFinite(x) ? o.book.axis.convert(shownAxis, xKind, x) : x);
-      return lines.flatMap((line) => {
+      return lines.flatMap((line, i) => {
         const s = o.book.get(line.name);
         if (!s || s.length === 0) return [];
         const v = s.view(buckets, zoom ? oNative(zoom[0]) : -Infinity, zoom ? oNative(zoom[1]) : Infinity);
         const d = line.smooth === false ? v.raw : v.smooth;
-        return [{ key: `${o.runDir}|${line.name}`, label: `${o.name}: ${line.label}`, series: line.name, color: o.color, pts: toPoints(d.x, d.y, d.length, logY, oShown).pts }];
+        return [{ key: `${o.runDir}|${line.name}`, label: `${o.name}: ${line.label}`, series: line.name, color: o.color, dash: overlayDash(i), pts: toPoints(d.x, d.y, d.length, logY, oShown).pts }];
       });
     });
     let x0 = Infinity;
@@ -200,7 +206,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   const legend = useMemo(
     () => [
       ...legendEntries(drawn.series.map((d) => d.line), smoothing, band && drawn.bandPts.length > 0 ? band : undefined),
-      ...drawn.overlaid.map((o): LegendEntry => ({ key: o.key, label: o.label, color: o.color, kind: 'line', series: o.series })),
+      ...drawn.overlaid.map((o): LegendEntry => ({ key: o.key, label: o.label, color: o.color, kind: 'line', series: o.series, dash: o.dash })),
     ],
     [drawn, smoothing, band],
   );
@@ -283,34 +289,35 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
           <p className="chart-empty">No data yet.</p>
         ) : (
           <ComposedChart width={width} height={220} margin={{ top: 8, right: 12, bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#2a3140" />
-            <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} ticks={xTicks} interval={0} allowDataOverflow tick={{ fontSize: 11 }} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
+            <CartesianGrid strokeDasharray="3 3" stroke={frame.grid} />
+            <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} ticks={xTicks} interval={0} allowDataOverflow stroke={frame.axis} tick={frame.tick} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, ...frame.label }} />
             <YAxis
               scale={logY ? 'log' : 'auto'}
               domain={['auto', 'auto']}
               allowDataOverflow
-              tick={{ fontSize: 11 }}
+              stroke={frame.axis}
+              tick={frame.tick}
               tickFormatter={tick}
               width={yLabel ? 72 : 64}
-              label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, fontSize: 11, fill: '#8b93a3', style: { textAnchor: 'middle' } } : undefined}
+              label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, ...frame.label, style: { textAnchor: 'middle' } } : undefined}
             />
-            <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={(x) => `${xLabel} ${x}`} />
-            {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={band.color} fillOpacity={0.2} isAnimationActive={false} name={band.label} />}
+            <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={(x) => `${xLabel} ${x}`} {...TOOLTIP_STYLE} />
+            {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={ink(theme, band.color)} fillOpacity={0.2} isAnimationActive={false} name={band.label} />}
             {drawn.series.map(({ line, raw, smooth, dots }) =>
               line.smooth === false
-                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={line.color} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
+                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={ink(theme, line.color)} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
                 : [
-                    <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={line.color} strokeOpacity={0.25} dot={false} isAnimationActive={false} strokeWidth={1} />,
-                    <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={line.color} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
+                    <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={ink(theme, line.color)} strokeOpacity={0.25} dot={false} isAnimationActive={false} strokeWidth={1} />,
+                    <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={ink(theme, line.color)} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
                   ],
             )}
             {drawn.overlaid.map((o) => (
-              <Line key={o.key} data={o.pts} dataKey="y" name={o.label} stroke={o.color} strokeDasharray="5 3" dot={false} isAnimationActive={false} strokeWidth={1.5} />
+              <Line key={o.key} data={o.pts} dataKey="y" name={o.label} stroke={ink(theme, o.color)} strokeDasharray={o.dash} dot={false} isAnimationActive={false} strokeWidth={1.5} />
             ))}
             {drawn.markers.map((m, i) => (
-              <ReferenceLine key={`m${i}`} x={m.x} stroke="#ff5370" strokeDasharray="2 2" label={{ value: m.kind, fill: '#ff5370', fontSize: 10, position: 'top' }} />
+              <ReferenceLine key={`m${i}`} x={m.x} stroke={theme.err} strokeDasharray="2 2" label={{ value: m.kind, fill: theme.err, fontSize: 10, position: 'top' }} />
             ))}
-            {drag?.to !== undefined && <ReferenceArea x1={drag.from} x2={drag.to} strokeOpacity={0.3} fill="#8ab4f8" fillOpacity={0.15} />}
+            {drag?.to !== undefined && <ReferenceArea x1={drag.from} x2={drag.to} strokeOpacity={0.3} fill={theme.accent} fillOpacity={0.15} />}
           </ComposedChart>
         )}
       </div>
