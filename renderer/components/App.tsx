@@ -9,6 +9,7 @@ import type { XAxisKind } from '../lib/axis-map.ts';
 import { createCsvRequester } from '../lib/csv-request.ts';
 import { createEvalCurvesRequester } from '../lib/eval-curves-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
+import { shortcutFor, takesText } from '../lib/shortcuts.ts';
 import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
 import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
@@ -21,6 +22,7 @@ import { TradingEval } from './TradingEval.tsx';
 import { TradingCurves } from './TradingCurves.tsx';
 import { TradingEpochCharts } from './TradingEpochCharts.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
+import { ShortcutsDialog } from './ShortcutsDialog.tsx';
 import { SystemPanel } from './SystemPanel.tsx';
 import { featureColor, SERIES_COLORS } from '../lib/palette.ts';
 
@@ -148,12 +150,14 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   }, [canStart, editor, guard, transport]);
   const stop = useCallback(() => guard(() => transport.send({ type: 'stop' })), [guard, transport]);
 
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey)) return;
-      if (e.key === 'Enter') start();
-      else if (e.key === '.') stop();
-      else if (e.key === ',') document.querySelector<HTMLElement>('.config .fields input, .config .fields select')?.focus();
+      const action = shortcutFor(e, takesText(document.activeElement));
+      if (action === 'start') start();
+      else if (action === 'stop') stop();
+      else if (action === 'focusConfig') document.querySelector<HTMLElement>('.config .fields input, .config .fields select')?.focus();
+      else if (action === 'shortcuts') setShortcutsOpen((o) => !o);
       else return;
       e.preventDefault();
     };
@@ -163,7 +167,8 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
 
   return (
     <div className="app">
-      <Header dashboard={dashboard} canStart={canStart} onStart={start} onStop={stop} />
+      <Header dashboard={dashboard} canStart={canStart} onStart={start} onStop={stop} onShortcuts={() => setShortcutsOpen(true)} />
+      <ShortcutsDialog open={shortcutsOpen} onClose={() => setShortcutsOpen(false)} />
       <HostBanner host={s.host} onRestart={() => guard(() => transport.restartHost())} />
       {(s.errors.length > 0 || localError) && (
         <div className="banner error" role="alert" data-testid="errors">

@@ -10,7 +10,9 @@ import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine,
 import { useStore } from 'zustand';
 import { X_AXIS_LABEL, type XAxisKind } from '../lib/axis-map.ts';
 import type { CsvRequest } from '../lib/csv-request.ts';
+import { downloadBlob } from '../lib/download.ts';
 import { downsampleBand, type Marker } from '../lib/downsample.ts';
+import { chartImage, svgToPng } from '../lib/chart-image.ts';
 import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { tooltipValue } from '../lib/format.ts';
 import { legendEntries, niceTicks, overlayDash, type LegendEntry } from '../lib/legend.ts';
@@ -212,24 +214,36 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   );
   const xTicks = useMemo(() => niceTicks(drawn.xRange[0], drawn.xRange[1], Math.max(2, Math.floor(width / PX_PER_TICK)), xInteger), [drawn.xRange, width, xInteger]);
 
-  const [csvNote, setCsvNote] = useState<string | undefined>();
+  const [exportNote, setExportNote] = useState<string | undefined>();
   /** Downloads every raw record of the drawn series (the host reads them from the run folder). */
   const exportCsv = () => {
     const st = dashboard.store.getState();
     const runDir = st.view.kind === 'history' ? st.view.runDir : st.runDir;
     if (!runDir) return;
-    setCsvNote('exporting…');
+    setExportNote('exporting…');
     csv(runDir, [...new Set(drawn.series.map((d) => d.line.name))]).then(
       ({ text, rows }) => {
-        const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-        const a = document.createElement('a');
-        a.href = url;
-        a.download = `${id.slice(6)}.csv`;
-        a.click();
-        setTimeout(() => URL.revokeObjectURL(url), 1000);
-        setCsvNote(`${rows} rows exported`);
+        downloadBlob(new Blob([text], { type: 'text/csv' }), `${id.slice(6)}.csv`);
+        setExportNote(`${rows} rows exported`);
       },
-      (e: Error) => setCsvNote(`CSV export failed: ${e.message}`),
+      (e: Error) => setExportNote(`CSV export failed: ${e.message}`),
+    );
+  };
+
+  /** Downloads the chart as drawn now, with its title and legend, as SVG or as PNG (at twice the CSS pixels, for print and high-density screens). */
+  const exportImage = (format: 'svg' | 'png') => {
+    const svg = ref.current?.querySelector<SVGSVGElement>('svg.recharts-surface');
+    if (!svg) return;
+    const clone = svg.cloneNode(true) as SVGSVGElement;
+    clone.removeAttribute('style');
+    clone.setAttribute('width', String(svg.clientWidth));
+    clone.setAttribute('height', String(svg.clientHeight));
+    const image = chartImage(new XMLSerializer().serializeToString(clone), svg.clientWidth, svg.clientHeight, title, legend, theme);
+    const name = `${id.slice(6)}.${format}`;
+    if (format === 'svg') return downloadBlob(new Blob([image.svg], { type: 'image/svg+xml' }), name);
+    svgToPng(image, 2).then(
+      (png) => downloadBlob(png, name),
+      (e: Error) => setExportNote(`PNG export failed: ${e.message}`),
     );
   };
 
@@ -272,7 +286,13 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
         <button type="button" onClick={exportCsv} disabled={drawn.points === 0} aria-label={`Export ${title} as CSV`} title="Every raw record of these series, from the run folder">
           CSV
         </button>
-        {csvNote && <span className="chart-note" role="status">{csvNote}</span>}
+        <button type="button" onClick={() => exportImage('svg')} disabled={drawn.points === 0} aria-label={`Export ${title} as SVG`} title="The chart as drawn, with its title and legend, as a vector image">
+          SVG
+        </button>
+        <button type="button" onClick={() => exportImage('png')} disabled={drawn.points === 0} aria-label={`Export ${title} as PNG`} title="The chart as drawn, with its title and legend, as a PNG at twice the screen's CSS pixels">
+          PNG
+        </button>
+        {exportNote && <span className="chart-note" role="status">{exportNote}</span>}
       </div>
       {legend.length > 0 && (
         <ul className="chart-legend" aria-label={`${title} legend`}>
