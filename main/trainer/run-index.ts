@@ -7,6 +7,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { basename, dirname, join } from 'node:path';
+import type { RunConfig } from '../../common/config.ts';
 import { lineChunks, readRegularText } from './regular-file.ts';
 import { metricsChunks, readRunConfig } from './run-dir.ts';
 import { runLockHolder } from './run-lock.ts';
@@ -25,6 +26,8 @@ export interface RunListing extends Omit<RunResults, 'state'> {
   lastEvalReturn?: number;
   /** Name of the `--seeds` group the run belongs to (its summary file without `.json`), if any. */
   seedGroup?: string;
+  /** The run's config.json, validated with its defaults filled in (the hyperparameter table's columns). */
+  config: RunConfig;
 }
 
 /** What a run's files say, before its lock and seeds group are looked at. */
@@ -104,9 +107,9 @@ async function stampOf(runDir: string): Promise<string> {
  * regular file counts as empty.
  */
 async function readListing(runDir: string): Promise<FileListing | undefined> {
-  let env: string;
+  let config: RunConfig;
   try {
-    env = readRunConfig(runDir).env.kind;
+    config = readRunConfig(runDir);
   } catch {
     return undefined;
   }
@@ -128,7 +131,7 @@ async function readListing(runDir: string): Promise<FileListing | undefined> {
     return undefined; // gone meanwhile
   }
   const last = tally.lastEpoch;
-  return { runDir, name: basename(runDir), createdMs, env, epochs: tally.epochs, lastStep: last?.step ?? 0, lastEvalReturn: last?.eval_mean_return, ...tally.results() };
+  return { runDir, name: basename(runDir), createdMs, env: config.env.kind, config, epochs: tally.epochs, lastStep: last?.step ?? 0, lastEvalReturn: last?.eval_mean_return, ...tally.results() };
 }
 
 /**

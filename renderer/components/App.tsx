@@ -21,6 +21,7 @@ import { RunHistory } from './RunHistory.tsx';
 import { TradingEval } from './TradingEval.tsx';
 import { TradingCurves } from './TradingCurves.tsx';
 import { TradingEpochCharts } from './TradingEpochCharts.tsx';
+import { ScalarsPanel } from './ScalarsPanel.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 import { ShortcutsDialog } from './ShortcutsDialog.tsx';
 import { SystemPanel } from './SystemPanel.tsx';
@@ -222,6 +223,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" xKind="step" yLabel="mean |Q − Q_do(f)|" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
+          <ScalarsPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
           {chartsTrading && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
           <HeadsPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
           <SystemPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />

@@ -8,6 +8,8 @@ import { RUN_COLUMNS, runTable, type RunSort } from '../lib/run-table.ts';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ConfigCompare, type ComparedRun } from './ConfigCompare.tsx';
+import { HparamTable } from './HparamTable.tsx';
+import { OverlayToggle } from './OverlayToggle.tsx';
 
 /** Past runs from the runs folder as a table of key results that sorts (click a heading) and filters (runs of one `--seeds` group together): open one to draw its charts from disk, or resume it. */
 export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
@@ -27,6 +29,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   );
   const [sort, setSort] = useState<RunSort>({ key: 'name', dir: 'desc' });
   const [filter, setFilter] = useState('');
+  const [hparamsOpen, setHparamsOpen] = useState(false);
   const shown = useMemo(() => runTable(runs, sort, filter), [runs, sort, filter]);
   const sortBy = (key: RunSort['key']) => setSort((s) => ({ key, dir: s.key === key && s.dir === 'desc' ? 'asc' : 'desc' }));
   const row = (r: RunSummary) => (
@@ -37,19 +40,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         </td>
       ))}
       <td className="actions">
-        <input
-          type="checkbox"
-          aria-label={`Overlay ${r.name}`}
-          title="Draw this run over the charts (pick two to compare their configs)"
-          checked={overlayDirs.includes(r.runDir)}
-          onChange={(e) => {
-            if (!e.target.checked) return dashboard.removeOverlay(r.runDir);
-            send(() => {
-              dashboard.addOverlay(r.runDir);
-              transport.send({ type: 'openRun', runDir: r.runDir });
-            });
-          }}
-        />
+        <OverlayToggle run={r} dashboard={dashboard} transport={transport} send={send} />
         <button
           type="button"
           aria-label={`Open ${r.name}`}
@@ -103,10 +94,16 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
     <section className="panel" aria-labelledby="history-title">
       <div className="panel-head">
         <h2 id="history-title">Run history</h2>
-        <button type="button" onClick={() => send(() => transport.send({ type: 'listRuns' }))}>
-          Refresh
-        </button>
+        <span>
+          <button type="button" onClick={() => setHparamsOpen(true)} disabled={runs.length === 0} title="Every run's config fields beside its results, sortable">
+            Hyperparameters
+          </button>{' '}
+          <button type="button" onClick={() => send(() => transport.send({ type: 'listRuns' }))}>
+            Refresh
+          </button>
+        </span>
       </div>
+      <HparamTable open={hparamsOpen} onClose={() => setHparamsOpen(false)} dashboard={dashboard} transport={transport} send={send} />
       {view.kind === 'history' && (
         <p className="viewing">
           Viewing <code>{view.runDir.split(/[\\/]/).pop()}</code>{' '}
