@@ -2,70 +2,13 @@
 // driven by Debian's Chromium through playwright-core. Builds the renderer if needed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
-import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
-import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
-import { CHROMIUM_FLAGS, configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, RESULTS, ROOT, startAndWatch, stop, systemPanel, TINY_CARTPOLE, trainerMissing, waitForPoints, waitForState, waitForSystemSample } from './flow.ts';
+import { configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, RESULTS, startAndWatch, stop, systemPanel, TINY_CARTPOLE, waitForPoints, waitForState, waitForSystemSample } from './flow.ts';
+import { browserSkip, withServedPage } from './served.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
+const skip = await browserSkip();
 if (skip) console.log(`# browser e2e skipped: ${skip}`);
-/** DQN_E2E_CPU_LOAD=N runs N busy processes beside the test (a busy machine: issue 16, item 3). */
-const loadWorkers = loadFromEnv();
-
-/** Starts `npm run serve`'s program on a free port; resolves with the printed URL. */
-function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'main', 'serve', 'cli.ts'), '--port', '0', '--data-dir', dataDir, '--runs-dir', runsDir, '--no-build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve printed no URL within 60 s:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /DQN Console: (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]!, output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`serve exited with code ${code}:\n${out}`)));
-  });
-}
-
-/**
- * One served dashboard for a test: an optional CPU load beside it, a temporary data folder with
- * `preset` saved as `<presetName>.json`, `npm run serve` on loopback and Chromium with a fresh
- * profile (--user-data-dir); `body` gets the page (not yet navigated), the server and the folder.
- * Everything is stopped and removed afterwards, whatever the body did.
- */
-async function withServedPage(
-  presetName: string,
-  preset: unknown,
-  body: (ctx: { page: Page; server: Awaited<ReturnType<typeof serve>>; tmp: string }) => Promise<void>,
-): Promise<void> {
-  await ensureRendererBuilt(ROOT);
-  const load = loadWorkers ? startCpuLoad(loadWorkers) : undefined;
-  if (load) console.log(`${loadWorkers} busy processes beside the test: ${load.pids.join(', ')}`);
-  const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-'));
-  mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
-  writeFileSync(join(tmp, 'data', 'presets', `${presetName}.json`), JSON.stringify(preset));
-  const server = await serve(join(tmp, 'data'), join(tmp, 'runs'));
-  const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1500, height: 1000 } });
-  try {
-    await body({ page: browser.pages()[0] ?? (await browser.newPage()), server, tmp });
-  } finally {
-    await browser.close();
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.once('exit', r));
-    rmSync(tmp, { recursive: true, force: true });
-    await load?.stop();
-  }
-}
 
 test('browser mode: start a CartPole run, see Loss and Epoch time points and the legends, reload mid-run and keep the points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
   await withServedPage('e2e-cartpole', TINY_CARTPOLE, async ({ page, server, tmp }) => {
