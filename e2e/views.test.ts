@@ -12,6 +12,7 @@ if (skip) console.log(`# browser e2e skipped: ${skip}`);
 
 test('browser mode: a legible tooltip, overlaid runs in their own colours with a config diff of three runs, the hyperparameter table, all scalars, chart export, the shortcut list and the light theme', { skip, timeout: 600_000 }, async () => {
   await withServedPage('e2e-cartpole', TINY_CARTPOLE, async ({ page, server }) => {
+    page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     await page.goto(server.url);
     await openDashboard(page, 'e2e-cartpole (user)');
     const runs = [

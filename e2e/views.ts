@@ -92,6 +92,8 @@ async function swatches(page: Page, title: string): Promise<Map<string, { stroke
 export async function overlaysAndDiff(page: Page, runs: { name: string; lr: string }[], live: { name: string; lr: string }): Promise<void> {
   const table = page.getByRole('table', { name: 'Runs' });
   for (const r of runs) await table.getByRole('checkbox', { name: `Overlay ${r.name}`, exact: true }).check();
+  // Charts redraw only while on screen: the run history may have scrolled the Loss chart away.
+  await region(page, 'Loss').scrollIntoViewIfNeeded();
   const legendList = page.getByRole('list', { name: 'Loss legend' });
   for (const r of runs) await legendList.getByRole('listitem').filter({ hasText: `${r.name}: TD loss` }).waitFor(LONG);
   const loss = await swatches(page, 'Loss');
@@ -102,6 +104,8 @@ export async function overlaysAndDiff(page: Page, runs: { name: string; lr: stri
     assert.notEqual(o.stroke, own, 'an overlaid run is not drawn in the colour of the series');
     assert.equal(o.dash, '5 3');
   }
+  await region(page, 'Replay').scrollIntoViewIfNeeded();
+  await page.getByRole('list', { name: 'Replay legend' }).getByRole('listitem').filter({ hasText: `${runs[0]!.name}: max priority` }).waitFor(LONG);
   const replay = await swatches(page, 'Replay');
   const dashes = ['total priority', 'max priority'].map((l) => replay.get(`${runs[0]!.name}: ${l}`)!);
   assert.equal(dashes[0]!.stroke, dashes[1]!.stroke, "one run's lines share its colour");
@@ -118,6 +122,7 @@ export async function overlaysAndDiff(page: Page, runs: { name: string; lr: stri
   // Open the first overlaid run: the charts show it, and it is not drawn over itself.
   await table.getByRole('button', { name: `Open ${runs[0]!.name}`, exact: true }).click();
   await page.getByText('showing a past run').waitFor(LONG);
+  await region(page, 'Loss').scrollIntoViewIfNeeded();
   await legendList.getByRole('listitem').filter({ hasText: `${runs[0]!.name}: TD loss` }).waitFor({ state: 'detached', ...LONG });
   await waitForPoints(page, 'Loss', 3);
   assert.equal(await region(page, 'Loss').locator('path.recharts-curve[stroke-dasharray="5 3"]').count(), 1, 'only the other overlaid run is dashed');
@@ -159,7 +164,7 @@ export async function allScalars(page: Page): Promise<void> {
     await waitForPoints(page, title, 2);
   }
   await shot(page, 'all-scalars.png', panel);
-  await panel.getByRole('searchbox', { name: 'Filter scalars' }).fill('eps');
+  await panel.getByRole('searchbox', { name: 'Filter scalars' }).fill('epsilon');
   await page.waitForFunction(() => document.querySelectorAll('.scalars-panel section.chart').length === 1, undefined, LONG);
   assert.deepEqual(await panel.locator('section.chart h2').allTextContents(), ['charts/epsilon']);
   await panel.getByRole('button', { name: 'Hide' }).click();

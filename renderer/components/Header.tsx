@@ -74,10 +74,10 @@ export function Header({ dashboard, canStart, onStart, onStop, onShortcuts }: { 
       <button type="button" onClick={onStop} disabled={s.runState !== 'running'} aria-keyshortcuts="Control+." title="Stop the run; a checkpoint is kept (Ctrl+.)">
         Stop
       </button>
-      <button type="button" className="theme-switch" onClick={() => themeStore.getState().setTheme(other)} title={`Switch to the ${other} theme (kept for the next visit)`}>
-        {other === 'light' ? '☀ Light theme' : '☾ Dark theme'}
+      <button type="button" className="icon" onClick={() => themeStore.getState().setTheme(other)} aria-label={`${other === 'light' ? 'Light' : 'Dark'} theme`} title={`Switch to the ${other} theme (kept for the next visit)`}>
+        {other === 'light' ? '☀' : '☾'}
       </button>
-      <button type="button" onClick={onShortcuts} aria-keyshortcuts="?" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
+      <button type="button" className="icon" onClick={onShortcuts} aria-keyshortcuts="?" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
         ?
       </button>
     </header>

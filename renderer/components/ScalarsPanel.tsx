@@ -12,9 +12,9 @@ import { scalarGroups } from '../lib/scalar-catalog.ts';
 import type { Dashboard } from '../store.ts';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 
-/** One chart's line for the scalar `name` (smoothed like TensorBoard's; epoch series as dots). */
+/** One chart's line for the scalar `name`, labelled by its name after the prefix (the chart's title is the whole name); smoothed like TensorBoard's, epoch series as dots. */
 function lineOf(name: string): ChartLine[] {
-  return [{ name, label: name, color: SERIES_COLORS.amber, ...(seriesX(name) === 'epoch' ? { smooth: false, dots: true } : {}) }];
+  return [{ name, label: name.slice(name.indexOf('/') + 1), color: SERIES_COLORS.amber, ...(seriesX(name) === 'epoch' ? { smooth: false, dots: true } : {}) }];
 }
 
 /** The panel; `dashboard.shown()` decides whose scalars it lists. */
