@@ -11,6 +11,12 @@ interface ThemeState {
   setTheme(theme: ThemeName): void;
 }
 
+/** The theme named by what the storage held, or undefined when it names none. */
+export function storedTheme(stored: unknown): ThemeName | undefined {
+  const theme = stored !== null && typeof stored === 'object' ? (stored as { theme?: unknown }).theme : undefined;
+  return typeof theme === 'string' && Object.hasOwn(THEMES, theme) ? (theme as ThemeName) : undefined;
+}
+
 /** Storage key of the theme choice. */
 export const THEME_STORAGE_KEY = 'dqn-console-theme';
 
@@ -20,7 +26,10 @@ export const themeStore = createStore<ThemeState>()(
     storage: createJSONStorage(() => localStorage),
     partialize: (s) => ({ theme: s.theme }),
     // A stored value that is not a theme's name (edited by hand, an older version) is ignored.
-    merge: (stored, current) => ({ ...current, ...((stored as Partial<ThemeState> | undefined)?.theme && (stored as ThemeState).theme in THEMES ? { theme: (stored as ThemeState).theme } : {}) }),
+    merge: (stored, current) => {
+      const theme = storedTheme(stored);
+      return theme ? { ...current, theme } : current;
+    },
   }),
 );
 

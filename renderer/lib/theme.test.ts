@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { contrast } from './color.ts';
 import { FEATURE_COLORS, RUN_COLORS, SERIES_COLORS } from './palette.ts';
 import { ink, THEMES, themeProperties } from './theme.ts';
+import { storedTheme } from './theme-store.ts';
 
 const CHART_COLORS = [...Object.values(SERIES_COLORS), ...FEATURE_COLORS, ...RUN_COLORS];
 
@@ -33,4 +34,10 @@ test('every theme token becomes a CSS custom property in kebab case', () => {
   assert.equal(props.get('--panel'), '#ffffff');
   assert.equal(props.size, Object.keys(THEMES.light).length - 1);
   assert.deepEqual(themeProperties(THEMES.dark).map(([k]) => k), [...props.keys()], 'both themes set the same properties');
+});
+
+test('a stored theme choice is used only when it names a theme', () => {
+  assert.equal(storedTheme({ theme: 'light' }), 'light');
+  assert.equal(storedTheme({ theme: 'dark' }), 'dark');
+  for (const bad of [{ theme: 'solarized' }, { theme: 'toString' }, { theme: 1 }, null, undefined, 'light']) assert.equal(storedTheme(bad), undefined, JSON.stringify(bad));
 });
