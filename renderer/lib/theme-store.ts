@@ -18,8 +18,9 @@ export function storedTheme(stored: unknown): ThemeName | undefined {
 }
 
 /** Storage key of the theme choice. */
-export const THEME_STORAGE_KEY = 'dqn-console-theme';
+const THEME_STORAGE_KEY = 'dqn-console-theme';
 
+/** The theme choice; the header's button switches it, `useTheme` and `applyThemeTo` follow it. */
 export const themeStore = createStore<ThemeState>()(
   persist((set) => ({ theme: 'dark', setTheme: (theme) => set({ theme }) }), {
     name: THEME_STORAGE_KEY,
