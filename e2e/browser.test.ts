@@ -1,14 +1,11 @@
-// End-to-end test of browser mode: `npm run serve` (trainer host under Node, WebSocket bridge)
-// driven by Debian's Chromium through playwright-core. Builds the renderer if needed.
+// End-to-end tests of browser mode: `npm run serve` (trainer host under Node, WebSocket bridge)
+// driven by Debian's Chromium through playwright-core (harness: served-page.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { configShowsLiveRun, openDashboard, overlayTwoRuns, renameThenDeleteRun, runHistoryTable, tradingViews, TINY_TRADING, switchXAxis, rejectNegativeLearningRate, reloadKeepsHistory, RESULTS, startAndWatch, stop, systemPanel, TINY_CARTPOLE, waitForPoints, waitForState, waitForSystemSample } from './flow.ts';
-import { browserSkip, withServedPage } from './served.ts';
-
-const skip = await browserSkip();
-if (skip) console.log(`# browser e2e skipped: ${skip}`);
+import { skip, withServedPage } from './served-page.ts';
 
 test('browser mode: start a CartPole run, see Loss and Epoch time points and the legends, reload mid-run and keep the points, reject a bad value, survive a host kill, stop', { skip, timeout: 300_000 }, async () => {
   await withServedPage('e2e-cartpole', TINY_CARTPOLE, async ({ page, server, tmp }) => {

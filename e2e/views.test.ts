@@ -4,11 +4,8 @@
 // the dashboard at 1280x800 and 1920x1080 in both themes (test-results/walk-*.png).
 import { test } from 'node:test';
 import { TINY_CARTPOLE, openDashboard, waitForPoints, waitForState } from './flow.ts';
-import { browserSkip, withServedPage } from './served.ts';
+import { skip, withServedPage } from './served-page.ts';
 import { allScalars, exportLossChart, hyperparameterTable, lightTheme, liveRunName, overlaysAndDiff, pastRun, shortcutOverlay, shot, tooltipReads } from './views.ts';
-
-const skip = await browserSkip();
-if (skip) console.log(`# browser e2e skipped: ${skip}`);
 
 test('browser mode: a legible tooltip, overlaid runs in their own colours with a config diff of three runs, the hyperparameter table, all scalars, chart export, the shortcut list and the light theme', { skip, timeout: 600_000 }, async () => {
   await withServedPage('e2e-cartpole', TINY_CARTPOLE, async ({ page, server }) => {

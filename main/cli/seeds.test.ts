@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seedList, seedRunName, seedSummaryPath, summarizeSeeds } from './seeds.ts';
+import { groupMarker, seedList, seedRunName, seedSummaryPath, summarizeSeeds } from './seeds.ts';
 import type { RunSummary, TradingEvalSummary } from './summary.ts';
 import { TRADING_UNITS } from '../../common/trading-eval.ts';
 
@@ -45,4 +45,8 @@ test('the summary over seeds gives the spread of the agent beside the baselines,
   const differing = summarizeSeeds({ preset: null, config: null }, [run(1, 0.01), other], '/s.json');
   assert.equal('eval' in differing && differing.eval.baselines_identical, false);
   assert.throws(() => summarizeSeeds({ preset: null, config: null }, [run(1, 0, 'halted')], '/s.json'), /none of the 1 seeds finished an evaluation \(states: halted\)/);
+});
+
+test("a member's group.json names the group by its summary file, with its own seed and every member's", () => {
+  assert.deepEqual(groupMarker('/runs/20260102-030405-cartpole-seeds.json', 4, [3, 4, 5]), { kind: 'seed-group', version: 1, group: '20260102-030405-cartpole-seeds', seed: 4, seeds: [3, 4, 5] });
 });

@@ -2,7 +2,8 @@
 // al. 2021 recommend the interquartile mean and bootstrap intervals over a single seed's
 // figure). Each seed is a full run with its own run directory; this module names the seeds and
 // their runs and turns the runs' summaries into one summary object, also written to a file.
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import type { GroupMarker } from '../../common/seed-group.ts';
 import { seedStats, type SeedStats } from '../../common/seed-stats.ts';
 import { TRADING_UNITS, WALK_FIGURES } from '../../common/trading-eval.ts';
 import { writeFileAtomic } from '../trainer/atomic-file.ts';
@@ -28,6 +29,15 @@ export function seedRunName(name: string, seed: number): string {
 /** Where the summary of a group of seeds goes: `<runsDir>/<yyyymmdd-hhmmss>-<name>-seeds.json`, beside the run directories. */
 export function seedSummaryPath(runsDir: string, name: string, now = new Date()): string {
   return join(runsDir, `${runStamp(now)}-${name}-seeds.json`);
+}
+
+/**
+ * The group.json marker of the member trained with `seed` (common/seed-group.ts): the group is
+ * named by its summary file (`summaryFile` without `.json`, decided when the group starts), so the
+ * run history shows the group while it trains and matches the summary once it is written.
+ */
+export function groupMarker(summaryFile: string, seed: number, seeds: readonly number[]): GroupMarker {
+  return { kind: 'seed-group', version: 1, group: basename(summaryFile, '.json'), seed, seeds: [...seeds] };
 }
 
 /**

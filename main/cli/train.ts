@@ -7,11 +7,12 @@ import { resolve } from 'node:path';
 import { ConfigError, type RunConfig, type RunConfigInput } from '../../common/config.ts';
 import { loadPreset, readJsonFile } from '../trainer/presets.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
-import { resolveConfig, startRun } from '../trainer/session.ts';
+import { seedGroupDeps } from '../trainer/seed-group.ts';
+import { resolveConfig, startRun, type SessionDeps } from '../trainer/session.ts';
 import type { StartOptions } from '../trainer/session-api.ts';
 import { summaryJson, type RunSummary, type RunSource } from './summary.ts';
-import { ProgressLine } from './progress.ts';
-import { MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
+import { prefixedStream, ProgressLine } from './progress.ts';
+import { groupMarker, MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
 
 const positiveInt = (what: string) => (v: string) => {
   const n = Number(v);
@@ -88,11 +89,11 @@ async function main(argv: string[]): Promise<number> {
     overrides: { epochs: o.epochs, steps_per_epoch: o.stepsPerEpoch, seed: o.seed, backend: o.backend, precision: o.precision },
   };
   const source: RunSource = { preset: o.preset, config: o.config ? resolve(o.config) : undefined, resumedFrom: opts.resume };
-  const stop = { requested: false, current: undefined as (() => Promise<unknown>) | undefined };
+  const stop: Stopper = { requested: false, current: new Set() };
   const onSignal = () => {
     stop.requested = true;
     process.stderr.write('stopping (checkpoint will be kept)...\n');
-    void stop.current?.();
+    for (const s of stop.current) void s();
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -105,23 +106,48 @@ async function main(argv: string[]): Promise<number> {
 
   const base = resolveConfig(opts);
   const seeds = seedList(o.seed ?? base.seed, o.seeds);
+  const summaryFile = seedSummaryPath(runsDir, base.name); // names the group from its start (every member's group.json)
+  const seedOpts = (seed: number): StartOptions => ({
+    ...opts,
+    config: { ...base, name: seedRunName(base.name, seed) },
+    overrides: { ...opts.overrides, seed },
+    group: groupMarker(summaryFile, seed, seeds),
+  });
   const summaries: RunSummary[] = [];
-  for (const [k, seed] of seeds.entries()) {
-    if (stop.requested) break;
-    process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
-    const seedOpts: StartOptions = { ...opts, config: { ...base, name: seedRunName(base.name, seed) }, overrides: { ...opts.overrides, seed } };
-    summaries.push((await trainOne(seedOpts, source, stop)).summary);
+  const gpuGroup = seeds.length > 1 ? await seedGroupDeps(base, seeds) : { reason: 'one seed' };
+  if ('deps' in gpuGroup) {
+    // One GPU seed group: the seeds train at once, one launch of the step kernel for all.
+    process.stderr.write(`training seeds ${seeds.join(', ')} at once as one GPU seed group\n`);
+    const runs = seeds.map((seed, k) => trainOne(seedOpts(seed), source, stop, gpuGroup.deps[k], `[seed ${seed}] `));
+    summaries.push(...(await Promise.all(runs)).map((r) => r.summary));
+  } else {
+    if (seeds.length > 1) process.stderr.write(`training the seeds one after another: ${gpuGroup.reason}\n`);
+    for (const [k, seed] of seeds.entries()) {
+      if (stop.requested) break;
+      process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
+      summaries.push((await trainOne(seedOpts(seed), source, stop)).summary);
+    }
   }
-  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, seedSummaryPath(runsDir, base.name)));
+  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
   process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;
 }
 
-/** Trains one run with a progress display on stderr; returns its summary (summaryJson). */
-async function trainOne(opts: StartOptions, source: RunSource, stop: { current?: () => Promise<unknown> }): Promise<{ summary: RunSummary; config: RunConfig }> {
+/** The runs a Ctrl-C stops (several at once for a seed group). */
+interface Stopper {
+  requested: boolean;
+  current: Set<() => Promise<unknown>>;
+}
+
+/**
+ * Trains one run with a progress display on stderr (each line behind `prefix` when given: a seed
+ * group's members print together); returns its summary (summaryJson).
+ */
+async function trainOne(opts: StartOptions, source: RunSource, stop: Stopper, deps?: SessionDeps, prefix?: string): Promise<{ summary: RunSummary; config: RunConfig }> {
   const resolved = resolveConfig(opts);
-  const progress = new ProgressLine(process.stderr, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined);
+  const out = prefix ? prefixedStream(process.stderr, prefix) : process.stderr;
+  const progress = new ProgressLine(out, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined);
   let backend = '?';
   let replay = '?';
   const handle = await startRun(opts, {
@@ -134,11 +160,13 @@ async function trainOne(opts: StartOptions, source: RunSource, stop: { current?:
     onEpisodes: (eps) => progress.episodes(eps),
     onEpoch: (e) => progress.epoch(e, resolved.schedule.epochs),
     onEvent: (e) => (e.kind === 'fallback' || e.kind === 'halt' || e.kind === 'error' || e.kind === 'warning' ? progress.message(`${e.kind}: ${e.message}`) : undefined),
-  });
+  }, deps);
   progress.message(`run directory: ${handle.runDir}`);
-  stop.current = () => handle.stop();
+  const stopThis = () => handle.stop();
+  stop.current.add(stopThis);
+  if (stop.requested) void stopThis();
   const outcome = await handle.done;
-  stop.current = undefined;
+  stop.current.delete(stopThis);
   progress.done(outcome);
   return { summary: summaryJson(source, outcome, backend, replay, handle.runDir, resolved), config: resolved };
 }

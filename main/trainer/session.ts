@@ -20,6 +20,7 @@ import { expectationFor, nextCheckpoint, pruneCheckpoints, verifiedCheckpoints, 
 import { loadOhlcvOffThread } from './data/ohlcv.ts';
 import { REPO_ROOT } from './paths.ts';
 import { resolveDataPath } from './paths-policy.ts';
+import { writeGroupMarker } from './seed-groups.ts';
 import { appendEvent, createRunDir, MetricsWriter, readRunConfig, trimRunMetrics } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, RunOutcome, StartOptions } from './session-api.ts';
 import { nvmlReader, SystemSampler } from './system-stats.ts';
@@ -155,6 +156,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   const runDir = opts.resume ?? createRunDir(opts.runsDir, config);
   const lock = acquireRunLock(runDir); // before anything is written: one process trains a run folder at a time
   try {
+    if (opts.group && !opts.resume) writeGroupMarker(runDir, opts.group);
     return await trainLocked({ config, addon, warnings, market, chosen, runDir, resume: opts.resume, lock }, cb, deps);
   } catch (e) {
     lock.release();

@@ -14,6 +14,7 @@ import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
 import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ConfigEditor, draftConfig, type EditorState } from './ConfigEditor.tsx';
+import { GroupPanel } from './GroupPanel.tsx';
 import { Header } from './Header.tsx';
 import { HeadsPanel } from './HeadsPanel.tsx';
 import { HostBanner } from './HostBanner.tsx';
@@ -129,7 +130,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   // not the fraction that the evaluation's `return` reports.
   // The charts' run: the opened past run, else the live or last run (also once it ended, when the
   // config panel no longer shows it).
-  const chartsTrading = (s.view.kind === 'history' ? s.view.config : s.runConfig)?.env.kind === 'trading';
+  const chartsTrading = (s.view.kind !== 'live' ? s.view.config : s.runConfig)?.env.kind === 'trading';
   const returnUnit = chartsTrading ? 'summed reward, bps of equity' : 'return';
   const editCopy = useCallback(() => {
     if (!shownRun) return;
@@ -216,7 +217,9 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
               </select>
             </label>
             {s.view.kind === 'history' && <span className="viewing">showing a past run</span>}
+            {s.view.kind === 'group' && <span className="viewing">showing a seed group</span>}
           </div>
+          <GroupPanel dashboard={dashboard} />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Loss" lines={LOSS} xLabel="step" xKind="step" yLabel="Huber TD loss" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" xKind="step" yLabel="Q (return units)" />

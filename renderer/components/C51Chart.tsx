@@ -13,7 +13,8 @@ import type { RedrawScheduler } from '../lib/redraw.ts';
 import { ink } from '../lib/theme.ts';
 import { useTheme } from '../lib/theme-store.ts';
 import { useScheduledRedraw } from '../lib/use-redraw.ts';
-import type { Dashboard, SeriesBook } from '../store.ts';
+import type { SeriesBook } from '../series-book.ts';
+import type { Dashboard } from '../store.ts';
 import { SERIES_COLORS } from '../lib/palette.ts';
 import { tick } from './SeriesChart.tsx';
 

@@ -45,7 +45,7 @@ const DISAGREEMENT_LINES: ChartLine[] = [{ name: SCALAR_NAMES.ensemble_disagreem
 
 /** The heads of the run the charts show (the opened past run, else the live or last run), or undefined when it has no Heads panel (plain Q, or no run yet). */
 export function shownHeads(st: Pick<DashboardState, 'view' | 'runConfig'>): HeadsConfig | undefined {
-  const heads = (st.view.kind === 'history' ? st.view.config : st.runConfig)?.heads;
+  const heads = (st.view.kind !== 'live' ? st.view.config : st.runConfig)?.heads;
   return heads && !isPlainQ(heads) ? heads : undefined;
 }
 

@@ -1,6 +1,6 @@
 // Past runs from the runs folder: open one to see its charts from the metrics on disk, resume it,
 // rename it, or move it to the trash (after a confirmation).
-import { Fragment, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
 import { groupRuns } from '../lib/run-groups.ts';
@@ -8,12 +8,14 @@ import { RUN_COLUMNS, runTable, type RunSort } from '../lib/run-table.ts';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ConfigCompare, type ComparedRun } from './ConfigCompare.tsx';
+import { GroupRow } from './GroupRow.tsx';
 import { HparamTable } from './HparamTable.tsx';
 import { OverlayToggle } from './OverlayToggle.tsx';
 
 /** Past runs from the runs folder as a table of key results that sorts (click a heading) and filters (runs of one `--seeds` group together): open one to draw its charts from disk, or resume it. */
 export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
   const runs = useStore(dashboard.store, (s) => s.runs);
+  const groups = useStore(dashboard.store, (s) => s.groups);
   const state = useStore(dashboard.store, (s) => s.runState);
   const view = useStore(dashboard.store, (s) => s.view);
   const busy = state === 'running' || state === 'stopping';
@@ -24,7 +26,11 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   const overlayDirs = useStore(dashboard.store, (s) => s.overlayDirs);
   const runConfig = useStore(dashboard.store, (s) => s.runConfig);
   const compared = chartRuns(
-    view.kind === 'history' ? { runDir: view.runDir, config: view.config, role: 'opened' } : liveRunDir && runConfig ? { runDir: liveRunDir, config: runConfig, role: busy ? 'live' : 'last run' } : undefined,
+    view.kind === 'history'
+      ? { runDir: view.runDir, config: view.config, role: 'opened' }
+      : view.kind === 'group'
+        ? { runDir: view.group, config: view.config, role: 'seed group' }
+        : liveRunDir && runConfig ? { runDir: liveRunDir, config: runConfig, role: busy ? 'live' : 'last run' } : undefined,
     overlayDirs.length ? dashboard.overlays() : [],
   );
   const [sort, setSort] = useState<RunSort>({ key: 'name', dir: 'desc' });
@@ -104,9 +110,9 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         </span>
       </div>
       <HparamTable open={hparamsOpen} onClose={() => setHparamsOpen(false)} dashboard={dashboard} transport={transport} send={send} />
-      {view.kind === 'history' && (
+      {view.kind !== 'live' && (
         <p className="viewing">
-          Viewing <code>{view.runDir.split(/[\\/]/).pop()}</code>{' '}
+          Viewing <code>{view.kind === 'history' ? view.runDir.split(/[\\/]/).pop() : `seed group ${view.group}`}</code>{' '}
           <button type="button" onClick={() => dashboard.showLive()}>
             Back to live
           </button>
@@ -137,14 +143,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
               block.group === undefined ? (
                 row(block.runs[0]!)
               ) : (
-                <Fragment key={block.group}>
-                  <tr className="run-group">
-                    <th colSpan={RUN_COLUMNS.length + 1} scope="rowgroup" title="trained together by --seeds; the summary over seeds is this name + .json in the runs folder">
-                      {block.group}: {block.runs.length} seed{block.runs.length === 1 ? '' : 's'}
-                    </th>
-                  </tr>
-                  {block.runs.map(row)}
-                </Fragment>
+                <GroupRow key={block.group} name={block.group} listing={groups.find((g) => g.name === block.group)} members={block.runs} row={row} onOpen={() => send(() => transport.send({ type: 'openGroup', group: block.group! }))} />
               ),
             )}
           </tbody>

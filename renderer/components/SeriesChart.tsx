@@ -15,12 +15,13 @@ import { downsampleBand, type Marker } from '../lib/downsample.ts';
 import { chartImage, svgToPng } from '../lib/chart-image.ts';
 import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { tooltipValue } from '../lib/format.ts';
-import { legendEntries, niceTicks, overlayDash, type LegendEntry } from '../lib/legend.ts';
+import { legendEntries, niceTicks, overlayDash, type ChartBand, type LegendEntry } from '../lib/legend.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
 import { ink } from '../lib/theme.ts';
 import { useTheme } from '../lib/theme-store.ts';
 import { useScheduledRedraw } from '../lib/use-redraw.ts';
-import type { Dashboard, Overlay, SeriesBook } from '../store.ts';
+import type { Overlay, SeriesBook } from '../series-book.ts';
+import type { Dashboard } from '../store.ts';
 
 export interface ChartLine {
   name: string;
@@ -41,7 +42,7 @@ interface Props {
   title: string;
   lines: ChartLine[];
   /** Names of a min/max pair drawn as a band behind the lines; `label` names it in the legend. */
-  band?: { lo: string; hi: string; color: string; label: string };
+  band?: ChartBand;
   /** x-axis label when the chart has no `xKind` (epochs). */
   xLabel: string;
   /** The axis its series are stored against; the chart then follows the dashboard's x-axis choice (step, env step, wall time). */
@@ -116,11 +117,28 @@ function linesOf(book: SeriesBook, lines: ChartLine[], dynamicLines: Props['dyna
   return dynamicLines ? [...lines, ...dynamicLines((p) => book.names(p))] : lines;
 }
 
+/** A band and the book its edge series are in (the shown book when absent). */
+type DrawnBand = ChartBand & { source?: SeriesBook };
+
+/**
+ * The bands a chart draws: its own, or in a seed group's view each line's band around the
+ * members' mean (group-view.ts) instead (the spread over seeds, not within each run).
+ */
+function bandsOf(dashboard: Dashboard, lines: ChartLine[], band: ChartBand | undefined): DrawnBand[] {
+  const view = dashboard.store.getState().view;
+  const group = dashboard.group();
+  if (group && view.kind === 'group') return group.bands(lines, view.band);
+  return band ? [band] : [];
+}
+
+/** The runs drawn over the charts: overlaid past runs, and the members picked in a seed group's view. */
+const overlaysOf = (dashboard: Dashboard) => [...dashboard.overlays(), ...dashboard.groupOverlays()];
+
 /** What the chart's picture depends on: the book shown, the overlaid books and the versions of the series it draws. */
-function dataSignature(book: SeriesBook, lines: ChartLine[], band: Props['band'], overlays: readonly Overlay[]): string {
+function dataSignature(book: SeriesBook, lines: ChartLine[], bands: readonly DrawnBand[], overlays: readonly Overlay[]): string {
   let sig = `${book.id}`;
   for (const l of lines) sig += `:${book.get(l.name)?.version ?? -1}`;
-  if (band) sig += `:${book.get(band.lo)?.version ?? -1}:${book.get(band.hi)?.version ?? -1}`;
+  for (const b of bands) sig += `:${b.lo}:${(b.source ?? book).get(b.lo)?.version ?? -1}:${(b.source ?? book).get(b.hi)?.version ?? -1}`;
   for (const o of overlays) sig += `|${o.book.id}`;
   return sig;
 }
@@ -130,11 +148,13 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   const drawnSig = useRef('');
   const changed = useCallback(() => {
     const book = dashboard.shown();
-    return dataSignature(book, linesOf(book, lines, dynamicLines), band, dashboard.overlays()) !== drawnSig.current;
+    const all = linesOf(book, lines, dynamicLines);
+    return dataSignature(book, all, bandsOf(dashboard, all, band), overlaysOf(dashboard)) !== drawnSig.current;
   }, [dashboard, lines, dynamicLines, band]);
   const { ref: sectionRef, tick: drawTick } = useScheduledRedraw(scheduler, changed);
   const smoothing = useStore(dashboard.store, (s) => s.smoothing);
   const chosenAxis = useStore(dashboard.store, (s) => s.xAxis);
+  const isGroup = useStore(dashboard.store, (s) => s.view.kind === 'group');
   const shownAxis = xKind ? chosenAxis : undefined;
   const xLabel = shownAxis ? X_AXIS_LABEL[shownAxis] : fixedXLabel;
   const [logY, setLogY] = useState(logDefault);
@@ -148,8 +168,9 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   const drawn = useMemo(() => {
     const book = dashboard.shown();
     const all = linesOf(book, lines, dynamicLines);
-    const overlays = dashboard.overlays();
-    drawnSig.current = dataSignature(book, all, band, overlays);
+    const overlays = overlaysOf(dashboard);
+    const bands = bandsOf(dashboard, all, band);
+    drawnSig.current = dataSignature(book, all, bands, overlays);
     // x as shown (display) and as stored (native): zoom is kept in display units.
     const toShown = (x: number) => (xKind && shownAxis ? book.axis.convert(xKind, shownAxis, x) : x);
     const toNative = (x: number) => (xKind && shownAxis && Number.isFinite(x) ? book.axis.convert(shownAxis, xKind, x) : x);
@@ -171,15 +192,15 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       const dots = !!line.dots && raw.pts.length * MIN_PX_PER_DOT <= width;
       return [{ line, raw: raw.pts, smooth: smooth.pts, dots }];
     });
-    const bandPts: { x: number; range: [number, number] }[] = [];
-    if (band) {
-      const lo = book.get(band.lo);
-      const hi = book.get(band.hi);
-      if (lo && hi) {
-        const b = downsampleBand(lo, hi, z0, z1, buckets);
-        for (let i = 0; i < b.length; i++) if (!logY || b.lo[i]! > 0) bandPts.push({ x: toShown(b.x[i]!), range: [b.lo[i]!, b.hi[i]!] });
-      }
-    }
+    const bandAreas = bands.flatMap((b) => {
+      const lo = (b.source ?? book).get(b.lo);
+      const hi = (b.source ?? book).get(b.hi);
+      if (!lo || !hi) return [];
+      const d = downsampleBand(lo, hi, z0, z1, buckets);
+      const pts: { x: number; range: [number, number] }[] = [];
+      for (let i = 0; i < d.length; i++) if (!logY || d.lo[i]! > 0) pts.push({ x: toShown(d.x[i]!), range: [d.lo[i]!, d.hi[i]!] });
+      return pts.length ? [{ band: { lo: b.lo, hi: b.hi, color: b.color, label: b.label }, pts }] : [];
+    });
     // Overlaid past runs: each fixed line's smoothed curve (raw for unsmoothed lines), dashed, in the run's colour.
     const overlaid = overlays.flatMap((o) => {
       const oShown = (x: number) => (xKind && shownAxis ? o.book.axis.convert(xKind, shownAxis, x) : x);
@@ -199,7 +220,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       if (pts.length) x1 = Math.max(x1, pts.at(-1)!.x);
     }
     const xRange: [number, number] = zoom ?? [x0, x1];
-    return { bookId: book.id, series: out, overlaid, markers, points, hidden, bandPts, xRange };
+    return { bookId: book.id, series: out, overlaid, markers, points, hidden, bandAreas, xRange };
     // `drawTick` moves when the scheduler finds the drawn series changed (or the view switched).
   }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick, xKind, shownAxis]);
   // Another x axis: the zoom (in the old axis's units) no longer applies.
@@ -207,10 +228,10 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
 
   const legend = useMemo(
     () => [
-      ...legendEntries(drawn.series.map((d) => d.line), smoothing, band && drawn.bandPts.length > 0 ? band : undefined),
+      ...legendEntries(drawn.series.map((d) => d.line), smoothing, drawn.bandAreas.map((a) => a.band)),
       ...drawn.overlaid.map((o): LegendEntry => ({ key: o.key, label: o.label, color: o.color, kind: 'line', series: o.series, dash: o.dash })),
     ],
-    [drawn, smoothing, band],
+    [drawn, smoothing],
   );
   const xTicks = useMemo(() => niceTicks(drawn.xRange[0], drawn.xRange[1], Math.max(2, Math.floor(width / PX_PER_TICK)), xInteger), [drawn.xRange, width, xInteger]);
 
@@ -218,7 +239,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   /** Downloads every raw record of the drawn series (the host reads them from the run folder). */
   const exportCsv = () => {
     const st = dashboard.store.getState();
-    const runDir = st.view.kind === 'history' ? st.view.runDir : st.runDir;
+    const runDir = st.view.kind === 'history' ? st.view.runDir : st.view.kind === 'live' ? st.runDir : undefined;
     if (!runDir) return;
     setExportNote('exporting…');
     csv(runDir, [...new Set(drawn.series.map((d) => d.line.name))]).then(
@@ -283,7 +304,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
         ) : (
           <span className="chart-note" title="Drag across the chart to zoom">following latest</span>
         )}
-        <button type="button" onClick={exportCsv} disabled={drawn.points === 0} aria-label={`Export ${title} as CSV`} title="Every raw record of these series, from the run folder">
+        <button type="button" onClick={exportCsv} disabled={drawn.points === 0 || isGroup} aria-label={`Export ${title} as CSV`} title={isGroup ? "A seed group's charts are computed here: export a member's records from its own run" : 'Every raw record of these series, from the run folder'}>
           CSV
         </button>
         <button type="button" onClick={() => exportImage('svg')} disabled={drawn.points === 0} aria-label={`Export ${title} as SVG`} title="The chart as drawn, with its title and legend, as a vector image">
@@ -322,7 +343,9 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
               label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, ...frame.label, style: { textAnchor: 'middle' } } : undefined}
             />
             <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={(x) => `${xLabel} ${x}`} {...TOOLTIP_STYLE} />
-            {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={ink(theme, band.color)} fillOpacity={0.2} isAnimationActive={false} name={band.label} />}
+            {drawn.bandAreas.map(({ band: b, pts }) => (
+              <Area key={`${b.lo}-band`} data={pts} dataKey="range" stroke="none" fill={ink(theme, b.color)} fillOpacity={0.2} isAnimationActive={false} name={b.label} />
+            ))}
             {drawn.series.map(({ line, raw, smooth, dots }) =>
               line.smooth === false
                 ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={ink(theme, line.color)} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]

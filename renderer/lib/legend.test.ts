@@ -10,7 +10,7 @@ test('a smoothed line gets a raw and an EMA entry, a plain line one, a band one,
       { name: 'eval/mean_return', label: 'evaluation mean', color: '#333', smooth: false, dots: true },
     ],
     0.6,
-    { lo: 'q/min', hi: 'q/max', color: '#111', label: 'Q min–max' },
+    [{ lo: 'q/min', hi: 'q/max', color: '#111', label: 'Q min–max' }],
   );
   assert.deepEqual(
     e.map((x) => [x.label, x.kind, x.series]),

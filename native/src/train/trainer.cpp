@@ -48,7 +48,7 @@ const TrainerConfig& Checked(const TrainerConfig& c) {
 
 }  // namespace
 
-Trainer::Trainer(const TrainerConfig& config)
+Trainer::Trainer(const TrainerConfig& config, const LearnerFactory& make)
     : config_(Checked(config)),
       env_(MakeEnv(config.env, /*eval=*/false)),
       eval_env_(MakeEnv(EvalSpec(config.env), /*eval=*/true)),
@@ -65,7 +65,8 @@ Trainer::Trainer(const TrainerConfig& config)
   replay_ = std::move(choice.replay);
   replay_fallback_ = std::move(choice.fallback_reason);
   replay_runtime_fallback_ = std::move(choice.runtime_fallback_reason);
-  learner_ = MakeLearner(config_.compute, config_.net, config_.learner, config.seed, env_->causal_features());
+  learner_ = make ? make(config_.net, config_.learner, config.seed, env_->causal_features())
+                 : MakeLearner(config_.compute, config_.net, config_.learner, config.seed, env_->causal_features());
   if (ScalarBlock* pinned = learner_->host_block()) {  // the CUDA learner's pinned block is the live block
     *pinned = *scalars_;
     scalars_ = pinned;
@@ -168,31 +169,40 @@ void Trainer::collect(bool random_actions, RunStats& stats) {
   scalars_->epsilon = random_actions ? 1.0 : epsilon();
 }
 
-// One gradient step: sample, learn, write the TD errors back as priorities (queued on CUDA).
-// A flagged step changes no parameter, so the flagged one is the step after the last counted.
-void Trainer::learn() {
-  const uint32_t flags = learner_->train(*replay_, *scalars_);
-  if (flags) halt(flags, scalars_->step + 1);
-}
-
-RunStats Trainer::run(int64_t steps) {
+void Trainer::begin_run(int64_t steps) const {
   if (!halted_.empty()) throw std::runtime_error(halted_);
   if (steps < 0) throw std::invalid_argument("steps must be >= 0, got " + std::to_string(steps));
-  RunStats stats;
+}
+
+bool Trainer::collect_until_due(RunStats& stats) {
   const auto stopping = [&] { return stop_.load(std::memory_order_relaxed); };
-  while (stats.steps < steps && !stopping()) {
-    // Random actions for the first learning_starts env steps, then train_every env steps
-    // (all copies together) per gradient step.
-    const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
-    while ((scalars_->env_steps < needed || replay_->size() == 0 || replay_->size() < refill_) && !stopping())
-      collect(scalars_->env_steps < config_.learning_starts, stats);
-    if (stopping()) break;
-    learn();
-    ++stats.steps;
-  }
+  // Random actions for the first learning_starts env steps, then train_every env steps (all
+  // copies together) per gradient step.
+  const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
+  while ((scalars_->env_steps < needed || replay_->size() == 0 || replay_->size() < refill_) && !stopping())
+    collect(scalars_->env_steps < config_.learning_starts, stats);
+  return !stopping();
+}
+
+// A flagged step changes no parameter, so the flagged one is the step after the last counted.
+void Trainer::after_train(uint32_t flags, RunStats& stats) {
+  if (flags) halt(flags, scalars_->step + 1);
+  ++stats.steps;
+}
+
+void Trainer::end_run(int64_t steps, RunStats& stats) {
   // The epoch boundary: the one place the CUDA learner waits for the device.
   if (const uint32_t flags = learner_->finish(*scalars_)) halt(flags, scalars_->step + 1);
   stats.stopped = stats.steps < steps;
+}
+
+RunStats Trainer::run(int64_t steps) {
+  begin_run(steps);
+  RunStats stats;
+  // One gradient step at a time: sample, learn, write the TD errors back as priorities
+  // (queued on CUDA).
+  while (stats.steps < steps && collect_until_due(stats)) after_train(learner_->train(*replay_, *scalars_), stats);
+  end_run(steps, stats);
   return stats;
 }
 

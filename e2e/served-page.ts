@@ -1,6 +1,6 @@
-// The served dashboard an end-to-end test drives: `npm run serve`'s program on a free loopback
-// port with temporary data and runs folders, and Debian's Chromium (playwright-core) with a fresh
-// profile. Shared by the browser-mode tests.
+// The harness of the browser-mode end-to-end tests: `npm run serve` (trainer host under Node,
+// WebSocket bridge) on a free loopback port with a temporary data and runs folder, driven by
+// Debian's Chromium through playwright-core. Builds the renderer if needed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,17 +10,15 @@ import { ensureRendererBuilt } from '../main/serve/renderer-build.ts';
 import { loadFromEnv, startCpuLoad } from './cpu-load.ts';
 import { CHROMIUM_FLAGS, ROOT, trainerMissing } from './flow.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Why the browser tests cannot run here (no Chromium, no trainer), or undefined. */
+export const skip = !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
+if (skip) console.log(`# browser e2e skipped: ${skip}`);
 /** DQN_E2E_CPU_LOAD=N runs N busy processes beside the test (a busy machine: issue 16, item 3). */
 const loadWorkers = loadFromEnv();
 
-/** Why the browser tests cannot run here (no Chromium, no trainer in the addon), or undefined when they can. */
-export async function browserSkip(): Promise<string | undefined> {
-  return !existsSync(CHROMIUM) ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)` : await trainerMissing();
-}
-
 /** Starts `npm run serve`'s program on a free port; resolves with the printed URL. */
-function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+export function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'main', 'serve', 'cli.ts'), '--port', '0', '--data-dir', dataDir, '--runs-dir', runsDir, '--no-build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -39,26 +37,34 @@ function serve(dataDir: string, runsDir: string): Promise<{ child: ChildProcess;
   });
 }
 
+/** What a served page may be given besides its first preset. */
+export interface ServedPageOptions {
+  /** The browser window's size in CSS pixels (default 1500 x 1000). */
+  viewport?: { width: number; height: number };
+  /** More user presets, by name. */
+  presets?: Record<string, unknown>;
+}
+
 /**
  * One served dashboard for a test: an optional CPU load beside it, a temporary data folder with
- * `preset` saved as `<presetName>.json`, `npm run serve` on loopback and Chromium with a fresh
- * profile (--user-data-dir); `body` gets the page (not yet navigated), the server and the folder.
- * Everything is stopped and removed afterwards, whatever the body did.
+ * `preset` saved as `<presetName>.json` (and `options.presets`), `npm run serve` on loopback and
+ * Chromium with a fresh profile (--user-data-dir); `body` gets the page (not yet navigated), the
+ * server and the folder. Everything is stopped and removed afterwards, whatever the body did.
  */
 export async function withServedPage(
   presetName: string,
   preset: unknown,
   body: (ctx: { page: Page; server: Awaited<ReturnType<typeof serve>>; tmp: string }) => Promise<void>,
-  viewport: { width: number; height: number } = { width: 1500, height: 1000 },
+  options: ServedPageOptions = {},
 ): Promise<void> {
   await ensureRendererBuilt(ROOT);
   const load = loadWorkers ? startCpuLoad(loadWorkers) : undefined;
   if (load) console.log(`${loadWorkers} busy processes beside the test: ${load.pids.join(', ')}`);
   const tmp = mkdtempSync(join(tmpdir(), 'dqn-e2e-'));
   mkdirSync(join(tmp, 'data', 'presets'), { recursive: true });
-  writeFileSync(join(tmp, 'data', 'presets', `${presetName}.json`), JSON.stringify(preset));
+  for (const [name, config] of Object.entries({ [presetName]: preset, ...options.presets })) writeFileSync(join(tmp, 'data', 'presets', `${name}.json`), JSON.stringify(config));
   const server = await serve(join(tmp, 'data'), join(tmp, 'runs'));
-  const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport });
+  const browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: options.viewport ?? { width: 1500, height: 1000 } });
   try {
     await body({ page: browser.pages()[0] ?? (await browser.newPage()), server, tmp });
   } finally {
@@ -69,3 +75,4 @@ export async function withServedPage(
     await load?.stop();
   }
 }
+
