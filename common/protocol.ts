@@ -37,6 +37,8 @@ export const RunSummarySchema = z.object({
   wallS: z.number().optional(),
   backend: z.enum(['cpu', 'cuda']).optional(),
   state: z.enum(['finished', 'stopped', 'halted', 'incomplete', 'live']).optional(),
+  /** The run's config.json with its defaults filled in, for the hyperparameter table (a host's listing always has it). */
+  config: RunConfigSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -99,6 +101,12 @@ export function epochSeriesPoints(e: EpochSummary): [string, number, number][] {
   ];
   for (const k in e.eval_metrics) out.push([`eval/${k}`, e.env_steps, e.eval_metrics[k]!]);
   return out;
+}
+
+/** What a series is drawn against, by its name: the epoch for `epoch/*`, the env step for `eval/*` and the training episodes' returns, the gradient step for the rest (scalars, system samples). */
+export function seriesX(name: string): 'step' | 'env' | 'epoch' {
+  if (name.startsWith('epoch/')) return 'epoch';
+  return name.startsWith('eval/') || name === FRAME_SERIES.episodicReturn ? 'env' : 'step';
 }
 
 /**

@@ -1,14 +1,17 @@
 // End-to-end test of seed groups in browser mode (issue 27 item 4): a tiny CPU group trained by
 // the CLI (`--seeds 3`) into the served runs folder is one row of the run history, expands to its
 // members and opens as the members' mean with a band on every chart, members drawn on demand.
-// Screenshots at 1280x800 and 1920x1080 land in test-results/.
+// Screenshots at 1280x800 and 1920x1080 (and 1920x1080 on the light theme) land in test-results/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RUN_COLORS, SERIES_COLORS } from '../renderer/lib/palette.ts';
+import { ink, THEMES } from '../renderer/lib/theme.ts';
 import { legend, RESULTS, ROOT, TINY_CARTPOLE, waitForPoints } from './flow.ts';
 import { skip, withServedPage } from './served-page.ts';
+import { hexOf } from './views.ts';
 
 const LONG = { timeout: 90_000 };
 /** Three epochs of 100 steps: a few seconds per seed on the CPU. */
@@ -63,6 +66,17 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       assert.equal(await loss.locator('path.recharts-curve[stroke-dasharray]').count(), 1, 'the member drawn over the mean');
       await page.setViewportSize({ width: 1920, height: 1080 });
       await page.screenshot({ path: join(RESULTS, 'seed-group-1920x1080.png') });
+      // The light theme: the band, the mean and the member are drawn in the theme's inks (legible on white), the member picker's swatch too.
+      await page.getByRole('button', { name: /Light theme/ }).click();
+      await page.waitForFunction(() => document.documentElement.dataset.theme === 'light', undefined, LONG);
+      const light = (c: string) => ink(THEMES.light, c);
+      await page.waitForFunction((fill) => document.querySelector('[data-testid=chart-loss] .recharts-area-area')?.getAttribute('fill') === fill, light(SERIES_COLORS.amber), LONG);
+      const memberStroke = await loss.locator('path.recharts-curve[stroke-dasharray]').getAttribute('stroke');
+      assert.ok(RUN_COLORS.map(light).includes(memberStroke ?? ''), `the member in a run colour inked for the light theme, not ${memberStroke}`);
+      const swatch = page.getByRole('group', { name: 'Members drawn over the mean' }).locator('label', { hasText: 'seed 4' }).locator('.swatch');
+      assert.equal(hexOf(await swatch.evaluate((e) => getComputedStyle(e).backgroundColor)), memberStroke, "the picker's swatch matches the member's line");
+      await page.screenshot({ path: join(RESULTS, 'seed-group-1920x1080-light.png') });
+      await page.getByRole('button', { name: /Dark theme/ }).click();
       await member.uncheck();
       await page.getByRole('list', { name: 'Loss legend' }).getByText('seed 4: TD loss').waitFor({ state: 'detached', ...LONG });
     },

@@ -4,6 +4,7 @@ import { parseRunConfig } from '../common/config.ts';
 import type { HostMessage } from '../common/protocol.ts';
 import { systemNote } from './components/SystemPanel.tsx';
 import { groupBandSeries } from './group-view.ts';
+import { RUN_COLORS, SERIES_COLORS } from './lib/palette.ts';
 import { createDashboard } from './store.ts';
 
 const LOSS = 'losses/td_loss';
@@ -53,4 +54,16 @@ test('members are drawn over the group on demand, the band is switched, and goin
   assert.equal(d.group(), undefined);
   assert.equal(d.shown(), d.live);
   assert.deepEqual(d.groupOverlays(), []);
+});
+
+test("a group's members get run colours of their own (never a series colour); a run ticked as an overlay stays drawn over a group's charts, the live one too", () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'idle', runDir: '/runs/last', config: member(9, []).config });
+  d.addOverlay('/runs/last');
+  d.apply({ type: 'runData', ...member(9, [[5, 1]]), runDir: '/runs/last' });
+  assert.deepEqual(d.overlays().map((o) => o.runDir), [], 'live: the last run is shown as itself');
+  d.apply(groupData);
+  assert.deepEqual(d.group()!.members.map((m) => m.color), [RUN_COLORS[0], RUN_COLORS[1]]);
+  assert.ok(d.group()!.members.every((m) => !(Object.values(SERIES_COLORS) as string[]).includes(m.color)));
+  assert.deepEqual(d.overlays().map((o) => o.runDir), ['/runs/last'], "a group's charts show no run as itself: the ticked run is drawn over them");
 });

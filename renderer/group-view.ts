@@ -6,7 +6,8 @@ import type { RunConfig } from '../common/config.ts';
 import type { HostMessage } from '../common/protocol.ts';
 import { aggregateMembers } from './lib/group-aggregate.ts';
 import type { ChartBand } from './lib/legend.ts';
-import { OVERLAY_COLORS, recordsBook, SeriesBook, type Overlay } from './store.ts';
+import { pickRunColor } from './lib/palette.ts';
+import { recordsBook, SeriesBook, type Overlay } from './series-book.ts';
 
 /** What a group's charts draw around each mean: the members' minimum and maximum, or the 95% t-interval of the mean. */
 export type GroupBand = 'minmax' | 'ci95';
@@ -40,14 +41,17 @@ export class GroupView {
 
   constructor(m: GroupData, smoothing: number, maxPoints: number) {
     this.name = m.group;
-    this.members = m.members.map((r, i) => ({
-      runDir: r.runDir,
-      name: `seed ${r.config.seed}`,
-      seed: r.config.seed,
-      config: r.config,
-      book: recordsBook({ ...r, system: [] }, smoothing, maxPoints),
-      color: OVERLAY_COLORS[i % OVERLAY_COLORS.length]!,
-    }));
+    this.members = [];
+    for (const r of m.members)
+      this.members.push({
+        runDir: r.runDir,
+        name: `seed ${r.config.seed}`,
+        seed: r.config.seed,
+        config: r.config,
+        book: recordsBook({ ...r, system: [] }, smoothing, maxPoints),
+        // Run colours (never a series colour), each member its own.
+        color: pickRunColor(this.members.map((mb) => mb.color)),
+      });
     this.config = m.members[0]!.config;
     this.book = new SeriesBook(smoothing, maxPoints);
     this.bandBook = new SeriesBook(smoothing, maxPoints);

@@ -5,134 +5,21 @@
 // whatever the step rate: each summary appends at most four points to its series.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunConfig } from '../common/config.ts';
-import {
-  epochSeriesPoints,
-  FRAME_SERIES,
-  fromWire,
-  systemSeriesPoints,
-  type Frame,
-  type GpuStatus,
-  type HostMessage,
-  type RunSummary,
-  type SeriesSummary,
-  type SystemSample,
-} from '../common/protocol.ts';
-import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
+import { FRAME_SERIES, type GpuStatus, type HostMessage, type RunSummary, type SystemSample } from '../common/protocol.ts';
+import type { BackendStatus, EpochSummary, RunEvent, RunState } from '../common/run.ts';
 import type { GroupListing } from '../common/seed-group.ts';
 import { GroupView, type GroupBand } from './group-view.ts';
-import { AxisMap, type XAxisKind } from './lib/axis-map.ts';
+import type { XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
-import { DEFAULT_MAX_POINTS, Series } from './lib/series.ts';
+import { pickRunColor } from './lib/palette.ts';
+import { DEFAULT_MAX_POINTS } from './lib/series.ts';
+import { recordsBook, SeriesBook, type Overlay } from './series-book.ts';
 import type { ConnectionState } from './transport/transport.ts';
 
 /** Series names the dashboard adds to the scalar names of common/run.ts. */
 export const EPISODE_SERIES = FRAME_SERIES.episodicReturn;
 export const EPOCH_TIME_SERIES = FRAME_SERIES.epochTime;
 export const EVAL_RETURN_SERIES = FRAME_SERIES.evalReturn;
-
-/**
- * The raw points that stand for a frame's summary of one series, x ascending: the minimum, the
- * maximum and the last value (each once), and the first non-finite value as its marker.
- */
-export function summaryPoints(s: SeriesSummary): [number, number][] {
-  const pts: [number, number][] = [];
-  const add = (x: number, y: number) => {
-    if (!pts.some(([px, py]) => px === x && Object.is(py, y))) pts.push([x, y]);
-  };
-  if (s.min) add(s.min[0], s.min[1]);
-  if (s.max) add(s.max[0], s.max[1]);
-  if (s.nonFinite) add(s.nonFinite.x, fromWire(s.nonFinite.value));
-  add(s.x1, fromWire(s.last));
-  return pts.sort((a, b) => a[0] - b[0]);
-}
-
-let nextBookId = 1;
-
-/** The series of a run's records (a runData or liveHistory message, or a group member's). */
-export function recordsBook(m: Pick<Extract<HostMessage, { type: 'runData' }>, 'scalars' | 'episodes' | 'epochs' | 'system'>, smoothing: number, maxPoints: number): SeriesBook {
-  const book = new SeriesBook(smoothing, maxPoints);
-  book.addScalars(m.scalars);
-  book.addEpisodes(m.episodes);
-  book.addEpochs(m.epochs);
-  book.addSystem(m.system ?? []);
-  return book;
-}
-
-/** All series of one run, by name. */
-export class SeriesBook {
-  readonly series = new Map<string, Series>();
-  /** Tells books apart (a chart redraws when the book it shows is another one). */
-  readonly id = nextBookId++;
-  /** The run's step <-> env step <-> wall time samples, for the charts' x-axis choice. */
-  readonly axis = new AxisMap();
-  constructor(
-    private smoothing = DEFAULT_SMOOTHING,
-    private readonly maxPoints = DEFAULT_MAX_POINTS,
-  ) {}
-
-  get(name: string): Series | undefined {
-    return this.series.get(name);
-  }
-
-  /** Appends (x, y), creating the series on first use. */
-  push(name: string, x: number, y: number): void {
-    let s = this.series.get(name);
-    if (!s) {
-      s = new Series(this.maxPoints, this.smoothing);
-      this.series.set(name, s);
-    }
-    s.push(x, y);
-  }
-
-  addScalars(points: readonly ScalarPoint[]): void {
-    for (const p of points) {
-      this.axis.addWall(p.step, p.wall_s);
-      for (const [name, v] of Object.entries(p.values)) this.push(name, p.step, fromWire(v));
-    }
-  }
-  addEpisodes(episodes: readonly { step: number; value: number }[]): void {
-    for (const e of episodes) this.push(EPISODE_SERIES, e.step, e.value);
-  }
-  addEpochs(epochs: readonly EpochSummary[]): void {
-    for (const e of epochs) {
-      this.axis.addEnv(e.step, e.env_steps);
-      for (const [name, x, y] of epochSeriesPoints(e)) this.push(name, x, y);
-    }
-  }
-  /** A run's system samples (runData): the same SYSTEM_SERIES a live frame fills, x = step. */
-  addSystem(samples: readonly SystemSample[]): void {
-    for (const s of samples) for (const [name, y] of systemSeriesPoints(s)) this.push(name, s.step, y);
-  }
-  /** Appends a frame's summaries (see summaryPoints), creating series on first use. */
-  addSummaries(summaries: Frame['series']): void {
-    for (const name in summaries) {
-      const sum = summaries[name]!;
-      let s = this.series.get(name);
-      if (!s) {
-        s = new Series(this.maxPoints, this.smoothing);
-        this.series.set(name, s);
-      }
-      s.pushSummary(summaryPoints(sum), sum.mean);
-    }
-  }
-
-  setSmoothing(weight: number): void {
-    this.smoothing = weight;
-    for (const s of this.series.values()) s.setSmoothing(weight);
-  }
-
-  /** Names of series whose name starts with `prefix`, in the order they first appeared (the order the host sends them). */
-  names(prefix: string): string[] {
-    return [...this.series.keys()].filter((n) => n.startsWith(prefix));
-  }
-
-  /** Bytes held by all series. */
-  get bytes(): number {
-    let b = 0;
-    for (const s of this.series.values()) b += s.bytes;
-    return b;
-  }
-}
 
 export interface HostInfo {
   pid?: number;
@@ -200,18 +87,6 @@ export interface DashboardState {
   gpu?: GpuStatus;
 }
 
-/** A past run drawn over the charts: its series, config, folder name and colour. */
-export interface Overlay {
-  runDir: string;
-  name: string;
-  config: RunConfig;
-  book: SeriesBook;
-  color: string;
-}
-
-/** Colours of overlaid runs, in the order they are picked (then repeated). */
-export const OVERLAY_COLORS = ['#e57373', '#64b5f6', '#ffd54f', '#4db6ac', '#ba68c8', '#a1887f'];
-
 /** How far back (s of run time) the steps/s rate looks. */
 const RATE_WINDOW_S = 3;
 const MAX_EVENTS = 200;
@@ -240,7 +115,7 @@ export interface Dashboard {
   /** Marks `runDir` as asked for as an overlay: its runData is drawn over the charts instead of replacing them. */
   addOverlay(runDir: string): void;
   removeOverlay(runDir: string): void;
-  /** The overlaid past runs, in the order they were picked. */
+  /** The overlaid past runs, in the order they were picked, less the run the charts show (drawn once, as itself). */
   overlays(): Overlay[];
   /** The opened seed group, while the charts show it. */
   group(): GroupView | undefined;
@@ -382,8 +257,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         const book = bookOf(m);
         const system = runSystemInfo(m.system);
         if (pendingOverlays.delete(m.runDir)) {
-          const used = new Set([...overlays.values()].map((o) => o.color));
-          const color = OVERLAY_COLORS.find((c) => !used.has(c)) ?? OVERLAY_COLORS[overlays.size % OVERLAY_COLORS.length]!;
+          const color = pickRunColor([...overlays.values()].map((o) => o.color));
           overlays.set(m.runDir, { runDir: m.runDir, name: m.runDir.split(/[\\/]/).pop() ?? m.runDir, config: m.config, book, color });
           set((st) => ({ overlayDirs: [...st.overlayDirs] })); // a new array: the run history redraws
           bump();
@@ -461,7 +335,12 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       set((st) => ({ overlayDirs: st.overlayDirs.filter((d) => d !== runDir) }));
       bump();
     },
-    overlays: () => get().overlayDirs.flatMap((d) => overlays.get(d) ?? []),
+    overlays: () => {
+      const st = get();
+      // A group's charts draw its members' mean: no run there is drawn as itself.
+      const shownDir = st.view.kind === 'history' ? st.view.runDir : st.view.kind === 'live' ? st.runDir : undefined;
+      return st.overlayDirs.flatMap((d) => (d === shownDir ? [] : (overlays.get(d) ?? [])));
+    },
     group: () => (get().view.kind === 'group' ? group : undefined),
     groupOverlays: () => {
       const v = get().view;

@@ -6,6 +6,7 @@
 // while one is being made share it.
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { RunConfig } from '../../common/config.ts';
 import { GROUP_MARKER_FILE, type GroupListing, type GroupMarker } from '../../common/seed-group.ts';
 import { lineChunks } from './regular-file.ts';
 import { metricsChunks, readRunConfig } from './run-dir.ts';
@@ -26,6 +27,8 @@ export interface RunListing extends Omit<RunResults, 'state'> {
   lastEvalReturn?: number;
   /** Name of the `--seeds` group the run belongs to (its summary file without `.json`), if any. */
   seedGroup?: string;
+  /** The run's config.json, validated with its defaults filled in (the hyperparameter table's columns). */
+  config: RunConfig;
 }
 
 /** What a run's files say, before its lock and seeds group are looked at (`marker`: its group.json). */
@@ -116,9 +119,9 @@ async function stampOf(runDir: string): Promise<string> {
  * regular file counts as empty.
  */
 async function readListing(runDir: string): Promise<FileListing | undefined> {
-  let env: string;
+  let config: RunConfig;
   try {
-    env = readRunConfig(runDir).env.kind;
+    config = readRunConfig(runDir);
   } catch {
     return undefined;
   }
@@ -141,5 +144,5 @@ async function readListing(runDir: string): Promise<FileListing | undefined> {
   }
   const last = tally.lastEpoch;
   const marker = readGroupMarker(runDir);
-  return { runDir, name: basename(runDir), createdMs, env, epochs: tally.epochs, lastStep: last?.step ?? 0, lastEvalReturn: last?.eval_mean_return, ...tally.results(), ...(marker ? { marker } : {}) };
+  return { runDir, name: basename(runDir), createdMs, env: config.env.kind, config, epochs: tally.epochs, lastStep: last?.step ?? 0, lastEvalReturn: last?.eval_mean_return, ...tally.results(), ...(marker ? { marker } : {}) };
 }

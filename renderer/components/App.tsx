@@ -9,6 +9,7 @@ import type { XAxisKind } from '../lib/axis-map.ts';
 import { createCsvRequester } from '../lib/csv-request.ts';
 import { createEvalCurvesRequester } from '../lib/eval-curves-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
+import { shortcutFor, takesText } from '../lib/shortcuts.ts';
 import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
 import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
@@ -21,34 +22,34 @@ import { RunHistory } from './RunHistory.tsx';
 import { TradingEval } from './TradingEval.tsx';
 import { TradingCurves } from './TradingCurves.tsx';
 import { TradingEpochCharts } from './TradingEpochCharts.tsx';
+import { ScalarsPanel } from './ScalarsPanel.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
+import { ShortcutsDialog } from './ShortcutsDialog.tsx';
 import { SystemPanel } from './SystemPanel.tsx';
+import { featureColor, SERIES_COLORS } from '../lib/palette.ts';
 
-const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: '#f4b400' }];
-const EPOCH_TIME: ChartLine[] = [{ name: EPOCH_TIME_SERIES, label: 'epoch time (s)', color: '#ff7043', smooth: false, dots: true }];
+const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: SERIES_COLORS.amber }];
+const EPOCH_TIME: ChartLine[] = [{ name: EPOCH_TIME_SERIES, label: 'epoch time (s)', color: SERIES_COLORS.orange, smooth: false, dots: true }];
 const Q: ChartLine[] = [
-  { name: SCALAR_NAMES.q_mean, label: 'Q mean', color: '#8ab4f8' },
-  { name: SCALAR_NAMES.mean_max_q, label: 'mean max-Q', color: '#c58af9', smooth: false },
+  { name: SCALAR_NAMES.q_mean, label: 'Q mean', color: SERIES_COLORS.blue },
+  { name: SCALAR_NAMES.mean_max_q, label: 'mean max-Q', color: SERIES_COLORS.violet, smooth: false },
 ];
-const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: '#8ab4f8', label: 'Q min–max' };
-const CAUSAL: ChartLine[] = [{ name: SCALAR_NAMES.causal_sensitivity, label: 'mean over features', color: '#81c995' }];
-const FEATURE_COLORS = ['#5bb9c2', '#e8a87c', '#c3a6ff', '#f28b82', '#fdd663', '#a7c7e7', '#b5e48c', '#ffb4e1'];
-/** Colour of feature i: the palette, then hues spaced by the golden angle (no two lines share one). */
-const featureColor = (i: number) => FEATURE_COLORS[i] ?? `hsl(${Math.round((i * 137.5) % 360)} 60% 65%)`;
+const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: SERIES_COLORS.blue, label: 'Q min–max' };
+const CAUSAL: ChartLine[] = [{ name: SCALAR_NAMES.causal_sensitivity, label: 'mean over features', color: SERIES_COLORS.green }];
 /** One line per feature, in the environment's feature order (x, x_dot, theta, theta_dot; ret_1 ... tod). */
 const causalFeatures = (names: (prefix: string) => string[]): ChartLine[] =>
   names('causal/')
     .filter((n) => n !== SCALAR_NAMES.causal_sensitivity)
     .map((name, i) => ({ name, label: name.slice('causal/'.length), color: featureColor(i), smooth: false }));
 const REPLAY: ChartLine[] = [
-  { name: SCALAR_NAMES.per_total, label: 'total priority', color: '#8ab4f8', smooth: false },
-  { name: SCALAR_NAMES.per_max_priority, label: 'max priority', color: '#f28b82', smooth: false },
-  { name: SCALAR_NAMES.is_weight_mean, label: 'mean IS weight', color: '#81c995', smooth: false },
-  { name: SCALAR_NAMES.beta, label: 'beta', color: '#fdd663', smooth: false },
+  { name: SCALAR_NAMES.per_total, label: 'total priority', color: SERIES_COLORS.blue, smooth: false },
+  { name: SCALAR_NAMES.per_max_priority, label: 'max priority', color: SERIES_COLORS.coral, smooth: false },
+  { name: SCALAR_NAMES.is_weight_mean, label: 'mean IS weight', color: SERIES_COLORS.green, smooth: false },
+  { name: SCALAR_NAMES.beta, label: 'beta', color: SERIES_COLORS.yellow, smooth: false },
 ];
 const RETURNS: ChartLine[] = [
-  { name: EPISODE_SERIES, label: 'training episodes', color: '#81c995' },
-  { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: '#ff7043', smooth: false, dots: true },
+  { name: EPISODE_SERIES, label: 'training episodes', color: SERIES_COLORS.green },
+  { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: SERIES_COLORS.orange, smooth: false, dots: true },
 ];
 
 const NO_PROBLEMS = new Map<string, string>();
@@ -151,12 +152,14 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   }, [canStart, editor, guard, transport]);
   const stop = useCallback(() => guard(() => transport.send({ type: 'stop' })), [guard, transport]);
 
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey)) return;
-      if (e.key === 'Enter') start();
-      else if (e.key === '.') stop();
-      else if (e.key === ',') document.querySelector<HTMLElement>('.config .fields input, .config .fields select')?.focus();
+      const action = shortcutFor(e, takesText(document.activeElement));
+      if (action === 'start') start();
+      else if (action === 'stop') stop();
+      else if (action === 'focusConfig') document.querySelector<HTMLElement>('.config .fields input, .config .fields select')?.focus();
+      else if (action === 'shortcuts') setShortcutsOpen((o) => !o);
       else return;
       e.preventDefault();
     };
@@ -166,7 +169,8 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
 
   return (
     <div className="app">
-      <Header dashboard={dashboard} canStart={canStart} onStart={start} onStop={stop} />
+      <Header dashboard={dashboard} canStart={canStart} onStart={start} onStop={stop} onShortcuts={() => setShortcutsOpen(true)} />
+      <ShortcutsDialog open={shortcutsOpen} onClose={() => setShortcutsOpen(false)} />
       <HostBanner host={s.host} onRestart={() => guard(() => transport.restartHost())} />
       {(s.errors.length > 0 || localError) && (
         <div className="banner error" role="alert" data-testid="errors">
@@ -222,6 +226,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" xKind="step" yLabel="mean |Q − Q_do(f)|" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Episodic return" lines={RETURNS} xLabel="env step" xKind="env" yLabel={returnUnit} />
+          <ScalarsPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
           {chartsTrading && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
           <HeadsPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
           <SystemPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />

@@ -3,11 +3,14 @@
 // mean) and the member picker that draws members over the charts.
 import { useStore } from 'zustand';
 import { GROUP_BAND_LABEL, type GroupBand } from '../group-view.ts';
+import { ink } from '../lib/theme.ts';
+import { useTheme } from '../lib/theme-store.ts';
 import type { Dashboard } from '../store.ts';
 
 /** The group's band control and member picker; nothing unless the charts show a seed group. */
 export function GroupPanel({ dashboard }: { dashboard: Dashboard }) {
   const view = useStore(dashboard.store, (s) => s.view);
+  const theme = useTheme();
   const group = dashboard.group();
   if (view.kind !== 'group' || !group) return null;
   return (
@@ -31,7 +34,7 @@ export function GroupPanel({ dashboard }: { dashboard: Dashboard }) {
         {group.members.map((m) => (
           <label key={m.runDir} title={m.runDir}>
             <input type="checkbox" checked={view.shownMembers.includes(m.runDir)} onChange={() => dashboard.toggleGroupMember(m.runDir)} />
-            <span className="swatch" style={{ background: m.color }} aria-hidden="true" /> {m.name}
+            <span className="swatch" style={{ background: ink(theme, m.color) }} aria-hidden="true" /> {m.name}
           </label>
         ))}
       </fieldset>

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import type { BackendStatus } from '../../common/run.ts';
+import { themeStore } from '../lib/theme-store.ts';
 import type { Dashboard } from '../store.ts';
 
 const STATE_LABEL = { idle: 'Idle', running: 'Running', stopping: 'Stopping', halted: 'Halted' } as const;
@@ -31,9 +32,11 @@ function formatEta(s: number | undefined): string {
   return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
-/** Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, and the Start / Stop buttons. */
-export function Header({ dashboard, canStart, onStart, onStop }: { dashboard: Dashboard; canStart: boolean; onStart: () => void; onStop: () => void }) {
+/** Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, the Start / Stop buttons, the theme switch and the shortcut list's button. */
+export function Header({ dashboard, canStart, onStart, onStop, onShortcuts }: { dashboard: Dashboard; canStart: boolean; onStart: () => void; onStop: () => void; onShortcuts: () => void }) {
   const s = useStore(dashboard.store);
+  const theme = useStore(themeStore, (t) => t.theme);
+  const other = theme === 'dark' ? 'light' : 'dark';
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 1000);
@@ -70,6 +73,12 @@ export function Header({ dashboard, canStart, onStart, onStop }: { dashboard: Da
       </button>
       <button type="button" onClick={onStop} disabled={s.runState !== 'running'} aria-keyshortcuts="Control+." title="Stop the run; a checkpoint is kept (Ctrl+.)">
         Stop
+      </button>
+      <button type="button" className="icon" onClick={() => themeStore.getState().setTheme(other)} aria-label={`${other === 'light' ? 'Light' : 'Dark'} theme`} title={`Switch to the ${other} theme (kept for the next visit)`}>
+        {other === 'light' ? '☀' : '☾'}
+      </button>
+      <button type="button" className="icon" onClick={onShortcuts} aria-keyshortcuts="?" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
+        ?
       </button>
     </header>
   );

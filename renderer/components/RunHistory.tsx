@@ -3,12 +3,14 @@
 import { useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
-import { configDiff } from '../config/fields.ts';
 import { groupRuns } from '../lib/run-groups.ts';
 import { RUN_COLUMNS, runTable, type RunSort } from '../lib/run-table.ts';
-import type { Dashboard, Overlay } from '../store.ts';
+import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
+import { ConfigCompare, type ComparedRun } from './ConfigCompare.tsx';
 import { GroupRow } from './GroupRow.tsx';
+import { HparamTable } from './HparamTable.tsx';
+import { OverlayToggle } from './OverlayToggle.tsx';
 
 /** Past runs from the runs folder as a table of key results that sorts (click a heading) and filters (runs of one `--seeds` group together): open one to draw its charts from disk, or resume it. */
 export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
@@ -22,10 +24,18 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   /** Why a row's Rename or Delete is off (the live run here) or will be refused (a run another process trained when the list was read). */
   const heldBy = (r: RunSummary) => (isLive(r) ? 'this is the live run: stop it first' : r.state === 'live' ? 'another process (a CLI run or another console) was training this run when the list was read: it is refused while that process lives' : undefined);
   const overlayDirs = useStore(dashboard.store, (s) => s.overlayDirs);
-  const loaded = overlayDirs.length >= 2 ? dashboard.overlays() : [];
-  const compared = loaded.length >= 2 ? loaded.slice(0, 2) : undefined;
+  const runConfig = useStore(dashboard.store, (s) => s.runConfig);
+  const compared = chartRuns(
+    view.kind === 'history'
+      ? { runDir: view.runDir, config: view.config, role: 'opened' }
+      : view.kind === 'group'
+        ? { runDir: view.group, config: view.config, role: 'seed group' }
+        : liveRunDir && runConfig ? { runDir: liveRunDir, config: runConfig, role: busy ? 'live' : 'last run' } : undefined,
+    overlayDirs.length ? dashboard.overlays() : [],
+  );
   const [sort, setSort] = useState<RunSort>({ key: 'name', dir: 'desc' });
   const [filter, setFilter] = useState('');
+  const [hparamsOpen, setHparamsOpen] = useState(false);
   const shown = useMemo(() => runTable(runs, sort, filter), [runs, sort, filter]);
   const sortBy = (key: RunSort['key']) => setSort((s) => ({ key, dir: s.key === key && s.dir === 'desc' ? 'asc' : 'desc' }));
   const row = (r: RunSummary) => (
@@ -36,19 +46,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         </td>
       ))}
       <td className="actions">
-        <input
-          type="checkbox"
-          aria-label={`Overlay ${r.name}`}
-          title="Draw this run over the charts (pick two to compare their configs)"
-          checked={overlayDirs.includes(r.runDir)}
-          onChange={(e) => {
-            if (!e.target.checked) return dashboard.removeOverlay(r.runDir);
-            send(() => {
-              dashboard.addOverlay(r.runDir);
-              transport.send({ type: 'openRun', runDir: r.runDir });
-            });
-          }}
-        />
+        <OverlayToggle run={r} dashboard={dashboard} transport={transport} send={send} />
         <button
           type="button"
           aria-label={`Open ${r.name}`}
@@ -102,10 +100,16 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
     <section className="panel" aria-labelledby="history-title">
       <div className="panel-head">
         <h2 id="history-title">Run history</h2>
-        <button type="button" onClick={() => send(() => transport.send({ type: 'listRuns' }))}>
-          Refresh
-        </button>
+        <span>
+          <button type="button" onClick={() => setHparamsOpen(true)} disabled={runs.length === 0} title="Every run's config fields beside its results, sortable">
+            Hyperparameters
+          </button>{' '}
+          <button type="button" onClick={() => send(() => transport.send({ type: 'listRuns' }))}>
+            Refresh
+          </button>
+        </span>
       </div>
+      <HparamTable open={hparamsOpen} onClose={() => setHparamsOpen(false)} dashboard={dashboard} transport={transport} send={send} />
       {view.kind !== 'live' && (
         <p className="viewing">
           Viewing <code>{view.kind === 'history' ? view.runDir.split(/[\\/]/).pop() : `seed group ${view.group}`}</code>{' '}
@@ -146,40 +150,16 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         </table>
         </div>
         {shown.length === 0 && <p className="muted">No run matches the filter.</p>}
-        {compared && <ConfigCompare a={compared[0]!} b={compared[1]!} />}
+        {compared.length >= 2 && <ConfigCompare runs={compared} />}
         </>
       )}
     </section>
   );
 }
 
-const fmt = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : String(v));
-
-/** The configs of two overlaid runs side by side: every field whose value differs. */
-function ConfigCompare({ a, b }: { a: Overlay; b: Overlay }) {
-  const diff = configDiff(a.config, b.config).filter((d) => d.path !== 'name');
-  return (
-    <div className="diff" aria-label="Config diff">
-      <h3>
-        Config diff: <span style={{ color: a.color }}>{a.name}</span> vs <span style={{ color: b.color }}>{b.name}</span> ({diff.length})
-      </h3>
-      {diff.length === 0 ? (
-        <p className="muted">the same config (names aside)</p>
-      ) : (
-        <table className="runs">
-          <tbody>
-            {diff.map((d) => (
-              <tr key={d.path}>
-                <td>
-                  <code>{d.path}</code>
-                </td>
-                <td>{fmt(d.from)}</td>
-                <td>{fmt(d.to)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </div>
-  );
+/** The runs on the charts, for the config diff: the shown one (opened, or the live or last run), then the overlaid ones. */
+function chartRuns(shown: { runDir: string; config: ComparedRun['config']; role: string } | undefined, overlays: ReturnType<Dashboard['overlays']>): ComparedRun[] {
+  const out: ComparedRun[] = shown ? [{ name: shown.runDir.split(/[\\/]/).pop() ?? shown.runDir, config: shown.config, role: shown.role }] : [];
+  for (const o of overlays) out.push({ name: o.name, config: o.config, color: o.color, role: 'overlay' });
+  return out;
 }

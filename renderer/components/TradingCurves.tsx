@@ -8,6 +8,9 @@ import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Curve, EvalCurves } from '../../common/trading-curves.ts';
 import type { EvalCurvesRequest } from '../lib/eval-curves-request.ts';
+import { SERIES_COLORS } from '../lib/palette.ts';
+import { ink } from '../lib/theme.ts';
+import { useTheme } from '../lib/theme-store.ts';
 import type { Dashboard, DashboardState } from '../store.ts';
 
 const W = 320;
@@ -59,12 +62,13 @@ const fmt = (v: number, pct: boolean) => (pct ? `${(100 * v).toFixed(1)}%` : v.t
 /** One small plot: its lines (label, colour, curve) with a legend and the y range printed. */
 function Plot({ title, lines, xMax, pct = false, step = false, note }: { title: string; lines: { label: string; color: string; curve: Curve }[]; xMax: number; pct?: boolean; step?: boolean; note: string }) {
   const range = yRange(lines.map((l) => l.curve));
+  const theme = useTheme();
   return (
     <figure className="trading-plot" aria-label={title} title={note}>
       <figcaption>
         {title}{' '}
         {lines.map((l) => (
-          <span key={l.label} className="legend-item" style={{ color: l.color }}>
+          <span key={l.label} className="legend-item" style={{ color: ink(theme, l.color) }}>
             ■ {l.label} {fmt(l.curve.y.at(-1) ?? NaN, pct)}
           </span>
         ))}
@@ -80,7 +84,7 @@ function Plot({ title, lines, xMax, pct = false, step = false, note }: { title: 
           bar {xMax}
         </text>
         {lines.map((l) => (
-          <path key={l.label} d={curvePath(l.curve, xMax, range, step)} fill="none" stroke={l.color} strokeWidth={1.2} data-series={l.label} />
+          <path key={l.label} d={curvePath(l.curve, xMax, range, step)} fill="none" stroke={ink(theme, l.color)} strokeWidth={1.2} data-series={l.label} />
         ))}
       </svg>
     </figure>
@@ -93,9 +97,9 @@ export function TradingCurvesView({ curves }: { curves: EvalCurves }) {
   const span = `validation walk of ${curves.bars} bars (x: bars since its first decision bar), epoch ${curves.epoch} at step ${curves.step}`;
   return (
     <div className="trading-curves">
-      <Plot title="Equity" pct={false} xMax={xMax} note={`Compounded equity, 1 = initial; ${span}`} lines={[{ label: 'agent', color: '#ff7043', curve: curves.equity }, { label: 'buy and hold', color: '#8ab4f8', curve: curves.buy_and_hold_equity }]} />
-      <Plot title="Position" xMax={xMax} step note={`Position held over each bar, a multiple of equity (+ long, − short); ${span}`} lines={[{ label: 'agent', color: '#fdd663', curve: curves.position }]} />
-      <Plot title="Drawdown" pct xMax={xMax} note={`1 − equity / running peak of equity; ${span}`} lines={[{ label: 'agent', color: '#ff7043', curve: curves.drawdown }, { label: 'buy and hold', color: '#8ab4f8', curve: curves.buy_and_hold_drawdown }]} />
+      <Plot title="Equity" pct={false} xMax={xMax} note={`Compounded equity, 1 = initial; ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.orange, curve: curves.equity }, { label: 'buy and hold', color: SERIES_COLORS.blue, curve: curves.buy_and_hold_equity }]} />
+      <Plot title="Position" xMax={xMax} step note={`Position held over each bar, a multiple of equity (+ long, − short); ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.yellow, curve: curves.position }]} />
+      <Plot title="Drawdown" pct xMax={xMax} note={`1 − equity / running peak of equity; ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.orange, curve: curves.drawdown }, { label: 'buy and hold', color: SERIES_COLORS.blue, curve: curves.buy_and_hold_drawdown }]} />
     </div>
   );
 }

@@ -7,10 +7,11 @@ import type { RedrawScheduler } from '../lib/redraw.ts';
 import type { Dashboard } from '../store.ts';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 import { shownEvalMetrics } from './TradingEval.tsx';
+import { SERIES_COLORS } from '../lib/palette.ts';
 
 const pair = (figure: string): ChartLine[] => [
-  { name: `eval/${figure}`, label: 'agent', color: '#ff7043', smooth: false, dots: true },
-  { name: `eval/buy_and_hold_${figure}`, label: 'buy and hold', color: '#8ab4f8', smooth: false, dots: true },
+  { name: `eval/${figure}`, label: 'agent', color: SERIES_COLORS.orange, smooth: false, dots: true },
+  { name: `eval/buy_and_hold_${figure}`, label: 'buy and hold', color: SERIES_COLORS.blue, smooth: false, dots: true },
 ];
 export const TRADING_RETURN_LINES = pair('return');
 export const TRADING_SHARPE_LINES = pair('sharpe');

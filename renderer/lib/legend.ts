@@ -13,6 +13,16 @@ export interface LegendEntry {
   kind: LegendKind;
   /** Scalar name(s) drawn, e.g. "replay/beta" or "q/min … q/max". */
   series: string;
+  /** SVG dash pattern of the curve (an overlaid run's lines), solid when absent. */
+  dash?: string;
+}
+
+/** Dash patterns of an overlaid run's lines, by the line's place in its chart: the run's colour says which run, the dash which line. */
+export const OVERLAY_DASHES = ['5 3', '1 3', '9 3 2 3', '3 6'] as const;
+
+/** The dash pattern of an overlaid run's line number `i` of its chart (patterns repeat after OVERLAY_DASHES). */
+export function overlayDash(i: number): string {
+  return OVERLAY_DASHES[i % OVERLAY_DASHES.length]!;
 }
 
 /** A chart line as the legend needs it (SeriesChart's ChartLine fits). */
