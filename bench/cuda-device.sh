@@ -10,7 +10,7 @@
 #   The device tool brings back only a few files of its $OUT: point OUT elsewhere and end with
 #   the pack step, e.g.  OUT=/tmp/o PACK=$OUT/logs.tgz bash bench/cuda-device.sh build learner-check pack
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
-#   learner steps: learner-check (CHECK_RUNS times, default 20) learner-sanitize learner-bench learner-epoch learner-profile learner-tests
+#   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-seeds train-deterministic train-trading torch-dqn
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
@@ -78,6 +78,7 @@ for s in "$@"; do
       runs=${CHECK_RUNS:-20} passed=0
       for i in $(seq "$runs"); do
         ./build/native/learner_cuda_tool check > "$OUT/learner-check-$i.log" 2>&1 && passed=$((passed + 1))
+        [ -n "${STOP_ON_FAIL:-}" ] && [ "$passed" != "$i" ] && { echo "stopped at the first failure (run $i)"; runs=$i; break; }
       done
       grep -hE "FAIL|ERROR" "$OUT"/learner-check-*.log | head -20
       echo "learner check: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1 ;;
@@ -87,6 +88,9 @@ for s in "$@"; do
     learner-bench)
       step learner-bench
       ./build/native/learner_cuda_tool bench 2>&1 | tee "$OUT/learner-bench.log" | grep -v '^JSON' ;;
+    learner-group-bench)
+      step learner-group-bench
+      ./build/native/learner_cuda_tool group-bench 2>&1 | tee "$OUT/learner-group-bench.log" | grep -v '^JSON' ;;
     learner-epoch)
       step learner-epoch
       ./build/native/learner_cuda_tool epoch 2>&1 | tee "$OUT/learner-epoch.log" | grep -v '^JSON' ;;
@@ -107,7 +111,7 @@ for s in "$@"; do
       head -50 "$OUT/learner-ncu-stalls.txt"; gzip -f "$OUT/learner-ncu-sass.csv"; rm -f "$OUT/learner-ncu.ncu-rep" ;;
     learner-tests)
       step learner-tests
-      PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/system-cuda native/test/trainer.test > "$OUT/learner-tests.log" 2>&1; rc=$?
+      PATH=/tmp:$PATH node scripts/run-tests.mjs native/test/trainer-cuda native/test/system-cuda native/test/trainer.test native/test/trainer-group > "$OUT/learner-tests.log" 2>&1; rc=$?
       grep -E "^# (tests|pass|fail|skipped)|^not ok" "$OUT/learner-tests.log" | head -40; [ $rc = 0 ] || status=$rc ;;
     train-cartpole)
       step train-cartpole

@@ -58,3 +58,28 @@ test('a trading config cannot mislead: n_actions must be odd (a flat action), ma
   assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', n_actions: 8 } }), /env\.n_actions: must be odd so that the middle action is the flat position \(0\); use 7 or 9 \(got 8\)/);
   assert.equal(parseRunConfig({ env: { kind: 'trading', data: 'x.csv', n_actions: 3, max_position: 10, gap_policy: 'flat' } }).env.kind, 'trading');
 });
+
+test('trading spans and no-trade options: defaults keep the old split and actions; inconsistent spans are refused with one line each', () => {
+  const c = parseRunConfig({ env: { kind: 'trading', data: 'x.csv' } });
+  assert.ok(c.env.kind === 'trading');
+  assert.deepEqual(
+    [c.env.test_fraction, c.env.embargo_bars, c.env.folds, c.env.fold, c.env.decision_interval, c.env.change_penalty_bps, c.env.action_space, c.env.financing_rate],
+    [0, 0, 1, 0, 1, 0, 'target', 0],
+  );
+  assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', validation_fraction: 0.5, test_fraction: 0.5, folds: 2, fold: 2 } }), (e: unknown) => {
+    assert.ok(e instanceof ConfigError);
+    assert.deepEqual(e.problems, [
+      'env.test_fraction: validation_fraction + test_fraction (0.5 + 0.5) must be below 1: the rest is the training span (got 0.5)',
+      'env.fold: must be below folds (2): folds are numbered 0 to 1 (got 2)',
+    ]);
+    return true;
+  });
+  assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', folds: 3 } }), /env\.folds: walk-forward \(folds > 1\) needs a test span: set test_fraction > 0/);
+  assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', action_space: 'delta', decision_interval: 0, financing_rate: 2 } }), (e: unknown) => {
+    const text = (e as ConfigError).problems.join('\n');
+    assert.match(text, /env\.action_space: .*"target"\|"step".*\(got "delta"\)/);
+    assert.match(text, /env\.decision_interval: .*>=1.*\(got 0\)/);
+    assert.match(text, /env\.financing_rate: .*<=1.*\(got 2\)/);
+    return true;
+  });
+});

@@ -34,10 +34,28 @@ export const TradingEnvSchema = z.strictObject({
   max_position: num(0.01, 10, 1, { description: 'largest absolute position, as a multiple of current equity (1: fully invested, no leverage; 2: twice equity)', unit: 'x equity' }),
   cost_bps: num(0, 1000, 0.5, { description: 'cost per unit of position change', unit: 'basis points' }),
   reward_scale: num(1e-6, 1e9, 1e4, { description: 'training reward = reward_scale x (position x return - costs); 1e4 puts it in basis points (evaluation metrics stay in return units)' }),
-  validation_fraction: num(0.05, 0.9, 0.2, { description: 'last fraction of the bars (by time) held out for evaluation', unit: 'fraction' }),
+  validation_fraction: num(0.05, 0.9, 0.2, { description: "fraction of the bars (of a fold's window) in the validation span, before the test span: what checkpoint selection and sweeps read", unit: 'fraction' }),
+  test_fraction: num(0, 0.9, 0, { description: "fraction of the bars (of a fold's window) in the test span, the last by time: evaluated once at the end of a run, never read by selection; 0 = no test span", unit: 'fraction' }),
+  embargo_bars: int(0, 1_000_000, 0, { description: 'bars between the training and validation spans and between validation and test, belonging to none (a feature window never crosses a span boundary)', unit: 'bars' }),
+  folds: int(1, 64, 1, { description: 'walk-forward folds: windows rolling forward by one test span, each with its own training, validation and test spans (1 = one split of all bars; more needs test_fraction > 0)', unit: 'folds' }),
+  fold: int(0, 63, 0, { description: 'the walk-forward fold this run trains and evaluates, 0 (earliest) to folds - 1 (latest)', unit: 'fold' }),
   max_gap_bars: num(1, 1e6, 5, { description: 'a step longer than this many nominal bars is a gap: features restart after it', unit: 'bars' }),
   gap_policy: z.enum(['hold', 'flat']).default('hold').meta({ description: 'at a gap: hold keeps the position and books its move over the gap and the warm-up bars after it; flat closes it (with its cost) before the gap and the agent reopens after it' }),
+  decision_interval: int(1, 100_000, 1, { description: 'the agent acts every k decision bars and holds its units in between (frame skip, Mnih et al. 2015); 1 = every bar', unit: 'bars' }),
+  change_penalty_bps: num(0, 1000, 0, { description: 'training reward only: a penalty per unit of equity traded, on top of cost_bps, so the agent learns to trade less (evaluation charges only the cost)', unit: 'basis points' }),
+  action_space: z.enum(['target', 'step']).default('target').meta({ description: 'target: n_actions target positions; step: 4 actions around the current position on that grid (hold: trade nothing, step up, step down, flat)' }),
+  financing_rate: num(0, 1, 0, { description: 'yearly rate charged on the part of a long position above 1x equity (borrowed cash) and on the whole of a short (borrowed stock), by calendar time', unit: 'fraction per year' }),
 });
+
+/** One line per inconsistent combination of trading env fields: `[field, message]`. */
+export function tradingEnvProblems(env: { validation_fraction: number; test_fraction: number; folds: number; fold: number }): [string, string][] {
+  const out: [string, string][] = [];
+  if (env.validation_fraction + env.test_fraction >= 1)
+    out.push(['test_fraction', `validation_fraction + test_fraction (${env.validation_fraction} + ${env.test_fraction}) must be below 1: the rest is the training span`]);
+  if (env.folds > 1 && env.test_fraction === 0) out.push(['folds', 'walk-forward (folds > 1) needs a test span: set test_fraction > 0 (each fold steps forward by its test span)']);
+  if (env.fold >= env.folds) out.push(['fold', `must be below folds (${env.folds}): folds are numbered 0 to ${env.folds - 1}`]);
+  return out;
+}
 
 export const EnvSchema = z.discriminatedUnion('kind', [CartPoleEnvSchema, TradingEnvSchema]);
 
@@ -165,6 +183,7 @@ export const RunConfigSchema = z
     if (c.optim.batch_size > c.replay.capacity)
       ctx.addIssue({ code: 'custom', path: ['optim', 'batch_size'], message: `batch_size (${c.optim.batch_size}) must not exceed replay.capacity (${c.replay.capacity})` });
     for (const p of headsProblems(c.heads)) ctx.addIssue({ code: 'custom', path: ['heads', ...p.path], message: p.message });
+    if (c.env.kind === 'trading') for (const [field, message] of tradingEnvProblems(c.env)) ctx.addIssue({ code: 'custom', path: ['env', field], message });
   });
 
 /** The `heads` section, defaults filled in (mirrors native/src/model/heads_config.h). */

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { RunConfigSchema } from './config.ts';
 import { EvalCurvesSchema } from './trading-curves.ts';
+import { GroupListingSchema, GroupNameSchema, MAX_GROUP_MEMBERS } from './seed-group.ts';
 import { BackendStatusSchema, EpochSummarySchema, RunEventSchema, RunStateSchema, ScalarPointSchema, type EpochSummary } from './run.ts';
 
 /** How often the trainer host sends a frame of batched live records (DESIGN: 100-250 ms). */
@@ -36,6 +37,8 @@ export const RunSummarySchema = z.object({
   wallS: z.number().optional(),
   backend: z.enum(['cpu', 'cuda']).optional(),
   state: z.enum(['finished', 'stopped', 'halted', 'incomplete', 'live']).optional(),
+  /** The run's config.json with its defaults filled in, for the hyperparameter table (a host's listing always has it). */
+  config: RunConfigSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -54,6 +57,8 @@ export const HostCommandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('listRuns') }),
   /** Read a past run's metrics from disk (answered by `runData`). */
   z.object({ type: z.literal('openRun'), runDir: z.string().min(1) }),
+  /** Read the metrics of every member of a seed group (common/seed-group.ts), answered by `groupData`. */
+  z.object({ type: z.literal('openGroup'), group: GroupNameSchema }),
   /** Answered at once by `pong` with the same id: measures the round trip (bench, liveness). */
   z.object({ type: z.literal('ping'), id: z.number().int().nonnegative() }),
   /**
@@ -96,6 +101,12 @@ export function epochSeriesPoints(e: EpochSummary): [string, number, number][] {
   ];
   for (const k in e.eval_metrics) out.push([`eval/${k}`, e.env_steps, e.eval_metrics[k]!]);
   return out;
+}
+
+/** What a series is drawn against, by its name: the epoch for `epoch/*`, the env step for `eval/*` and the training episodes' returns, the gradient step for the rest (scalars, system samples). */
+export function seriesX(name: string): 'step' | 'env' | 'epoch' {
+  if (name.startsWith('epoch/')) return 'epoch';
+  return name.startsWith('eval/') || name === FRAME_SERIES.episodicReturn ? 'env' : 'step';
 }
 
 /**
@@ -255,7 +266,8 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   FrameSchema,
   StateMessageSchema,
   z.object({ type: z.literal('backends'), status: BackendStatusSchema }),
-  z.object({ type: z.literal('runs'), runs: z.array(RunSummarySchema) }),
+  /** The run history: runs newest first, and the seed groups among them (their members name them in `seedGroup`). */
+  z.object({ type: z.literal('runs'), runs: z.array(RunSummarySchema), groups: z.array(GroupListingSchema).optional() }),
   z.object({
     type: z.literal('runData'),
     runDir: z.string(),
@@ -268,6 +280,19 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
      * historyMaxPoints keeping the last; absent or empty for a run recorded before they were kept.
      */
     system: z.array(RunSystemSampleSchema).max(MAX_RUN_SYSTEM_SAMPLES).optional(),
+  }),
+  /**
+   * The answer to `openGroup`: each present member's config and records, in seed order, each
+   * bounded to a share of the history budget (scalar points and episodes as in runData), so the
+   * message is about as large as one run's `runData`; no system samples.
+   */
+  z.object({
+    type: z.literal('groupData'),
+    group: GroupNameSchema,
+    members: z
+      .array(z.object({ runDir: z.string(), config: RunConfigSchema, scalars: z.array(ScalarPointSchema), episodes: z.array(EpisodePointSchema), epochs: z.array(EpochSummarySchema) }))
+      .min(1)
+      .max(MAX_GROUP_MEMBERS),
   }),
   /**
    * The records of the run in `runDir` so far (its metrics file plus what is not flushed yet),

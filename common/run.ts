@@ -33,7 +33,14 @@ export const EpochSummarySchema = z.object({
   steps_per_s: z.number().nonnegative(),
   eval_mean_return: z.number(),
   eval_episodes: z.number().int().nonnegative(),
+  /** The evaluation of the validation span (trading): what checkpoint selection reads. */
   eval_metrics: z.record(z.string(), z.number()),
+  /**
+   * Trading runs with a test span, on the run's last epoch only: the same walk over the test span,
+   * evaluated once at the end of the run and read by no selection.
+   */
+  test_mean_return: z.number().optional(),
+  test_metrics: z.record(z.string(), z.number()).optional(),
 });
 export type EpochSummary = z.infer<typeof EpochSummarySchema>;
 

@@ -298,20 +298,22 @@ export async function runHistoryTable(page: Page): Promise<void> {
 }
 
 /**
- * Overlays two past runs: their TD-loss curves join the Loss chart, each named by its run in the
- * legend, and the config diff of the two appears (the same tiny config here: no difference but
- * the name); unticking removes them again.
+ * Overlays two past runs, the second of them the last run, which the charts show: the first's
+ * TD-loss curve joins the Loss chart, named by its run in the legend, the shown one is not drawn a
+ * second time, and the config diff of the runs on the charts appears (the same tiny config here:
+ * no difference but the name); unticking removes them again.
  */
 export async function overlayTwoRuns(page: Page, names: [string, string]): Promise<void> {
   const table = page.getByRole('table', { name: 'Runs' });
   for (const n of names) await table.getByRole('checkbox', { name: `Overlay ${n}`, exact: true }).check();
   await page.evaluate(() => window.scrollTo(0, 0)); // the ticks were scrolled to; charts draw only on screen
   const legendList = page.getByRole('list', { name: 'Loss legend' });
-  for (const n of names) await legendList.getByRole('listitem').filter({ hasText: `${n}: TD loss` }).waitFor(LONG);
+  await legendList.getByRole('listitem').filter({ hasText: `${names[0]}: TD loss` }).waitFor(LONG);
   const diff = page.getByLabel('Config diff');
   await diff.waitFor(LONG);
-  assert.match((await diff.textContent()) ?? '', /\(0\)the same config \(names aside\)/);
-  assert.ok((await page.getByRole('region', { name: 'Loss' }).locator('path.recharts-curve[stroke-dasharray="5 3"]').count()) >= 2, 'two dashed overlay curves');
+  assert.match((await diff.textContent()) ?? '', /^Config diff of the 2 runs on the charts \(0 fields differ\)the same config \(names aside\)$/);
+  assert.equal(await legendList.getByRole('listitem').filter({ hasText: `${names[1]}: TD loss` }).count(), 0, 'the shown run is not overlaid on itself');
+  assert.equal(await page.getByRole('region', { name: 'Loss' }).locator('path.recharts-curve[stroke-dasharray="5 3"]').count(), 1, 'one dashed overlay curve');
   mkdirSync(RESULTS, { recursive: true });
   await page.screenshot({ path: join(RESULTS, 'overlay-two-runs.png'), fullPage: true });
   for (const n of names) await table.getByRole('checkbox', { name: `Overlay ${n}`, exact: true }).uncheck();
@@ -434,7 +436,7 @@ export async function tradingViews(page: Page, presetLabel: string): Promise<voi
   await returns.getByText(`summed reward per ${TINY_TRADING.env.episode_length}-bar episode, bps of equity`).waitFor(LONG);
   assert.deepEqual((await legend(page, 'Episodic return')).map(([l]) => l), ['training episodes (raw)', 'training episodes (EMA 0.60)']);
   const sharpe = page.locator('div[title]', { has: page.getByRole('region', { name: 'Evaluation Sharpe' }) });
-  assert.match((await sharpe.getAttribute('title')) ?? '', /√\(\d+ bars per year \(the training span's bars per 365\.25-day calendar year\)/);
+  assert.match((await sharpe.getAttribute('title')) ?? '', /√\(\d+ bars per year \(the validation span's bars per 365\.25-day calendar year\)/);
   mkdirSync(RESULTS, { recursive: true });
   await page.screenshot({ path: join(RESULTS, 'trading-views.png'), fullPage: true });
 }

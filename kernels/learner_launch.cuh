@@ -16,7 +16,8 @@
 //      update and the weights' NaN check;
 // then the replay's priority update. Beside the products, the block that arrived last at the
 // barrier before a phase does a side job (SideJob: the PER scalars, the schedules, the loss
-// fold). A barrier costs about a microsecond (1.1-1.4 µs from the last arrival to the first
+// fold); in a seed group (Group) every phase's work is the members' work side by side, and the
+// last `count` blocks to arrive do one member's side job each. A barrier costs about a microsecond (1.1-1.4 µs from the last arrival to the first
 // release, run L23) where a dependent kernel launch costs several, and no phase waits for a launch. Nothing here synchronizes,
 // allocates or reads device values on the host: everything is capturable in a CUDA graph.
 #pragma once
@@ -142,6 +143,38 @@ struct Phase {
   GemmProblem p[kMaxPhaseProblems];
 };
 
+/// What the PER-scalars side job reads of one learner's GPU replay (from its ReplayView).
+struct PerView {
+  const double* level = nullptr;  ///< the sum tree's partition level (null: no GPU replay)
+  int64_t count = 0;              ///< nodes of that level
+  const DeviceState* state = nullptr;
+  double beta0 = 0.4;
+  int64_t beta_steps = 0;
+};
+
+/// The PER-scalars view of a GPU replay.
+inline PerView MakePerView(const ReplayView& r) {
+  const int lvl = r.tree.part_level;
+  return PerView{r.sum + r.tree.offset[lvl], r.tree.count[lvl], r.state, r.beta0, r.beta_steps};
+}
+
+/// Most learners one launch advances (a seed group, DESIGN section 4).
+inline constexpr int kMaxGroup = 16;
+
+/// The learners one launch of the step advances (issue 27: several seeds on one GPU). Every
+/// learner of a group has the same shapes and options; member s's device block (every buffer
+/// of CudaLearner, carved in one order) starts s * stride bytes after member 0's, so the
+/// program, built with member 0's pointers, reaches member s's tensors by shifting each pointer
+/// by s * stride. The members share the barrier (member 0's) and nothing else: each has its own
+/// weights, moments, batch, activations, partials, control block, scalars and replay (per[s]).
+/// A member's arithmetic does not depend on the group (the same tiles, the same reductions in
+/// the same order), so it trains bit for bit as it would alone.
+struct Group {
+  int count = 1;
+  int64_t stride = 0;         ///< bytes from one member's device block to the next
+  PerView per[kMaxGroup];     ///< each member's replay (PER scalars)
+};
+
 /// Grid-wide barrier state (device memory, zero at first use; it returns to count 0 after
 /// every barrier, so graph replays need no reset).
 struct GridBarrier {
@@ -149,7 +182,8 @@ struct GridBarrier {
 };
 
 /// Everything the persistent learner kernel reads, passed by value (kernel parameters up to
-/// 32 KB, CUDA 12.1+): the phases, the step's constants and the device pointers.
+/// 32 KB, CUDA 12.1+): the phases, the step's constants and member 0's device pointers (the
+/// group's other members are reached by Group::stride).
 struct CoreProgram {
   Phase phase[kMaxPhases];
   int phases = 0;
@@ -160,7 +194,7 @@ struct CoreProgram {
   LearnerControl* ctl = nullptr;
   Partials partials;
   ScalarBlock* scalars = nullptr;
-  ReplayView replay;            ///< the GPU replay (PER scalars, SideJob::kPerScalars)
+  Group group;                  ///< the learners advanced (one, or a seed group) and their replays
   GridBarrier* barrier = nullptr;
   /// Profiling only (or null): the global timer (ns) of every block, [StampCount(phases,
   /// blocks)] values: at Stamp(ph, b, 0) block b starts phase ph (after the barrier before it),

@@ -304,11 +304,10 @@ __device__ double BlockSum(double x) {
 
 /// PER health of the replay (the values of its previous update: fine for charts), by one block
 /// beside a phase's products.
-__device__ void PerScalars(const ReplayView& replay, ScalarBlock* sc) {
+__device__ void PerScalars(const PerView& replay, ScalarBlock* sc) {
   double total = 0;
-  const int lvl = replay.tree.part_level;
 #pragma unroll 8
-  for (int64_t j = threadIdx.x; j < replay.tree.count[lvl]; j += kThreads) total += replay.sum[replay.tree.offset[lvl] + j];
+  for (int64_t j = threadIdx.x; j < replay.count; j += kThreads) total += replay.level[j];
   total = BlockSum(total);
   if (threadIdx.x != 0) return;
   const DeviceState* st = replay.state;
@@ -368,6 +367,32 @@ __device__ void PlanStep(const LearnerParams& p, const LearnerControl* ctl, cons
   __syncthreads();
 }
 
+/// One group member's tensors and state (Group): member 0's pointers of the program shifted by
+/// s * stride.
+struct Member {
+  const float* grads;
+  float *online, *target, *m, *v;
+  LearnerControl* ctl;
+  ScalarBlock* scalars;
+  Partials partials;
+  TdLossArgs loss;
+};
+
+__device__ __forceinline__ Member MemberOf(const CoreProgram& prog, int s) {
+  using tile::Shift;
+  const int64_t d = s * prog.group.stride;
+  Member x{Shift(prog.grads, d), Shift(prog.online, d), Shift(prog.target, d), Shift(prog.m, d), Shift(prog.v, d),
+           Shift(prog.ctl, d), Shift(prog.scalars, d), prog.partials, prog.loss};
+  x.partials.loss = Shift(x.partials.loss, d), x.partials.flags = Shift(x.partials.flags, d);
+  x.partials.norm = Shift(x.partials.norm, d);
+  TdLossArgs& a = x.loss;
+  a.v_online = Shift(a.v_online, d), a.a_online = Shift(a.a_online, d), a.v_target = Shift(a.v_target, d);
+  a.a_target = Shift(a.a_target, d), a.actions = Shift(a.actions, d), a.rewards = Shift(a.rewards, d);
+  a.discounts = Shift(a.discounts, d), a.weights = Shift(a.weights, d), a.td = Shift(a.td, d);
+  a.d_value = Shift(a.d_value, d), a.d_adv = Shift(a.d_adv, d);
+  return x;
+}
+
 constexpr int kAdamUnroll = 4;  // elements a thread loads before it computes (loads in flight)
 
 /// What Adam reads of kAdamUnroll parameters (i0 + u · stride, u < kAdamUnroll): gradient,
@@ -382,32 +407,31 @@ __device__ __forceinline__ int64_t AdamFirst(int rank) { return static_cast<int6
 __device__ __forceinline__ int64_t AdamStride() { return static_cast<int64_t>(gridDim.x) * kThreads; }
 
 /// Issues the loads of the group at i0 (elements past the parameters are not read).
-__device__ __forceinline__ void LoadAdam(const CoreProgram& prog, int64_t i0, AdamGroup& x) {
-  const int64_t stride = AdamStride(), n = prog.params.n_params;
-  const bool polyak = prog.params.options.target_update == TargetUpdate::kPolyak;
+__device__ __forceinline__ void LoadAdam(const LearnerParams& p, const Member& me, int64_t i0, AdamGroup& x) {
+  const int64_t stride = AdamStride(), n = p.n_params;
+  const bool polyak = p.options.target_update == TargetUpdate::kPolyak;
 #pragma unroll
   for (int u = 0; u < kAdamUnroll; ++u) {
     const int64_t i = i0 + u * stride;
     if (i >= n) continue;
-    x.g[u] = prog.grads[i], x.m[u] = prog.m[i], x.v[u] = prog.v[i], x.w[u] = prog.online[i];
-    if (polyak) x.tg[u] = prog.target[i];
+    x.g[u] = me.grads[i], x.m[u] = me.m[i], x.v[u] = me.v[i], x.w[u] = me.online[i];
+    if (polyak) x.tg[u] = me.target[i];
   }
 }
 
 /// Adam on the share of the parameters of the block of arrival rank `rank` (its first group
 /// already loaded in x, before the plan was made), then the target network (a hard copy every
 /// C steps, or Polyak averaging every step) and the weights' NaN check.
-__device__ void Adam(const CoreProgram& prog, const StepPlan& plan, int rank, AdamGroup& x) {
-  const LearnerParams& p = prog.params;
+__device__ void Adam(const LearnerParams& p, const Member& me, const StepPlan& plan, int rank, AdamGroup& x) {
   const rules::AdamConstants k = rules::MakeAdamConstants(p.options.adam.beta1, p.options.adam.beta2, p.options.adam.eps);
   const rules::AdamScalars s{plan.step_size, plan.inv_sqrt_bc2};
   const float tau = static_cast<float>(p.options.tau);
-  const bool polyak = p.options.target_update == TargetUpdate::kPolyak, poison = Injected(prog.ctl, kNanWeights, plan.t);
+  const bool polyak = p.options.target_update == TargetUpdate::kPolyak, poison = Injected(me.ctl, kNanWeights, plan.t);
   const int64_t stride = AdamStride(), first = AdamFirst(rank);
-  float *online = prog.online, *target = prog.target, *m = prog.m, *v = prog.v;
+  float *online = me.online, *target = me.target, *m = me.m, *v = me.v;
   bool bad = false;
   for (int64_t i0 = first; i0 < p.n_params; i0 += kAdamUnroll * stride) {
-    if (i0 != first) LoadAdam(prog, i0, x);
+    if (i0 != first) LoadAdam(p, me, i0, x);
 #pragma unroll
     for (int u = 0; u < kAdamUnroll; ++u) {
       const int64_t i = i0 + u * stride;
@@ -423,8 +447,8 @@ __device__ void Adam(const CoreProgram& prog, const StepPlan& plan, int rank, Ad
       else if (polyak) target[i] = rules::Polyak(x.tg[u], wi, tau);
     }
   }
-  ScalarBlock* sc = prog.scalars;
-  LearnerControl* ctl = prog.ctl;
+  ScalarBlock* sc = me.scalars;
+  LearnerControl* ctl = me.ctl;
   if (bad) {  // as on the CPU, a step whose weights came out non-finite is not counted
     atomicOr(&sc->nan_flags, static_cast<uint32_t>(kNanWeights));
     atomicOr(&ctl->halted, static_cast<uint32_t>(kNanWeights));
@@ -554,41 +578,50 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
   // finish a phase take the next one's tiles, the last ones (when tiles are fewer than blocks)
   // none, so neither the set-up nor the stragglers sit on the critical path.
   int rank = self;
+  const int members = prog.group.count;
   tile::Job job;
-  tile::Prepare(prog.phase[0], rank, job);
+  tile::Prepare(prog.phase[0], rank, prog.group, job);
   for (int ph = 0; ph < prog.phases; ++ph) {
     const Phase& phase = prog.phase[ph];
-    if (phase.side != SideJob::kNone && rank == blocks - 1) {
+    // Member s's side job goes to the block that arrived (s + 1)-th from last.
+    if (const int s = blocks - 1 - rank; phase.side != SideJob::kNone && s < members) {
+      const Member me = MemberOf(prog, s);
       switch (phase.side) {
         case SideJob::kFoldLoss:
-          FoldLoss(prog.params, prog.ctl, prog.partials, prog.scalars, (prog.params.batch + kWarps - 1) / kWarps);
+          FoldLoss(prog.params, me.ctl, me.partials, me.scalars, (prog.params.batch + kWarps - 1) / kWarps);
           break;
-        case SideJob::kPerScalars: PerScalars(prog.replay, prog.scalars); break;
-        case SideJob::kSchedules: Schedules(prog.params, prog.ctl); break;
+        case SideJob::kPerScalars: PerScalars(prog.group.per[s], me.scalars); break;
+        case SideJob::kSchedules: Schedules(prog.params, me.ctl); break;
         case SideJob::kNone: break;
       }
       __syncthreads();  // the side job's shared scratch and early-returning threads
     }
     switch (phase.kind) {
       case PhaseKind::kGemm:
-        tile::RunPhase<P>(phase, rank, job, smem, prog.tile_stamps ? prog.tile_stamps + TileStamp(ph, self, blocks) : nullptr);
+        tile::RunPhase<P>(phase, prog.group, rank, job, smem,
+                          prog.tile_stamps ? prog.tile_stamps + TileStamp(ph, self, blocks) : nullptr);
         break;
       case PhaseKind::kTdLoss: {
+        // Virtual blocks of member s: s * nvb .. (s + 1) * nvb - 1.
         const unsigned nvb = static_cast<unsigned>((prog.params.batch + kWarps - 1) / kWarps);
-        for (unsigned vb = static_cast<unsigned>(rank); vb < nvb; vb += gridDim.x) {
-          TdLoss(prog.params, prog.loss, prog.ctl, prog.partials, vb);
+        for (unsigned vb = static_cast<unsigned>(rank); vb < nvb * members; vb += gridDim.x) {
+          const Member me = MemberOf(prog, static_cast<int>(vb / nvb));
+          TdLoss(prog.params, me.loss, me.ctl, me.partials, vb % nvb);
           __syncthreads();  // the block's shared partials are reused by its next virtual block
         }
         break;
       }
-      case PhaseKind::kOptimizer: {
-        AdamGroup x;
-        LoadAdam(prog, AdamFirst(rank), x);  // independent of the plan: in flight while it is made
-        PlanStep(prog.params, prog.ctl, prog.partials.norm, prog.partials.norm_slots, &plan);
-        if (plan.apply) Adam(prog, plan, rank, x);
-        CommitStep(plan, prog.ctl, prog.scalars);
+      case PhaseKind::kOptimizer:
+        // Each member in turn, every block taking its share of the member's parameters.
+        for (int s = 0; s < members; ++s) {
+          const Member me = MemberOf(prog, s);
+          AdamGroup x;
+          LoadAdam(prog.params, me, AdamFirst(rank), x);  // independent of the plan: in flight while it is made
+          PlanStep(prog.params, me.ctl, me.partials.norm, me.partials.norm_slots, &plan);
+          if (plan.apply) Adam(prog.params, me, plan, rank, x);
+          CommitStep(plan, me.ctl, me.scalars);
+        }
         break;
-      }
     }
     if (prog.stamps) {
       __syncthreads();  // the block's work is done
@@ -596,7 +629,7 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
     }
     if (ph + 1 < prog.phases || prog.stamps) {
       rank = Arrive(prog.barrier, gridDim.x, &generation);
-      if (ph + 1 < prog.phases) tile::Prepare(prog.phase[ph + 1], rank, job);
+      if (ph + 1 < prog.phases) tile::Prepare(prog.phase[ph + 1], rank, prog.group, job);
       Wait(prog.barrier, rank, gridDim.x, generation);
     }
     if (stamp) prog.stamps[Stamp(ph + 1, self, 0, blocks)] = tile::GlobalTimer();
@@ -647,6 +680,7 @@ cudaError_t CoreBlocks(Precision precision, int* blocks) {
 cudaError_t LaunchCore(const CoreProgram& program, Precision precision, int blocks, cudaStream_t stream) {
   if (blocks < 1 || program.phases < 1 || program.phases > kMaxPhases || !program.barrier) return cudaErrorInvalidValue;
   if ((program.params.batch + kWarps - 1) / kWarps > kMaxPartialBlocks || blocks > kMaxPartialBlocks) return cudaErrorInvalidValue;
+  if (program.group.count < 1 || program.group.count > kMaxGroup || program.group.count > blocks) return cudaErrorInvalidValue;
   switch (precision) {
     case Precision::kFP32: return Launch<Precision::kFP32>(program, blocks, stream);
     case Precision::kTF32: return Launch<Precision::kTF32>(program, blocks, stream);

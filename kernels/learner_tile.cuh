@@ -55,7 +55,13 @@ struct Walk {
   int64_t a_step, b_step;  // elements per K chunk
 };
 
-__device__ __forceinline__ void MakeWalk(const GemmProblem& p, int i0, int j0, Walk& w) {
+/// p + bytes, for a pointer into a group member's device block (null stays null).
+template <typename T>
+__device__ __forceinline__ T* Shift(T* p, int64_t bytes) {
+  return p ? reinterpret_cast<T*>(reinterpret_cast<uintptr_t>(p) + bytes) : nullptr;
+}
+
+__device__ __forceinline__ void MakeWalk(const GemmProblem& p, int i0, int j0, int64_t shift, Walk& w) {
   const int t = threadIdx.x;
   const bool a_rows = p.a.cs == 1, b_rows = p.b.cs == 1;
 #pragma unroll
@@ -66,7 +72,7 @@ __device__ __forceinline__ void MakeWalk(const GemmProblem& p, int i0, int j0, W
     w.a_r[u] = r, w.a_k[u] = kk;
     w.a_in[u] = i < p.m;
     w.a_one[u] = i == p.a.ones_row;
-    w.a[u] = p.a.ptr + static_cast<int64_t>(w.a_in[u] && !w.a_one[u] ? i : 0) * p.a.rs + static_cast<int64_t>(kk) * p.a.cs;
+    w.a[u] = Shift(p.a.ptr, shift) + static_cast<int64_t>(w.a_in[u] && !w.a_one[u] ? i : 0) * p.a.rs + static_cast<int64_t>(kk) * p.a.cs;
   }
 #pragma unroll
   for (int u = 0; u < kPerB; ++u) {
@@ -75,7 +81,7 @@ __device__ __forceinline__ void MakeWalk(const GemmProblem& p, int i0, int j0, W
     const int j = j0 + c;
     w.b_k[u] = kk, w.b_c[u] = c;
     w.b_in[u] = j < p.n;
-    w.b[u] = p.b.ptr + static_cast<int64_t>(w.b_in[u] ? j : 0) * p.b.cs + static_cast<int64_t>(kk) * p.b.rs;
+    w.b[u] = Shift(p.b.ptr, shift) + static_cast<int64_t>(w.b_in[u] ? j : 0) * p.b.cs + static_cast<int64_t>(kk) * p.b.rs;
   }
   w.a_step = static_cast<int64_t>(kK) * p.a.cs;
   w.b_step = static_cast<int64_t>(kK) * p.b.rs;
@@ -250,6 +256,7 @@ struct Job {
   int t = -1;               ///< tile number in the phase (-1: none)
   int q = 0, tile = 0;      ///< the problem, and the tile's number in it
   int i0 = 0, j0 = 0;       ///< the tile's corner
+  int64_t shift = 0;        ///< bytes from member 0's tensors to those of the tile's group member
   Walk w;
 };
 
@@ -263,16 +270,22 @@ __device__ __forceinline__ int TotalTiles(const Phase& ph) {
 
 /// Sets job up for tile t of the phase (none when t is past its tiles). Reads only the program,
 /// never data, so it may run before the barrier that opens the phase.
-__device__ __forceinline__ void Prepare(const Phase& ph, int t, Job& job) {
+/// Sets up tile t of the phase for a group of `members` (Group): the members' tiles follow
+/// each other, member s's tiles being s * TotalTiles(ph) .. (s + 1) * TotalTiles(ph) - 1.
+__device__ __forceinline__ void Prepare(const Phase& ph, int t, const Group& group, Job& job) {
   job.t = -1;
-  if (ph.kind != PhaseKind::kGemm || t >= TotalTiles(ph)) return;
-  int q = 0, local = t;
+  if (ph.kind != PhaseKind::kGemm) return;
+  const int total = TotalTiles(ph);
+  if (t >= total * group.count) return;
+  const int member = t / total;
+  int q = 0, local = t - member * total;
   while (local >= TilesOf(ph.p[q])) local -= TilesOf(ph.p[q]), ++q;
   const GemmProblem& p = ph.p[q];
   const int tiles_n = (p.n + kN - 1) / kN;
   job.t = t, job.q = q, job.tile = local;
   job.i0 = (local / tiles_n) * kM, job.j0 = (local % tiles_n) * kN;
-  MakeWalk(p, job.i0, job.j0, job.w);
+  job.shift = member * group.stride;
+  MakeWalk(p, job.i0, job.j0, job.shift, job.w);
 }
 
 /// C tile [i0.., j0..] of problem p (the job's): the whole K range, then the epilogue, written
@@ -290,7 +303,8 @@ __device__ void Tile(const GemmProblem& p, const Job& job, Smem& s, uint64_t* ts
   // outside the matrix read its last row or column (their values are never stored): the only
   // conditions are the problem's, the same for every thread.
   float e_bias[8], e_u[8], e_v[8], e_mask[8];
-  const float *bias = p.bias, *u = p.u, *v = p.v, *mask = p.mask;
+  const float *bias = Shift(p.bias, job.shift), *u = Shift(p.u, job.shift), *v = Shift(p.v, job.shift);
+  const float* mask = Shift(p.mask, job.shift);
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
     int r, cc;
@@ -332,11 +346,11 @@ __device__ void Tile(const GemmProblem& p, const Job& job, Smem& s, uint64_t* ts
     const int i = i0 + r, j = j0 + cc;
     if (i >= p.m || j >= p.n) continue;
     float y = acc.x[e];
-    if (p.bias) y += e_bias[e];
-    if (p.u) y += e_u[e] * e_v[e];
+    if (bias) y += e_bias[e];
+    if (u) y += e_u[e] * e_v[e];
     if (p.relu) y = fmaxf(y, 0.0f);
     if (!(e_mask[e] > 0.0f)) y = 0.0f;
-    p.c[static_cast<int64_t>(i) * p.ldc + j] = y;
+    Shift(p.c, job.shift)[static_cast<int64_t>(i) * p.ldc + j] = y;
     sq += static_cast<double>(y) * y;
   }
   if (p.sq) {  // fixed order: xor tree in each warp, then warps in order
@@ -346,7 +360,7 @@ __device__ void Tile(const GemmProblem& p, const Job& job, Smem& s, uint64_t* ts
     if (threadIdx.x == 0) {
       double total = 0;
       for (int x = 0; x < kThreads / 32; ++x) total += s.sq[x];
-      p.sq[tile] = total;
+      Shift(p.sq, job.shift)[tile] = total;
     }
   }
   if (ts && threadIdx.x == 0) ts[3] = GlobalTimer();
@@ -356,9 +370,9 @@ __device__ void Tile(const GemmProblem& p, const Job& job, Smem& s, uint64_t* ts
 /// tiles rank, rank + blocks, ...; job holds the first one, prepared. ts: the first tile's
 /// profiling stamps (or null).
 template <Precision P>
-__device__ void RunPhase(const Phase& ph, int rank, Job& job, Smem& s, uint64_t* ts) {
+__device__ void RunPhase(const Phase& ph, const Group& group, int rank, Job& job, Smem& s, uint64_t* ts) {
   for (int t = rank;; t += gridDim.x) {
-    if (t != rank) Prepare(ph, t, job);
+    if (t != rank) Prepare(ph, t, group, job);
     if (job.t < 0) return;
     Tile<P>(ph.p[job.q], job, s, t == rank ? ts : nullptr);
   }

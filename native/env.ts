@@ -44,8 +44,10 @@ export interface NativeEnv {
   /**
    * Means of the environment metrics over the episodes finished since the last call ({} if none).
    * Trading evaluation: return (compounded), return_simple, sharpe, sharpe_se, max_drawdown, ruined,
-   * trade_fraction, bars, bars_per_year, and the same walk figures of the flat_, buy_and_hold_ and
-   * ma_crossover_ baselines (native/src/env/trading_env.h; regrouped by common/trading-eval.ts).
+   * turnover, costs, financing, trade_fraction, bars, bars_per_year (of the evaluated span), the
+   * span (span_begin_bar, span_end_bar, span_first_time, span_last_time) and the same walk figures
+   * of the flat_, buy_and_hold_ and ma_crossover_ baselines (native/src/env/trading_env.h;
+   * regrouped by common/trading-eval.ts).
    */
   episodeMetrics(): Record<string, number>;
   /**
@@ -57,14 +59,18 @@ export interface NativeEnv {
   episodeSeries(): Record<string, Float64Array>;
 }
 
-type EnvConstructor = new (env: EnvOptions, market: MarketArrays | undefined, evalMode: boolean) => NativeEnv;
+/** What an environment is for: training copies, or the evaluation walk of the validation or test span. */
+export type EnvRole = 'train' | 'validation' | 'test';
+
+type EnvConstructor = new (env: EnvOptions, market: MarketArrays | undefined, role: EnvRole | boolean) => NativeEnv;
 
 /**
- * Builds a native environment: training copies (evalMode false) or the evaluation walk (true).
+ * Builds a native environment: training copies ('train', or false) or the evaluation walk of a
+ * span ('validation', or true; 'test': trading with a test span only).
  * @throws TypeError/RangeError naming the invalid field, or the environment's own error
- *   (too few bars, bad bars, ...).
+ *   (too few bars, bad bars, no test span, ...).
  */
-export function createEnv(env: EnvOptions, market: MarketArrays | undefined, evalMode: boolean): NativeEnv {
+export function createEnv(env: EnvOptions, market: MarketArrays | undefined, role: EnvRole | boolean): NativeEnv {
   const Env = loadAddon().Env as EnvConstructor;
-  return new Env(env, market, evalMode);
+  return new Env(env, market, role);
 }

@@ -81,8 +81,12 @@ export interface NativeTrainer {
   run(steps: number): Promise<RunResult>;
   /** Asks a running run() or evaluate() to return; it does within one training (or env) step. */
   stop(): void;
-  /** Greedy evaluation over `episodes` episodes (trading: the validation span); stop() ends it early. */
-  evaluate(episodes: number): Promise<EvalResult>;
+  /**
+   * Greedy evaluation over `episodes` episodes; stop() ends it early. Trading: the walk of the
+   * validation span (the default: what selection reads) or of the test span (reported apart;
+   * rejects when env.test_fraction is 0).
+   */
+  evaluate(episodes: number, span?: 'validation' | 'test'): Promise<EvalResult>;
   /** Serialized learner state: weights, target, Adam moments, RNG, counters. */
   saveState(): Uint8Array;
   /** Restores saveState() output; throws if it does not match this trainer's shapes. */
@@ -118,9 +122,9 @@ type TrainerClass = (new (
 /**
  * Builds a native trainer: env copies (and a separate evaluation env), the CPU replay buffer and
  * the DQN learner, all seeded from `config.seed`.
- * @throws Error for backend 'cuda' (the CUDA learner is not built yet), TypeError/RangeError
- *         naming the config field that is missing or out of range, RangeError for an env that
- *         cannot be built (e.g. trading without `market`).
+ * @throws Error for backend 'cuda' without a usable GPU, TypeError/RangeError naming the config
+ *         field that is missing or out of range, RangeError for an env that cannot be built
+ *         (e.g. trading without `market`).
  */
 export function createTrainer(options: TrainerOptions, testing?: TrainerTestingOptions): NativeTrainer {
   const Trainer = loadAddon().Trainer as TrainerClass;
@@ -135,4 +139,43 @@ export function createTrainer(options: TrainerOptions, testing?: TrainerTestingO
 export async function buildTrainer(options: TrainerOptions, testing?: TrainerTestingOptions): Promise<NativeTrainer> {
   const Trainer = loadAddon().Trainer as TrainerClass;
   return await Trainer.build(options.config, options.market, options.backend, testing);
+}
+
+/** What one member of a seed group got from NativeTrainerGroup.run: a RunResult and its error. */
+export interface MemberRunResult extends RunResult {
+  /** Why the member halted or failed in this run ('' when it did not); it is then left out of later runs. */
+  error: string;
+}
+
+/**
+ * A seed group (native/src/train/trainer_group.h): trainers of one config that differ only in
+ * their seed, trained in lockstep by one native thread; on CUDA one launch of the step kernel
+ * trains every member. Each member trains as its seed would alone.
+ */
+export interface NativeTrainerGroup {
+  /** One trainer per seed, in the order of the seeds: evaluate, saveState, loadState, scalars, info, close; their run() throws (the group runs them). */
+  readonly members: NativeTrainer[];
+  /**
+   * `steps` gradient steps of every active member on a worker thread. Rejects only for what
+   * concerns the whole group (a failed launch, a lost GPU context); a member's own halt is its
+   * `error`. @throws Error at once when a member is busy (an evaluate() in progress).
+   */
+  run(steps: number): Promise<MemberRunResult[]>;
+  /** Asks a running run() to return within one training step. */
+  stop(): void;
+  /** Leaves member s out of later runs. */
+  retire(member: number): void;
+}
+
+/**
+ * Builds a seed group off the JS thread: `seeds.length` trainers (1 to 100 on the CPU, 1 to 16
+ * on CUDA), member s seeded with seeds[s] (config.seed is ignored). `testing.injectNan` poisons
+ * member `testing.member` (default 0) as TrainerTestingOptions does a trainer.
+ * Rejects with RangeError for a config the core refuses, Error otherwise (no usable GPU, "out of
+ * memory: N learners need X GiB, Y GiB free").
+ */
+export async function buildTrainerGroup(options: TrainerOptions, seeds: number[], testing?: TrainerTestingOptions & { member?: number }): Promise<NativeTrainerGroup> {
+  type Build = (config: RunConfig, market: MarketArrays | undefined, backend: 'cpu' | 'cuda', seeds: number[], testing?: TrainerTestingOptions & { member?: number }) => Promise<NativeTrainerGroup>;
+  const group = loadAddon().TrainerGroup as { build: Build };
+  return await group.build(options.config, options.market, options.backend, seeds, testing);
 }

@@ -3,6 +3,7 @@
 import { createRoot } from 'react-dom/client';
 import type { DqnBridgeApi } from '../common/bridge-api.ts';
 import { App } from './components/App.tsx';
+import { applyThemeTo } from './lib/theme-store.ts';
 import { createProbe } from './probe.ts';
 import { createDashboard } from './store.ts';
 import { createElectronTransport } from './transport/electron.ts';
@@ -19,4 +20,5 @@ function browserTransport() {
 const transport = bridge ? createElectronTransport(bridge) : browserTransport();
 const dashboard = createDashboard();
 (window as unknown as { dqnProbe: unknown }).dqnProbe = createProbe(transport, dashboard);
+applyThemeTo(document.documentElement);
 createRoot(document.getElementById('root')!).render(<App dashboard={dashboard} transport={transport} />);

@@ -303,3 +303,20 @@ test("a reloaded page's live history brings the run's system samples so far, and
   assert.deepEqual(Array.from(u.y.subarray(0, u.length)), [87, 87]);
   assert.deepEqual(d.store.getState().gpu, { available: true, reason: '' });
 });
+
+test('a run the charts show is drawn once, as itself, even while it is also ticked as an overlay', () => {
+  const d = createDashboard();
+  d.apply({ type: 'state', state: 'idle', runDir: '/runs/last', config });
+  const data = (runDir: string): HostMessage => ({ type: 'runData', runDir, config, scalars: [{ step: 5, wall_s: 1, values: { 'losses/td_loss': 1 } }], episodes: [], epochs: [] });
+  for (const dir of ['/runs/last', '/runs/other']) {
+    d.addOverlay(dir);
+    d.apply(data(dir));
+  }
+  assert.deepEqual(d.overlays().map((o) => o.runDir), ['/runs/other'], 'the last run, shown live, is not overlaid on itself');
+  d.apply(data('/runs/other')); // opened: the charts show it
+  assert.equal(d.store.getState().view.kind, 'history');
+  assert.deepEqual(d.overlays().map((o) => o.runDir), ['/runs/last'], 'the opened run is not overlaid on itself; the last run now is');
+  d.showLive();
+  assert.deepEqual(d.overlays().map((o) => o.runDir), ['/runs/other']);
+  assert.deepEqual(d.store.getState().overlayDirs, ['/runs/last', '/runs/other'], 'both stay ticked');
+});

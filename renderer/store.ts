@@ -5,125 +5,21 @@
 // whatever the step rate: each summary appends at most four points to its series.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunConfig } from '../common/config.ts';
-import {
-  epochSeriesPoints,
-  FRAME_SERIES,
-  fromWire,
-  systemSeriesPoints,
-  type Frame,
-  type GpuStatus,
-  type HostMessage,
-  type RunSummary,
-  type SeriesSummary,
-  type SystemSample,
-} from '../common/protocol.ts';
-import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../common/run.ts';
-import { AxisMap, type XAxisKind } from './lib/axis-map.ts';
+import { FRAME_SERIES, type GpuStatus, type HostMessage, type RunSummary, type SystemSample } from '../common/protocol.ts';
+import type { BackendStatus, EpochSummary, RunEvent, RunState } from '../common/run.ts';
+import type { GroupListing } from '../common/seed-group.ts';
+import { GroupView, type GroupBand } from './group-view.ts';
+import type { XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
-import { DEFAULT_MAX_POINTS, Series } from './lib/series.ts';
+import { pickRunColor } from './lib/palette.ts';
+import { DEFAULT_MAX_POINTS } from './lib/series.ts';
+import { recordsBook, SeriesBook, type Overlay } from './series-book.ts';
 import type { ConnectionState } from './transport/transport.ts';
 
 /** Series names the dashboard adds to the scalar names of common/run.ts. */
 export const EPISODE_SERIES = FRAME_SERIES.episodicReturn;
 export const EPOCH_TIME_SERIES = FRAME_SERIES.epochTime;
 export const EVAL_RETURN_SERIES = FRAME_SERIES.evalReturn;
-
-/**
- * The raw points that stand for a frame's summary of one series, x ascending: the minimum, the
- * maximum and the last value (each once), and the first non-finite value as its marker.
- */
-export function summaryPoints(s: SeriesSummary): [number, number][] {
-  const pts: [number, number][] = [];
-  const add = (x: number, y: number) => {
-    if (!pts.some(([px, py]) => px === x && Object.is(py, y))) pts.push([x, y]);
-  };
-  if (s.min) add(s.min[0], s.min[1]);
-  if (s.max) add(s.max[0], s.max[1]);
-  if (s.nonFinite) add(s.nonFinite.x, fromWire(s.nonFinite.value));
-  add(s.x1, fromWire(s.last));
-  return pts.sort((a, b) => a[0] - b[0]);
-}
-
-let nextBookId = 1;
-
-/** All series of one run, by name. */
-export class SeriesBook {
-  readonly series = new Map<string, Series>();
-  /** Tells books apart (a chart redraws when the book it shows is another one). */
-  readonly id = nextBookId++;
-  /** The run's step <-> env step <-> wall time samples, for the charts' x-axis choice. */
-  readonly axis = new AxisMap();
-  constructor(
-    private smoothing = DEFAULT_SMOOTHING,
-    private readonly maxPoints = DEFAULT_MAX_POINTS,
-  ) {}
-
-  get(name: string): Series | undefined {
-    return this.series.get(name);
-  }
-
-  /** Appends (x, y), creating the series on first use. */
-  push(name: string, x: number, y: number): void {
-    let s = this.series.get(name);
-    if (!s) {
-      s = new Series(this.maxPoints, this.smoothing);
-      this.series.set(name, s);
-    }
-    s.push(x, y);
-  }
-
-  addScalars(points: readonly ScalarPoint[]): void {
-    for (const p of points) {
-      this.axis.addWall(p.step, p.wall_s);
-      for (const [name, v] of Object.entries(p.values)) this.push(name, p.step, fromWire(v));
-    }
-  }
-  addEpisodes(episodes: readonly { step: number; value: number }[]): void {
-    for (const e of episodes) this.push(EPISODE_SERIES, e.step, e.value);
-  }
-  addEpochs(epochs: readonly EpochSummary[]): void {
-    for (const e of epochs) {
-      this.axis.addEnv(e.step, e.env_steps);
-      for (const [name, x, y] of epochSeriesPoints(e)) this.push(name, x, y);
-    }
-  }
-  /** A run's system samples (runData): the same SYSTEM_SERIES a live frame fills, x = step; each is a (step, env steps) sample of the axis. */
-  addSystem(samples: readonly SystemSample[]): void {
-    for (const s of samples) {
-      this.axis.addEnv(s.step, s.env_steps);
-      for (const [name, y] of systemSeriesPoints(s)) this.push(name, s.step, y);
-    }
-  }
-  /** Appends a frame's summaries (see summaryPoints), creating series on first use. */
-  addSummaries(summaries: Frame['series']): void {
-    for (const name in summaries) {
-      const sum = summaries[name]!;
-      let s = this.series.get(name);
-      if (!s) {
-        s = new Series(this.maxPoints, this.smoothing);
-        this.series.set(name, s);
-      }
-      s.pushSummary(summaryPoints(sum), sum.mean);
-    }
-  }
-
-  setSmoothing(weight: number): void {
-    this.smoothing = weight;
-    for (const s of this.series.values()) s.setSmoothing(weight);
-  }
-
-  /** Names of series whose name starts with `prefix`, in the order they first appeared (the order the host sends them). */
-  names(prefix: string): string[] {
-    return [...this.series.keys()].filter((n) => n.startsWith(prefix));
-  }
-
-  /** Bytes held by all series. */
-  get bytes(): number {
-    let b = 0;
-    for (const s of this.series.values()) b += s.bytes;
-    return b;
-  }
-}
 
 export interface HostInfo {
   pid?: number;
@@ -170,8 +66,16 @@ export interface DashboardState {
   events: RunEvent[];
   errors: { command: string; message: string; atMs: number }[];
   runs: RunSummary[];
-  /** What the charts show: the live run, or a past run opened from the history. */
-  view: { kind: 'live' } | { kind: 'history'; runDir: string; config: RunConfig; lastEpoch?: EpochSummary; system?: RunSystemInfo };
+  /** The seed groups among `runs` (their members name them in `seedGroup`). */
+  groups: GroupListing[];
+  /**
+   * What the charts show: the live run, a past run opened from the history, or a seed group
+   * (its members' mean with `band` around it, and the members in `shownMembers` drawn over it).
+   */
+  view:
+    | { kind: 'live' }
+    | { kind: 'history'; runDir: string; config: RunConfig; lastEpoch?: EpochSummary; system?: RunSystemInfo }
+    | { kind: 'group'; group: string; config: RunConfig; band: GroupBand; shownMembers: string[] };
   /** Bumped whenever a series book changes (charts redraw on it). */
   version: number;
   smoothing: number;
@@ -182,18 +86,6 @@ export interface DashboardState {
   /** Whether the live run's host has GPU readings (NVML), and if not why; unknown before its first system sample. */
   gpu?: GpuStatus;
 }
-
-/** A past run drawn over the charts: its series, config, folder name and colour. */
-export interface Overlay {
-  runDir: string;
-  name: string;
-  config: RunConfig;
-  book: SeriesBook;
-  color: string;
-}
-
-/** Colours of overlaid runs, in the order they are picked (then repeated). */
-export const OVERLAY_COLORS = ['#e57373', '#64b5f6', '#ffd54f', '#4db6ac', '#ba68c8', '#a1887f'];
 
 /** How far back (s of run time) the steps/s rate looks. */
 const RATE_WINDOW_S = 3;
@@ -223,8 +115,15 @@ export interface Dashboard {
   /** Marks `runDir` as asked for as an overlay: its runData is drawn over the charts instead of replacing them. */
   addOverlay(runDir: string): void;
   removeOverlay(runDir: string): void;
-  /** The overlaid past runs, in the order they were picked. */
+  /** The overlaid past runs, in the order they were picked, less the run the charts show (drawn once, as itself). */
   overlays(): Overlay[];
+  /** The opened seed group, while the charts show it. */
+  group(): GroupView | undefined;
+  /** The members of the opened group picked to be drawn over its charts, in seed order. */
+  groupOverlays(): Overlay[];
+  setGroupBand(band: GroupBand): void;
+  /** Draws the member `runDir` of the opened group over its charts, or stops drawing it. */
+  toggleGroupMember(runDir: string): void;
   setSmoothing(weight: number): void;
   setXAxis(axis: XAxisKind): void;
   dismissErrors(): void;
@@ -234,6 +133,7 @@ export interface Dashboard {
 export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   let live = new SeriesBook(DEFAULT_SMOOTHING, maxPoints);
   let history: SeriesBook | undefined;
+  let group: GroupView | undefined;
   let resuming: string | undefined;
   /** Recent (wall_s, step) pairs for the steps/s rate. */
   let recent: { wall: number; step: number }[] = [];
@@ -249,6 +149,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     events: [],
     errors: [],
     runs: [],
+    groups: [],
     view: { kind: 'live' },
     version: 0,
     smoothing: DEFAULT_SMOOTHING,
@@ -267,15 +168,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   };
 
   /** The series of a run's records (a runData or liveHistory message). */
-  const bookOf = (m: Extract<HostMessage, { type: 'runData' | 'liveHistory' }>) => {
-    const book = new SeriesBook(get().smoothing, maxPoints);
-    book.addScalars(m.scalars);
-    book.addEpisodes(m.episodes);
-    // System samples first: they are the denser (step, env steps) samples; the axis keeps samples in step order.
-    book.addSystem(m.system ?? []);
-    book.addEpochs(m.epochs);
-    return book;
-  };
+  const bookOf = (m: Extract<HostMessage, { type: 'runData' | 'liveHistory' }>) => recordsBook(m, get().smoothing, maxPoints);
 
   /** Progress after `points` ((wall_s, step) reads, oldest first) and the epoch summary `e`. */
   const updateProgress = (points: readonly { step: number; wall_s: number }[], e: EpochSummary | undefined, nowMs: number) => {
@@ -338,8 +231,9 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         if (newRun) {
           if (m.runDir !== resuming) resetLive();
           resuming = undefined;
-          // A run that starts is what the charts show: an opened past run would hide it.
+          // A run that starts is what the charts show: an opened past run or seed group would hide it.
           history = undefined;
+          group = undefined;
         }
         set({
           view: newRun ? { kind: 'live' } : s.view,
@@ -357,14 +251,19 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         set({ backends: m.status });
         return;
       case 'runs':
-        set({ runs: m.runs });
+        set({ runs: m.runs, groups: m.groups ?? [] });
+        return;
+      case 'groupData':
+        group = new GroupView(m, get().smoothing, maxPoints);
+        history = undefined;
+        set({ view: { kind: 'group', group: m.group, config: group.config, band: 'minmax', shownMembers: [] } });
+        bump();
         return;
       case 'runData': {
         const book = bookOf(m);
         const system = runSystemInfo(m.system);
         if (pendingOverlays.delete(m.runDir)) {
-          const used = new Set([...overlays.values()].map((o) => o.color));
-          const color = OVERLAY_COLORS.find((c) => !used.has(c)) ?? OVERLAY_COLORS[overlays.size % OVERLAY_COLORS.length]!;
+          const color = pickRunColor([...overlays.values()].map((o) => o.color));
           overlays.set(m.runDir, { runDir: m.runDir, name: m.runDir.split(/[\\/]/).pop() ?? m.runDir, config: m.config, book, color });
           set((st) => ({ overlayDirs: [...st.overlayDirs] })); // a new array: the run history redraws
           bump();
@@ -378,6 +277,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
           resuming = undefined;
         } else {
           history = book;
+          group = undefined;
           set({ view: { kind: 'history', runDir: m.runDir, config: m.config, lastEpoch: m.epochs.at(-1), system } });
         }
         bump();
@@ -421,7 +321,10 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     get live() {
       return live;
     },
-    shown: () => (get().view.kind === 'history' && history ? history : live),
+    shown: () => {
+      const kind = get().view.kind;
+      return (kind === 'history' && history) || (kind === 'group' && group?.book) || live;
+    },
     apply,
     setConnection: (connection, connectionDetail) => set({ connection, connectionDetail }),
     expectResume: (runDir) => {
@@ -438,15 +341,38 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       set((st) => ({ overlayDirs: st.overlayDirs.filter((d) => d !== runDir) }));
       bump();
     },
-    overlays: () => get().overlayDirs.flatMap((d) => overlays.get(d) ?? []),
+    overlays: () => {
+      const st = get();
+      // A group's charts draw its members' mean: no run there is drawn as itself.
+      const shownDir = st.view.kind === 'history' ? st.view.runDir : st.view.kind === 'live' ? st.runDir : undefined;
+      return st.overlayDirs.flatMap((d) => (d === shownDir ? [] : (overlays.get(d) ?? [])));
+    },
+    group: () => (get().view.kind === 'group' ? group : undefined),
+    groupOverlays: () => {
+      const v = get().view;
+      return v.kind === 'group' && group ? group.members.filter((m) => v.shownMembers.includes(m.runDir)) : [];
+    },
+    setGroupBand: (band) => {
+      const v = get().view;
+      if (v.kind === 'group') set({ view: { ...v, band } });
+      bump();
+    },
+    toggleGroupMember: (runDir) => {
+      const v = get().view;
+      if (v.kind !== 'group') return;
+      set({ view: { ...v, shownMembers: v.shownMembers.includes(runDir) ? v.shownMembers.filter((d) => d !== runDir) : [...v.shownMembers, runDir] } });
+      bump();
+    },
     showLive: () => {
       history = undefined;
+      group = undefined;
       set({ view: { kind: 'live' } });
       bump();
     },
     setSmoothing: (weight) => {
       live.setSmoothing(weight);
       history?.setSmoothing(weight);
+      group?.setSmoothing(weight);
       for (const o of overlays.values()) o.book.setSmoothing(weight);
       set({ smoothing: weight });
       bump();

@@ -14,6 +14,20 @@ export function formatDuration(seconds: number): string {
   return `${s}s`;
 }
 
+/** Where a ProgressLine writes: a terminal (redrawn in place when isTTY) or any line sink. */
+export interface ProgressStream {
+  readonly isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+/**
+ * A line sink that writes every line to `out` behind `prefix` and never redraws in place: the
+ * progress of one of several runs printed together (a seed group's members).
+ */
+export function prefixedStream(out: ProgressStream, prefix: string): ProgressStream {
+  return { isTTY: false, write: (text: string) => out.write(text.split('\n').map((line) => (line ? `${prefix}${line}` : line)).join('\n')) };
+}
+
 /**
  * The status line of `npm run train`: redrawn in place on a TTY, printed every 5 s otherwise.
  * Feed it the session callbacks (scalars, episodes, epochs) and messages to print above it.
@@ -29,7 +43,7 @@ export class ProgressLine {
   private lastPrint = 0;
   private readonly tty: boolean;
 
-  constructor(private readonly out: NodeJS.WriteStream, private readonly totalSteps: number, private readonly rewardScale?: number) {
+  constructor(private readonly out: ProgressStream, private readonly totalSteps: number, private readonly rewardScale?: number) {
     this.tty = Boolean(out.isTTY);
   }
 
@@ -55,7 +69,9 @@ export class ProgressLine {
   epoch(e: EpochSummary, epochs: number): void {
     const head = `epoch ${e.epoch}/${epochs}: step ${e.step}, ${e.steps_per_s.toFixed(0)} steps/s, epoch time ${e.epoch_time_s.toFixed(1)}s`;
     if (this.rewardScale !== undefined && isTradingMetrics(e.eval_metrics)) {
-      this.message(`${head}, eval reward ${this.bps(e.eval_mean_return)} over ${e.eval_episodes} walk(s) of the validation span: ${formatTradingEval(e.eval_metrics)}`);
+      this.message(`${head}, eval reward ${this.bps(e.eval_mean_return)} over ${e.eval_episodes} walk(s); ${formatTradingEval(e.eval_metrics)}`);
+      if (e.test_metrics && e.test_mean_return !== undefined)
+        this.message(`held-out test span, evaluated once at the end of the run: reward ${this.bps(e.test_mean_return)}, ${formatTradingEval(e.test_metrics, 'test')}`);
       return;
     }
     const extra = Object.entries(e.eval_metrics).map(([k, v]) => `${k} ${v.toFixed(4)}`).join(', ');

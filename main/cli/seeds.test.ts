@@ -1,15 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seedList, seedRunName, seedSummaryPath, summarizeSeeds } from './seeds.ts';
+import { groupMarker, groupSummaryPath, seedList, seedRunName, summarizeSeeds } from './seeds.ts';
 import type { RunSummary, TradingEvalSummary } from './summary.ts';
 import { TRADING_UNITS } from '../../common/trading-eval.ts';
 
-const walk = (ret: number, sharpe: number) => ({ return: ret, return_simple: ret, sharpe, sharpe_se: 1, max_drawdown: 0.1, ruined: 0 });
+const walk = (ret: number, sharpe: number) => ({ return: ret, return_simple: ret, sharpe, sharpe_se: 1, max_drawdown: 0.1, ruined: 0, turnover: 3, costs: 0.001, financing: 0 });
 const baselines = { flat: walk(0, 0), buy_and_hold: walk(-0.01, -6), ma_crossover_20_60: walk(-0.02, -14) };
 
 function run(seed: number, ret: number, state: RunSummary['state'] = 'finished'): RunSummary {
   const ev: TradingEvalSummary = {
-    ...walk(ret, 10 * ret), trade_fraction: 0.5, bars: 100, bars_per_year: 252, buy_and_hold_return: -0.01, buy_and_hold_sharpe: -6,
+    ...walk(ret, 10 * ret), trade_fraction: 0.5, bars: 100, bar_return_mean: ret / 100, bar_return_sd: 0.01, bars_per_year: 252,
+    span: { name: 'validation', first_bar: null, last_bar: null, bars: 100 }, buy_and_hold_return: -0.01, buy_and_hold_sharpe: -6,
     baselines, units: TRADING_UNITS, gap_policy: 'hold',
   };
   return {
@@ -25,7 +26,8 @@ test('seeds run from the base seed up, each run named for its seed within 64 cha
   assert.equal(seedRunName('trading-6e', 12), 'trading-6e-seed12');
   assert.equal(seedRunName('x'.repeat(64), 3).length, 64);
   assert.ok(seedRunName('x'.repeat(64), 3).endsWith('-seed3'));
-  assert.equal(seedSummaryPath('/runs', 'trading-6e', new Date(2026, 0, 2, 3, 4, 5)), '/runs/20260102-030405-trading-6e-seeds.json');
+  assert.equal(groupSummaryPath('/runs', 'trading-6e', 'seeds', new Date(2026, 0, 2, 3, 4, 5)), '/runs/20260102-030405-trading-6e-seeds.json');
+  assert.equal(groupSummaryPath('/runs', 'trading-6e', 'folds', new Date(2026, 0, 2, 3, 4, 5)), '/runs/20260102-030405-trading-6e-folds.json');
 });
 
 test('the summary over seeds gives the spread of the agent beside the baselines, and leaves halted runs out', () => {
@@ -45,4 +47,8 @@ test('the summary over seeds gives the spread of the agent beside the baselines,
   const differing = summarizeSeeds({ preset: null, config: null }, [run(1, 0.01), other], '/s.json');
   assert.equal('eval' in differing && differing.eval.baselines_identical, false);
   assert.throws(() => summarizeSeeds({ preset: null, config: null }, [run(1, 0, 'halted')], '/s.json'), /none of the 1 seeds finished an evaluation \(states: halted\)/);
+});
+
+test("a member's group.json names the group by its summary file, with its own seed and every member's", () => {
+  assert.deepEqual(groupMarker('/runs/20260102-030405-cartpole-seeds.json', 4, [3, 4, 5]), { kind: 'seed-group', version: 1, group: '20260102-030405-cartpole-seeds', seed: 4, seeds: [3, 4, 5] });
 });

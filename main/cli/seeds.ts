@@ -1,10 +1,12 @@
 // `npm run train -- --seeds N`: the spread of the evaluation over N training seeds (Agarwal et
-// al. 2021 recommend the interquartile mean and bootstrap intervals over a single seed's
-// figure). Each seed is a full run with its own run directory; this module names the seeds and
-// their runs and turns the runs' summaries into one summary object, also written to a file.
-import { join } from 'node:path';
-import { seedStats, type SeedStats } from '../../common/seed-stats.ts';
-import { TRADING_UNITS, WALK_FIGURES } from '../../common/trading-eval.ts';
+// al. 2021: report a seed group, not a single seed's figure), with a Student-t interval of the
+// mean that covers at a few seeds (common/seed-stats.ts). Each seed is a full run with its own run
+// directory; this module names the seeds and their runs and turns the runs' summaries into one
+// summary object, also written to a file.
+import { basename, join } from 'node:path';
+import type { GroupMarker } from '../../common/seed-group.ts';
+import { SEED_INTERVAL_METHOD, seedStats, type SeedStats } from '../../common/seed-stats.ts';
+import { TRADING_UNITS, WALK_FIGURES, type TradingEvalReport } from '../../common/trading-eval.ts';
 import { writeFileAtomic } from '../trainer/atomic-file.ts';
 import { runStamp } from '../trainer/run-dir.ts';
 import type { RunSummary } from './summary.ts';
@@ -19,23 +21,43 @@ export function seedList(base: number, n: number): number[] {
   return Array.from({ length: n }, (_, k) => base + k);
 }
 
-/** The run name of one seed: `<name>-seed<seed>`, the name clipped so the whole stays within 64 characters. */
-export function seedRunName(name: string, seed: number): string {
-  const suffix = `-seed${seed}`;
+/** The run name of one member of a group: `<name><suffix>`, the name clipped so the whole stays within 64 characters. */
+export function memberRunName(name: string, suffix: string): string {
   return `${name.slice(0, 64 - suffix.length)}${suffix}`;
 }
 
-/** Where the summary of a group of seeds goes: `<runsDir>/<yyyymmdd-hhmmss>-<name>-seeds.json`, beside the run directories. */
-export function seedSummaryPath(runsDir: string, name: string, now = new Date()): string {
-  return join(runsDir, `${runStamp(now)}-${name}-seeds.json`);
+/** The run name of one seed: `<name>-seed<seed>` (memberRunName). */
+export function seedRunName(name: string, seed: number): string {
+  return memberRunName(name, `-seed${seed}`);
+}
+
+/** Where the summary of a group goes: `<runsDir>/<yyyymmdd-hhmmss>-<name>-<kind>.json`, beside the run directories. */
+export function groupSummaryPath(runsDir: string, name: string, kind: 'seeds' | 'folds', now = new Date()): string {
+  return join(runsDir, `${runStamp(now)}-${name}-${kind}.json`);
+}
+
+/** The agent's figures of one span over seeds (each a SeedStats with its n). */
+function agentStats(evals: TradingEvalReport[]) {
+  return Object.fromEntries([...WALK_FIGURES, 'trade_fraction' as const].map((f) => [f, seedStats(evals.map((e) => e[f]))])) as Record<(typeof WALK_FIGURES)[number] | 'trade_fraction', SeedStats>;
+}
+
+/**
+ * The group.json marker of the member trained with `seed` (common/seed-group.ts): the group is
+ * named by its summary file (`summaryFile` without `.json`, decided when the group starts), so the
+ * run history shows the group while it trains and matches the summary once it is written.
+ */
+export function groupMarker(summaryFile: string, seed: number, seeds: readonly number[]): GroupMarker {
+  return { kind: 'seed-group', version: 1, group: basename(summaryFile, '.json'), seed, seeds: [...seeds] };
 }
 
 /**
  * The summary over seeds: per-seed headline figures, and for every evaluation figure its
- * SeedStats (mean, std, IQM, min, max, 95% bootstrap interval of the IQM). For trading runs the
- * agent's figures (eval.agent) sit beside the baselines (eval.baselines: one value per figure,
- * since every seed walks the same span with the same rules; `baselines_identical` says whether
- * they really were). Runs that halted are listed but left out of the statistics.
+ * SeedStats (n, mean, std, IQM, min, max, 95% Student-t interval of the mean). For trading runs
+ * the agent's figures on the validation span (eval.agent) sit beside the baselines
+ * (eval.baselines: one value per figure, since every seed walks the same span with the same
+ * rules; `baselines_identical` says whether they really were), and, when every seed held out a
+ * test span and finished, the same for the test span (test). Runs that halted are listed but
+ * left out of the statistics.
  * @throws RangeError when no run finished with an evaluation.
  */
 export function summarizeSeeds(source: { preset: string | null; config: string | null }, runs: RunSummary[], summaryFile: string) {
@@ -50,6 +72,7 @@ export function summarizeSeeds(source: { preset: string | null; config: string |
     state: r.state,
     run_dir: r.run_dir,
     ...(r.eval ? { return: r.eval.return, sharpe: r.eval.sharpe } : {}),
+    ...(r.test ? { test_return: r.test.return, test_sharpe: r.test.sharpe } : {}),
     ...(r.eval_mean_return !== undefined ? { eval_mean_return: r.eval_mean_return } : {}),
   }));
   return {
@@ -60,12 +83,13 @@ export function summarizeSeeds(source: { preset: string | null; config: string |
     backend: runs[0]!.backend,
     runs: headline,
     summary_file: summaryFile,
-    statistics: 'mean, std (n - 1), iqm (interquartile mean: floor(n/4) dropped at each end), min, max, iqm_ci95 (95% percentile bootstrap over seeds, 2000 resamples) (Agarwal et al. 2021)',
+    statistics: `n (seeds), mean, std (n - 1), iqm (interquartile mean: floor(n/4) dropped at each end; Agarwal et al. 2021), min, max, mean_ci95 (${SEED_INTERVAL_METHOD})`,
     ...(trading && first
       ? {
           eval_mean_reward_bps: figure((r) => r.eval_mean_reward_bps),
           eval: {
-            agent: Object.fromEntries([...WALK_FIGURES, 'trade_fraction' as const].map((f) => [f, seedStats(evals.map((e) => e![f]))])) as Record<(typeof WALK_FIGURES)[number] | 'trade_fraction', SeedStats>,
+            span: 'validation' as const,
+            agent: agentStats(evals.map((e) => e!)),
             baselines: first.baselines,
             baselines_identical: evals.every((e) => JSON.stringify(e!.baselines) === JSON.stringify(first.baselines)),
             bars: first.bars,
@@ -73,13 +97,14 @@ export function summarizeSeeds(source: { preset: string | null; config: string |
             gap_policy: first.gap_policy,
             units: TRADING_UNITS,
           },
+          ...(done.every((r) => r.test) ? { test: { span: 'test' as const, agent: agentStats(done.map((r) => r.test!)), baselines: done[0]!.test!.baselines, bars_per_year: done[0]!.test!.bars_per_year } } : {}),
         }
       : { eval_mean_return: figure((r) => r.eval_mean_return) }),
   };
 }
 
-/** Writes the summary over seeds as pretty JSON (atomically) and returns it. */
-export function writeSeedSummary<T extends { summary_file: string }>(summary: T): T {
+/** Writes the summary of a group (seeds or folds) as pretty JSON (atomically) and returns it. */
+export function writeGroupSummary<T extends { summary_file: string }>(summary: T): T {
   writeFileAtomic(summary.summary_file, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
 }

@@ -35,3 +35,14 @@ test('a trading summary names its episodic figure in basis points of equity what
   assert.deepEqual([s.eval!.return, s.eval!.sharpe_se, s.eval!.gap_policy, s.eval!.baselines.buy_and_hold.return], [0.02, 0.7, 'flat', 0.03]);
   assert.match(s.eval!.units.return, /compounded/);
 });
+
+test('a trading summary labels the validation evaluation and the held-out test evaluation apart', () => {
+  const config = parseRunConfig({ env: { kind: 'trading', data: 'x.csv', test_fraction: 0.2 } });
+  const val = { return: 0.02, sharpe: 1.5, buy_and_hold_return: 0.03, span_first_time: 0, span_last_time: 60, span_begin_bar: 10, span_end_bar: 20 };
+  const test = { return: -0.01, sharpe: -0.5, buy_and_hold_return: 0.01, span_first_time: 120, span_last_time: 180, span_begin_bar: 30, span_end_bar: 40 };
+  const s = summaryJson({ preset: 'p' }, { state: 'finished', steps: 1, env_steps: 1, wall_s: 1, last: { ...epoch, eval_metrics: val, test_metrics: test, test_mean_return: -1 } }, 'cpu', 'cpu', '/r', config);
+  assert.deepEqual([s.eval!.span.name, s.eval!.return, s.eval!.span.first_bar], ['validation', 0.02, '1970-01-01T00:00:00.000Z']);
+  assert.deepEqual([s.test!.span.name, s.test!.return, s.test!.span.last_bar, s.test!.span.bars], ['test', -0.01, '1970-01-01T00:03:00.000Z', 10]);
+  const without = summaryJson({ preset: 'p' }, { state: 'finished', steps: 1, env_steps: 1, wall_s: 1, last: { ...epoch, eval_metrics: val } }, 'cpu', 'cpu', '/r', config);
+  assert.equal(without.test, undefined, 'no test evaluation, no test object');
+});

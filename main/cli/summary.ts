@@ -14,7 +14,7 @@ export interface RunSource {
   resumedFrom?: string;
 }
 
-/** The trading evaluation in a summary: the agent beside its baselines, and the gap policy. */
+/** The trading evaluation of one span in a summary: the agent beside its baselines, and the gap policy. */
 export type TradingEvalSummary = TradingEvalReport & { gap_policy: 'hold' | 'flat' };
 
 /** The summary of one run (see summaryJson). */
@@ -39,7 +39,10 @@ export interface RunSummary {
   eval_mean_reward_bps_unit?: string;
   eval_episodes: number;
   run_dir: string;
+  /** Trading: the validation span's evaluation at the last epoch (what checkpoint selection reads). */
   eval?: TradingEvalSummary;
+  /** Trading with env.test_fraction > 0, a run that finished: the test span, evaluated once at its end. */
+  test?: TradingEvalSummary;
 }
 
 /**
@@ -49,8 +52,9 @@ export interface RunSummary {
  * its wall time), last_epoch_steps_per_s (the last epoch it completed, null when none),
  * eval_episodes, run_dir, and the episodic evaluation figure: for CartPole `eval_mean_return`
  * (mean episode return), for trading `eval_mean_reward_bps` (the mean summed step reward in
- * basis points of equity, whatever reward_scale) and an `eval` object on the held-out span (the
- * agent beside its baselines with units, common/trading-eval.ts) with the env's gap_policy.
+ * basis points of equity, whatever reward_scale) and an `eval` object on the validation span (the
+ * agent beside its baselines with units, common/trading-eval.ts) with the env's gap_policy, and
+ * a `test` object of the same shape on the test span when the run held one out and finished.
  */
 export function summaryJson(source: RunSource, outcome: RunOutcome, backend: string, replay: string, runDir: string, config?: RunConfig): RunSummary {
   const last: EpochSummary | undefined = outcome.last;
@@ -77,7 +81,8 @@ export function summaryJson(source: RunSource, outcome: RunOutcome, backend: str
       : { eval_mean_return: evalMean }),
     eval_episodes: last?.eval_episodes ?? 0,
     run_dir: runDir,
-    ...(trading && config?.env.kind === 'trading' ? { eval: { ...tradingEvalReport(m), gap_policy: config.env.gap_policy } } : {}),
+    ...(trading && config?.env.kind === 'trading' ? { eval: { ...tradingEvalReport(m, 'validation'), gap_policy: config.env.gap_policy } } : {}),
+    ...(trading && config?.env.kind === 'trading' && last?.test_metrics ? { test: { ...tradingEvalReport(last.test_metrics, 'test'), gap_policy: config.env.gap_policy } } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAddon } from '../../native/addon.ts';
-import { train } from './run-cli.ts';
+import { evaluate, train } from './run-cli.ts';
 
 test('trading-6e for one short epoch prints the eval object and leaves config.json and a checkpoint; --resume continues the step count', () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
@@ -41,6 +41,32 @@ test('trading-6e for one short epoch prints the eval object and leaves config.js
   assert.equal(second.json!.resumed_from, runDir);
   assert.ok((second.json!.steps_per_s as number) > 0);
   assert.deepEqual(readdirSync(join(runDir, 'checkpoints')).sort(), ['epoch-1', 'epoch-2']);
+  // The held-out test span: walked at the end of each invocation that finished the run, labelled apart.
+  const t = second.json!.test as { span: { name: string; first_bar: string }; return: number; turnover: number };
+  assert.equal(t.span.name, 'test');
+  assert.equal((second.json!.eval as { span: { name: string } }).span.name, 'validation');
+  assert.ok(t.span.first_bar > (second.json!.eval as { span: { last_bar: string } }).span.last_bar, 'the test span comes after validation');
+  assert.ok(Number.isFinite(t.return) && t.turnover >= 0);
+  // On demand: the last checkpoint on the test span gives the figures the run reported.
+  const again = evaluate([runDir, '--checkpoint', 'latest', '--span', 'test', '--json']);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual([again.json!.checkpoint, again.json!.span, (again.json!.eval as { return: number }).return], ['epoch-2', 'test', t.return]);
+  assert.match(evaluate([runDir, '--span', 'train']).stderr, /--span must be test or validation, got 'train'/);
+});
+
+test('--walk-forward trains every fold into its own run and pools their test spans', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const config = join(runs, 'wf.json');
+  const preset = JSON.parse(readFileSync('resources/presets/trading-6e.json', 'utf8')) as { env: Record<string, unknown> };
+  writeFileSync(config, JSON.stringify({ ...preset, name: 'wf', env: { ...preset.env, validation_fraction: 0.1, test_fraction: 0.1, folds: 2 } }));
+  const r = train(['--config', config, '--backend', 'cpu', '--epochs', '1', '--steps-per-epoch', '40', '--runs-dir', runs, '--walk-forward', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = r.json as { folds: { fold: number; run_dir: string; test: { return: number; span: { first_bar: string; last_bar: string } } }[]; pooled_test: { folds: number; return: number }; summary_file: string };
+  assert.deepEqual(j.folds.map((f) => [f.fold, f.run_dir.replace(/^.*\d{8}-\d{6}-/, '')]), [[0, 'wf-fold0'], [1, 'wf-fold1']]);
+  assert.ok(j.folds[0]!.test.span.last_bar < j.folds[1]!.test.span.first_bar, 'fold 1 tests the span after fold 0\'s');
+  assert.equal(j.pooled_test.folds, 2);
+  assert.ok(Math.abs(j.pooled_test.return - ((1 + j.folds[0]!.test.return) * (1 + j.folds[1]!.test.return) - 1)) < 1e-12);
+  assert.deepEqual(JSON.parse(readFileSync(j.summary_file, 'utf8')), j);
 });
 
 test('trading-6e-full trains an epoch with every part on (C51, auxiliary IQN, ensemble, CQL, spectral normalisation): no NaN, every part reports its scalars', () => {

@@ -1,17 +1,20 @@
 // `npm run train -- (--preset NAME | --config FILE) [--backend auto|cpu|cuda] [--epochs N]
-//   [--steps-per-epoch N] [--seed N] [--seeds N] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
+//   [--steps-per-epoch N] [--seed N] [--seeds N | --walk-forward] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
 // Headless training with a terminal progress display (stderr). With --json the last line on
-// stdout is one JSON object summarising the run, or with --seeds N the N runs (seeds.ts).
+// stdout is one JSON object summarising the run, with --seeds N the N runs (seeds.ts), with
+// --walk-forward every fold of env.folds, per fold and pooled (folds.ts).
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { ConfigError, type RunConfig, type RunConfigInput } from '../../common/config.ts';
 import { loadPreset, readJsonFile } from '../trainer/presets.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
-import { resolveConfig, startRun } from '../trainer/session.ts';
+import { seedGroupDeps } from '../trainer/seed-group.ts';
+import { resolveConfig, startRun, type SessionDeps } from '../trainer/session.ts';
 import type { StartOptions } from '../trainer/session-api.ts';
 import { summaryJson, type RunSummary, type RunSource } from './summary.ts';
-import { ProgressLine } from './progress.ts';
-import { MAX_SEEDS, seedList, seedRunName, seedSummaryPath, summarizeSeeds, writeSeedSummary } from './seeds.ts';
+import { prefixedStream, ProgressLine } from './progress.ts';
+import { foldList, foldRunName, summarizeFolds } from './folds.ts';
+import { groupMarker, groupSummaryPath, MAX_SEEDS, seedList, seedRunName, summarizeSeeds, writeGroupSummary } from './seeds.ts';
 
 const positiveInt = (what: string) => (v: string) => {
   const n = Number(v);
@@ -33,6 +36,7 @@ interface CliOptions {
   stepsPerEpoch?: number;
   seed?: number;
   seeds?: number;
+  walkForward?: boolean;
   resume?: string;
   runsDir?: string;
   json?: boolean;
@@ -56,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
     .option('--steps-per-epoch <n>', 'gradient steps per epoch', positiveInt('--steps-per-epoch'))
     .option('--seed <n>', 'seed of every random stream', nonNegativeInt('--seed'))
     .option('--seeds <n>', `train and evaluate N seeds (--seed, or the config's, then +1, ...; at most ${MAX_SEEDS}), one run directory each, and report mean, std and IQM over them`, positiveInt('--seeds'))
+    .option('--walk-forward', 'train every fold of env.folds (one run directory each) and report them per fold and pooled over their test spans')
     .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
     .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())
     .option('--json', 'print a JSON summary as the last line on stdout')
@@ -72,8 +77,12 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  if (o.seeds !== undefined && o.resume) {
-    process.stderr.write('error: --seeds trains new runs: it cannot be combined with --resume\n');
+  if ((o.seeds !== undefined || o.walkForward) && o.resume) {
+    process.stderr.write(`error: ${o.seeds !== undefined ? '--seeds' : '--walk-forward'} trains new runs: it cannot be combined with --resume\n`);
+    return 2;
+  }
+  if (o.seeds !== undefined && o.walkForward) {
+    process.stderr.write('error: give --seeds or --walk-forward, not both\n');
     return 2;
   }
 
@@ -88,14 +97,29 @@ async function main(argv: string[]): Promise<number> {
     overrides: { epochs: o.epochs, steps_per_epoch: o.stepsPerEpoch, seed: o.seed, backend: o.backend, precision: o.precision },
   };
   const source: RunSource = { preset: o.preset, config: o.config ? resolve(o.config) : undefined, resumedFrom: opts.resume };
-  const stop = { requested: false, current: undefined as (() => Promise<unknown>) | undefined };
+  const stop: Stopper = { requested: false, current: new Set() };
   const onSignal = () => {
     stop.requested = true;
     process.stderr.write('stopping (checkpoint will be kept)...\n');
-    void stop.current?.();
+    for (const s of stop.current) void s();
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+
+  if (o.walkForward) {
+    const base = resolveConfig(opts);
+    const runs: RunSummary[] = [];
+    for (const fold of foldList(base)) {
+      if (stop.requested) break;
+      process.stderr.write(`fold ${fold} (${fold + 1} of ${base.env.kind === 'trading' ? base.env.folds : 1})\n`);
+      const foldConfig = { ...base, name: foldRunName(base.name, fold), env: { ...base.env, fold } };
+      runs.push((await trainOne({ ...opts, config: foldConfig }, source, stop)).summary);
+    }
+    const summary = writeGroupSummary(summarizeFolds({ preset: o.preset ?? null, config: source.config ?? null }, runs, groupSummaryPath(runsDir, base.name, 'folds')));
+    process.stderr.write(`walk-forward summary over ${runs.length} folds: ${summary.summary_file}\n`);
+    if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return runs.some((r) => r.state === 'halted') ? 3 : 0;
+  }
 
   if (o.seeds === undefined) {
     const { summary } = await trainOne(opts, source, stop);
@@ -105,23 +129,48 @@ async function main(argv: string[]): Promise<number> {
 
   const base = resolveConfig(opts);
   const seeds = seedList(o.seed ?? base.seed, o.seeds);
+  const summaryFile = groupSummaryPath(runsDir, base.name, 'seeds'); // names the group from its start (every member's group.json)
+  const seedOpts = (seed: number): StartOptions => ({
+    ...opts,
+    config: { ...base, name: seedRunName(base.name, seed) },
+    overrides: { ...opts.overrides, seed },
+    group: groupMarker(summaryFile, seed, seeds),
+  });
   const summaries: RunSummary[] = [];
-  for (const [k, seed] of seeds.entries()) {
-    if (stop.requested) break;
-    process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
-    const seedOpts: StartOptions = { ...opts, config: { ...base, name: seedRunName(base.name, seed) }, overrides: { ...opts.overrides, seed } };
-    summaries.push((await trainOne(seedOpts, source, stop)).summary);
+  const gpuGroup = seeds.length > 1 ? await seedGroupDeps(base, seeds) : { reason: 'one seed' };
+  if ('deps' in gpuGroup) {
+    // One GPU seed group: the seeds train at once, one launch of the step kernel for all.
+    process.stderr.write(`training seeds ${seeds.join(', ')} at once as one GPU seed group\n`);
+    const runs = seeds.map((seed, k) => trainOne(seedOpts(seed), source, stop, gpuGroup.deps[k], `[seed ${seed}] `));
+    summaries.push(...(await Promise.all(runs)).map((r) => r.summary));
+  } else {
+    if (seeds.length > 1) process.stderr.write(`training the seeds one after another: ${gpuGroup.reason}\n`);
+    for (const [k, seed] of seeds.entries()) {
+      if (stop.requested) break;
+      process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
+      summaries.push((await trainOne(seedOpts(seed), source, stop)).summary);
+    }
   }
-  const summary = writeSeedSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, seedSummaryPath(runsDir, base.name)));
+  const summary = writeGroupSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
   process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;
 }
 
-/** Trains one run with a progress display on stderr; returns its summary (summaryJson). */
-async function trainOne(opts: StartOptions, source: RunSource, stop: { current?: () => Promise<unknown> }): Promise<{ summary: RunSummary; config: RunConfig }> {
+/** The runs a Ctrl-C stops (several at once for a seed group). */
+interface Stopper {
+  requested: boolean;
+  current: Set<() => Promise<unknown>>;
+}
+
+/**
+ * Trains one run with a progress display on stderr (each line behind `prefix` when given: a seed
+ * group's members print together); returns its summary (summaryJson).
+ */
+async function trainOne(opts: StartOptions, source: RunSource, stop: Stopper, deps?: SessionDeps, prefix?: string): Promise<{ summary: RunSummary; config: RunConfig }> {
   const resolved = resolveConfig(opts);
-  const progress = new ProgressLine(process.stderr, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined);
+  const out = prefix ? prefixedStream(process.stderr, prefix) : process.stderr;
+  const progress = new ProgressLine(out, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined);
   let backend = '?';
   let replay = '?';
   const handle = await startRun(opts, {
@@ -134,11 +183,13 @@ async function trainOne(opts: StartOptions, source: RunSource, stop: { current?:
     onEpisodes: (eps) => progress.episodes(eps),
     onEpoch: (e) => progress.epoch(e, resolved.schedule.epochs),
     onEvent: (e) => (e.kind === 'fallback' || e.kind === 'halt' || e.kind === 'error' || e.kind === 'warning' ? progress.message(`${e.kind}: ${e.message}`) : undefined),
-  });
+  }, deps);
   progress.message(`run directory: ${handle.runDir}`);
-  stop.current = () => handle.stop();
+  const stopThis = () => handle.stop();
+  stop.current.add(stopThis);
+  if (stop.requested) void stopThis();
   const outcome = await handle.done;
-  stop.current = undefined;
+  stop.current.delete(stopThis);
   progress.done(outcome);
   return { summary: summaryJson(source, outcome, backend, replay, handle.runDir, resolved), config: resolved };
 }

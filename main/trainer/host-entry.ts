@@ -10,7 +10,7 @@ import { RunIndex } from './run-index.ts';
 import { startRun } from './session.ts';
 
 const runs = new RunIndex();
-const session: SessionApi = { startRun: (opts, cb) => startRun(opts, cb), listRuns: (dir, fresh) => runs.list(dir, fresh), readRunConfig, metricsChunks };
+const session: SessionApi = { startRun: (opts, cb) => startRun(opts, cb), listRuns: (dir, fresh) => runs.list(dir, fresh), listGroups: (dir) => runs.groups(dir), readRunConfig, metricsChunks };
 const parentPort = (process as unknown as { parentPort?: ParentPortLike }).parentPort;
 const notify = (m: unknown) => (parentPort ? parentPort.postMessage(m) : process.send?.(m));
 const host = new TrainerHost(session, { runsDir: defaultRunsDir(), dataDirs: clientDataDirs(), notifyParent: notify });

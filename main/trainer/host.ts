@@ -18,6 +18,7 @@ import {
   type SystemSample,
 } from '../../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
+import type { GroupListing } from '../../common/seed-group.ts';
 import { boundPoints, HISTORY_MAX_POINTS } from './history.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
 import { resolveRunDir } from './paths-policy.ts';
@@ -44,6 +45,8 @@ export interface SessionApi {
    * run, so that a listing begun before the change is not reused.
    */
   listRuns(runsDir: string, fresh?: boolean): Promise<RunSummary[]>;
+  /** The seed groups of the last listing of `runsDir` (RunIndex.groups); absent: no groups are listed. */
+  listGroups?(runsDir: string): GroupListing[];
   /** A run folder's validated config. @throws Error when the folder is not a run. */
   readRunConfig(runDir: string): RunConfig;
   /**
@@ -209,7 +212,7 @@ export class TrainerHost {
           if (this.listing.has(from)) return; // the listing on its way answers this one too
           this.listing.add(from);
           try {
-            this.reply(from, { type: 'runs', runs: await this.session.listRuns(this.options.runsDir) });
+            this.reply(from, await this.runsMessage(false));
           } finally {
             this.listing.delete(from);
           }
@@ -218,6 +221,12 @@ export class TrainerHost {
           const runDir = resolveRunDir(this.options.runsDir, cmd.runDir);
           const config = this.session.readRunConfig(runDir);
           this.reply(from, await this.reads.run(from, () => this.runData(runDir, config)));
+          return;
+        }
+        case 'openGroup': {
+          const members = (await this.session.listRuns(this.options.runsDir)).filter((r) => r.seedGroup === cmd.group).map((r) => r.runDir);
+          if (members.length === 0) throw new Error(`seed group '${cmd.group}' has no member run in the runs folder ${this.options.runsDir}`);
+          this.reply(from, await this.reads.run(from, () => this.groupData(cmd.group, members)));
           return;
         }
       }
@@ -321,10 +330,16 @@ export class TrainerHost {
    */
   private async broadcastRuns(): Promise<void> {
     try {
-      this.broadcast({ type: 'runs', runs: await this.session.listRuns(this.options.runsDir, true) });
+      this.broadcast(await this.runsMessage(true));
     } catch (e) {
       console.error(`trainer host: could not list the runs: ${(e as Error).message}`);
     }
+  }
+
+  /** The run history message: the runs under runsDir and their seed groups (`fresh`: see SessionApi.listRuns). */
+  private async runsMessage(fresh: boolean): Promise<HostMessage> {
+    const runs = await this.session.listRuns(this.options.runsDir, fresh);
+    return { type: 'runs', runs, groups: this.session.listGroups?.(this.options.runsDir) ?? [] };
   }
 
   private callbacks(): RunCallbacks {
@@ -398,9 +413,36 @@ export class TrainerHost {
     return { type: 'runData', runDir, config, ...b, epochs, system: thinSamples(system, this.maxSystemSamples()) };
   }
 
-  /** Scalar points and episodes bounded to historyMaxPoints each (boundPoints: min / max / last of older buckets). */
-  private bounded(scalars: ScalarPoint[], episodes: EpisodePoint[]): { scalars: ScalarPoint[]; episodes: EpisodePoint[]; compactedBelow?: number } {
-    const max = this.options.historyMaxPoints ?? HISTORY_MAX_POINTS;
+  /**
+   * A seed group's members' records (groupData), in seed order: each member's scalar points and
+   * episodes bounded to an equal share of historyMaxPoints (at least MIN_MEMBER_POINTS), so the
+   * whole is about one run's runData. A member that is no longer a run inside the runs folder
+   * (deleted or replaced meanwhile, a planted link) is left out.
+   * @throws Error when no member is left.
+   */
+  private async groupData(group: string, runDirs: readonly string[]): Promise<HostMessage> {
+    const max = Math.max(MIN_MEMBER_POINTS, Math.floor((this.options.historyMaxPoints ?? HISTORY_MAX_POINTS) / runDirs.length));
+    const members = [];
+    for (const dir of runDirs) {
+      let runDir: string;
+      let config: RunConfig;
+      try {
+        runDir = resolveRunDir(this.options.runsDir, dir);
+        config = this.session.readRunConfig(runDir);
+      } catch {
+        continue;
+      }
+      const { scalars, episodes, epochs } = await this.records(this.session.metricsChunks(runDir));
+      const { compactedBelow: _below, ...b } = this.bounded(scalars, episodes, max);
+      members.push({ runDir, config, ...b, epochs });
+    }
+    if (members.length === 0) throw new Error(`none of the ${runDirs.length} members of seed group '${group}' could be read`);
+    members.sort((a, b) => a.config.seed - b.config.seed);
+    return { type: 'groupData', group, members };
+  }
+
+  /** Scalar points and episodes bounded to `max` each (default historyMaxPoints; boundPoints: min / max / last of older buckets). */
+  private bounded(scalars: ScalarPoint[], episodes: EpisodePoint[], max = this.options.historyMaxPoints ?? HISTORY_MAX_POINTS): { scalars: ScalarPoint[]; episodes: EpisodePoint[]; compactedBelow?: number } {
     const s = boundPoints(scalars, max);
     const e = boundPoints(episodes.map((p) => ({ step: p.step, wall_s: 0, values: { r: p.value } })), max);
     return { scalars: s.points, episodes: e.points.map((p) => ({ step: p.step, value: p.values.r as number })), compactedBelow: s.compactedBelow };
@@ -453,6 +495,9 @@ export class TrainerHost {
     else port.post(message);
   }
 }
+
+/** Fewest scalar points (and episodes) a group member's share of a groupData message holds. */
+const MIN_MEMBER_POINTS = 256;
 
 /** The sample with its GPU reason cut to MAX_GPU_REASON_CHARS (what runData and liveHistory carry). */
 function boundedReason(sample: SystemSample): SystemSample {

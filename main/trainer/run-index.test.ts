@@ -43,3 +43,14 @@ test('listings asked while one is being made share it; a fresh one (after this p
   assert.deepEqual(await first, await fresh);
   assert.notEqual(index.list(runs), fresh, 'a finished listing is not reused: the next one looks at the files again');
 });
+
+test("a listed run carries its config with the defaults filled in, and a changed config.json is read again (the hyperparameter table's columns)", async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const dir = createRunDir(runs, parseRunConfig({ name: 'lr', env: { kind: 'cartpole' }, optim: { lr: 0.0005 } }), new Date(2026, 0, 3));
+  const index = new RunIndex();
+  const [listed] = await index.list(runs);
+  assert.equal(listed!.config.optim.lr, 0.0005);
+  assert.equal(listed!.config.optim.batch_size, config.optim.batch_size, 'a default the file did not name');
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ name: 'lr', env: { kind: 'cartpole' }, optim: { lr: 0.002 } }));
+  assert.equal((await index.list(runs))[0]!.config.optim.lr, 0.002);
+});

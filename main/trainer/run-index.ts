@@ -5,12 +5,14 @@
 // (which also answers the supervisor's heartbeats) for seconds per request. Listings asked for
 // while one is being made share it.
 import { lstat, readdir } from 'node:fs/promises';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { basename, dirname, join } from 'node:path';
-import { lineChunks, readRegularText } from './regular-file.ts';
+import type { RunConfig } from '../../common/config.ts';
+import { GROUP_MARKER_FILE, type GroupListing, type GroupMarker } from '../../common/seed-group.ts';
+import { lineChunks } from './regular-file.ts';
 import { metricsChunks, readRunConfig } from './run-dir.ts';
 import { runLockHolder } from './run-lock.ts';
 import { parseEvents, RunTally, type RunResults } from './run-results.ts';
+import { assignGroups, readGroupMarker, SeedSummaries } from './seed-groups.ts';
 
 /** Summary of a past run for the run history. */
 export interface RunListing extends Omit<RunResults, 'state'> {
@@ -25,21 +27,23 @@ export interface RunListing extends Omit<RunResults, 'state'> {
   lastEvalReturn?: number;
   /** Name of the `--seeds` group the run belongs to (its summary file without `.json`), if any. */
   seedGroup?: string;
+  /** The run's config.json, validated with its defaults filled in (the hyperparameter table's columns). */
+  config: RunConfig;
 }
 
-/** What a run's files say, before its lock and seeds group are looked at. */
-type FileListing = Omit<RunListing, 'state' | 'seedGroup'> & { state: RunResults['state'] };
-
-/** Largest seeds summary file read when listing runs (a bigger one is not ours: skipped). */
-const MAX_SEED_SUMMARY_BYTES = 1024 * 1024;
+/** What a run's files say, before its lock and seeds group are looked at (`marker`: its group.json). */
+type FileListing = Omit<RunListing, 'state' | 'seedGroup'> & { state: RunResults['state']; marker?: GroupMarker };
 
 /** Files whose change makes a run's summary stale. */
-const SUMMARY_FILES = ['config.json', 'metrics.jsonl', 'events.log'];
+const SUMMARY_FILES = ['config.json', 'metrics.jsonl', 'events.log', GROUP_MARKER_FILE];
 
 /** Lists runs folders; one instance per trainer host keeps the summaries between listings. */
 export class RunIndex {
   private readonly summaries = new Map<string, { stamp: string; listing: FileListing | undefined }>();
   private readonly building = new Map<string, Promise<RunListing[]>>();
+  private readonly seedSummaries = new SeedSummaries();
+  /** The seed groups of each runs folder's last listing. */
+  private readonly lastGroups = new Map<string, GroupListing[]>();
 
   /**
    * The runs in `runsDir`, newest first, with their `--seeds` group; folders without a valid
@@ -65,8 +69,8 @@ export class RunIndex {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw e;
     }
-    const groups = await seedGroups(runsDir, names);
-    const out: RunListing[] = [];
+    const summaries = await this.seedSummaries.read(runsDir, names);
+    const out: (RunListing & { marker?: GroupMarker })[] = [];
     const present = new Set<string>();
     for (const name of names) {
       if (name.startsWith('.')) continue; // the trash, temporary files: never runs
@@ -76,11 +80,22 @@ export class RunIndex {
       let kept = this.summaries.get(runDir);
       if (kept?.stamp !== stamp) this.summaries.set(runDir, (kept = { stamp, listing: await readListing(runDir) }));
       if (!kept.listing) continue;
-      const group = groups.get(name);
-      out.push({ ...kept.listing, ...(group ? { seedGroup: group } : {}), ...(runLockHolder(runDir) ? { state: 'live' as const } : {}) });
+      out.push({ ...kept.listing, ...(runLockHolder(runDir) ? { state: 'live' as const } : {}) });
     }
     for (const runDir of this.summaries.keys()) if (dirname(runDir) === runsDir && !present.has(runDir)) this.summaries.delete(runDir);
-    return out.sort((a, b) => b.name.localeCompare(a.name));
+    const { groupOf, groups } = assignGroups(out, summaries);
+    this.lastGroups.set(runsDir, groups);
+    return out
+      .map(({ marker: _marker, ...r }) => {
+        const group = groupOf.get(r.name);
+        return group ? { ...r, seedGroup: group } : r;
+      })
+      .sort((a, b) => b.name.localeCompare(a.name));
+  }
+
+  /** The seed groups of the last listing of `runsDir` (list), newest first; none before the first listing. */
+  groups(runsDir: string): GroupListing[] {
+    return this.lastGroups.get(runsDir) ?? [];
   }
 }
 
@@ -104,9 +119,9 @@ async function stampOf(runDir: string): Promise<string> {
  * regular file counts as empty.
  */
 async function readListing(runDir: string): Promise<FileListing | undefined> {
-  let env: string;
+  let config: RunConfig;
   try {
-    env = readRunConfig(runDir).env.kind;
+    config = readRunConfig(runDir);
   } catch {
     return undefined;
   }
@@ -128,28 +143,6 @@ async function readListing(runDir: string): Promise<FileListing | undefined> {
     return undefined; // gone meanwhile
   }
   const last = tally.lastEpoch;
-  return { runDir, name: basename(runDir), createdMs, env, epochs: tally.epochs, lastStep: last?.step ?? 0, lastEvalReturn: last?.eval_mean_return, ...tally.results() };
-}
-
-/**
- * The `--seeds` groups among `names` in `runsDir`: run folder name -> group name, from the
- * summary files `<stamp>-<name>-seeds.json` (main/cli/seeds.ts) whose `runs[].run_dir` name the
- * runs (matched by folder name, so a moved runs folder keeps its groups). Unreadable, oversized
- * or malformed files are skipped; the event loop runs between files.
- */
-async function seedGroups(runsDir: string, names: readonly string[]): Promise<Map<string, string>> {
-  const groups = new Map<string, string>();
-  for (const file of names) {
-    if (!file.endsWith('-seeds.json')) continue;
-    await nextTurn();
-    try {
-      const summary = JSON.parse(readRegularText(join(runsDir, file), MAX_SEED_SUMMARY_BYTES) ?? '') as { runs?: unknown };
-      if (!Array.isArray(summary.runs)) continue;
-      for (const r of summary.runs as { run_dir?: unknown }[])
-        if (typeof r?.run_dir === 'string') groups.set(basename(r.run_dir), file.slice(0, -'.json'.length));
-    } catch {
-      continue;
-    }
-  }
-  return groups;
+  const marker = readGroupMarker(runDir);
+  return { runDir, name: basename(runDir), createdMs, env: config.env.kind, config, epochs: tally.epochs, lastStep: last?.step ?? 0, lastEvalReturn: last?.eval_mean_return, ...tally.results(), ...(marker ? { marker } : {}) };
 }

@@ -1,6 +1,7 @@
 // The contract between the training session (the epoch loop, main/trainer/session.ts) and
 // whoever drives it: the CLI, the Electron trainer host, the browser-mode server.
 import type { RunConfigInput } from '../../common/config.ts';
+import type { GroupMarker } from '../../common/seed-group.ts';
 import type { SystemSample } from '../../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
 
@@ -18,6 +19,8 @@ export interface StartOptions {
   resume?: string;
   /** Override config.schedule.epochs / steps_per_epoch / seed / backend (CLI flags). */
   overrides?: { epochs?: number; steps_per_epoch?: number; seed?: number; backend?: 'auto' | 'cpu' | 'cuda'; precision?: 'tf32' | 'bf16' | 'fp32' };
+  /** The seed group a new run belongs to: written as its folder's group.json when the folder is created (main/cli/seeds.ts). */
+  group?: GroupMarker;
 }
 
 export interface RunCallbacks {

@@ -20,6 +20,7 @@ import { expectationFor, nextCheckpoint, pruneCheckpoints, verifiedCheckpoints, 
 import { loadOhlcvOffThread } from './data/ohlcv.ts';
 import { REPO_ROOT } from './paths.ts';
 import { resolveDataPath } from './paths-policy.ts';
+import { writeGroupMarker } from './seed-groups.ts';
 import { appendEvent, createRunDir, MetricsWriter, readRunConfig, trimRunMetrics } from './run-dir.ts';
 import type { RunCallbacks, RunHandle, RunOutcome, StartOptions } from './session-api.ts';
 import { nvmlReader, SystemSampler } from './system-stats.ts';
@@ -83,6 +84,11 @@ export function resolveConfig(opts: StartOptions): RunConfig {
     network: { ...base.network, precision: o.precision ?? base.network.precision },
     schedule: { ...base.schedule, epochs: o.epochs ?? base.schedule.epochs, steps_per_epoch: o.steps_per_epoch ?? base.schedule.steps_per_epoch },
   });
+}
+
+/** True for a trading run that holds out a test span (env.test_fraction > 0). */
+export function hasTestSpan(config: RunConfig): boolean {
+  return config.env.kind === 'trading' && config.env.test_fraction > 0;
 }
 
 /** The CUDA learner lost its context (a sticky error): the run continues on the CPU (DESIGN section 5). */
@@ -155,6 +161,7 @@ export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: 
   const runDir = opts.resume ?? createRunDir(opts.runsDir, config);
   const lock = acquireRunLock(runDir); // before anything is written: one process trains a run folder at a time
   try {
+    if (opts.group && !opts.resume) writeGroupMarker(runDir, opts.group);
     return await trainLocked({ config, addon, warnings, market, chosen, runDir, resume: opts.resume, lock }, cb, deps);
   } catch (e) {
     lock.release();
@@ -379,6 +386,9 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
           pollScalars();
           const ev = await trainer.evaluate(eval_episodes);
           if (ev.stopped || stopRequested) break; // Stop during the evaluation: the epoch is not complete
+          // The run's end: the test span, held out from every selection, is walked once.
+          const test = meta.epoch + 1 === epochs && hasTestSpan(config) ? await trainer.evaluate(eval_episodes, 'test') : undefined;
+          if (test?.stopped || stopRequested) break;
           meta.epoch += 1;
           last = {
             epoch: meta.epoch,
@@ -389,6 +399,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
             eval_mean_return: ev.meanReturn,
             eval_episodes: ev.episodes,
             eval_metrics: ev.metrics,
+            ...(test ? { test_mean_return: test.meanReturn, test_metrics: test.metrics } : {}),
           };
           try {
             writeEvalCurves(runDir, ev.series, meta.epoch, meta.step);

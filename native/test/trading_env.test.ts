@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEnv, type EnvOptions, type NativeEnv } from '../env.ts';
 import type { MarketArrays } from '../trainer.ts';
-import { FEATURES, Reference, randomBars, referenceWalk, rng, summarizeEquity, type RefParams } from './trading_reference.ts';
+import { barsFromCloses, FEATURES, Reference, randomBars, referenceWalk, rng, summarizeEquity, type RefParams } from './trading_reference.ts';
 
 type TradingOptions = Extract<EnvOptions, { kind: 'trading' }>;
 
-const DEFAULTS: RefParams = { lags: 2, nActions: 5, maxPosition: 1, costBps: 10, validationFraction: 0.2, maxGapBars: 5 };
+const DEFAULTS: RefParams = { lags: 2, nActions: 5, maxPosition: 1, costBps: 10, validationFraction: 0.3, maxGapBars: 5 };
 
 function options(p: RefParams, extra: Partial<TradingOptions> = {}): TradingOptions {
   return {
@@ -56,20 +56,22 @@ function alternatingBars(n: number): MarketArrays {
   return m;
 }
 
-// Alternating series of 100 bars, validation_fraction 0.2: training span bars 0..79; bars 20..79
-// (30 up, 30 down) have a full lookback. Normalized features of bar t, s = +1 (t odd) or -1:
-// ret_1, ret_5, ret_15, range and vlm_z alternate between two values in equal numbers -> s;
-// vol_20 is the same at every bar -> 0; tod = (t - 49.5) / std(20..79) = (t - 49.5) / sqrt(3599 / 12).
-const TOD_STD = Math.sqrt((60 * 60 - 1) / 12);
+// Alternating series of 100 bars, validation_fraction 0.3: training span bars 0..69, validation
+// 70..99; bars 20..69 (25 up, 25 down) have a full lookback. Normalized features of bar t, s = +1
+// (t odd) or -1: ret_1, ret_5, ret_15, range and vlm_z alternate between two values in equal
+// numbers -> s; vol_20 is the same at every bar -> 0; tod = (t - 44.5) / std(20..69) =
+// (t - 44.5) / sqrt(2499 / 12). With lags 2 a decision bar needs 21 bars of its span before it:
+// training decision bars 21..68, validation 91..98.
+const TOD_STD = Math.sqrt((50 * 50 - 1) / 12);
 const handFeatures = (t: number): number[] => {
   const s = t % 2 === 1 ? 1 : -1;
-  return [s, s, s, 0, s, s, (t - 49.5) / TOD_STD];
+  return [s, s, s, 0, s, s, (t - 44.5) / TOD_STD];
 };
-const barFromTod = (z: number): number => Math.round(49.5 + z * TOD_STD);
+const barFromTod = (z: number): number => Math.round(44.5 + z * TOD_STD);
 
 test('the reference computes the hand-worked raw features of the alternating series', () => {
   const ref = new Reference(alternatingBars(100), DEFAULTS);
-  assert.equal(ref.trainEnd, 80);
+  assert.equal(ref.trainEnd, 70);
   assert.equal(ref.nominal, 60);
   assert.equal(ref.anchor, 9 * 3600 + 30 * 60);
   const up = ref.raw[41]!, down = ref.raw[42]!;
@@ -90,24 +92,26 @@ test('observations hold the normalized features of the bar and its lags, then po
   );
   let obs = env.reset();
   const t = barFromTod(obs[6]!);
-  assert.ok(t >= 21 && t <= 78, `start bar ${t} is a training decision bar`);
+  assert.ok(t >= 21 && t <= 68, `start bar ${t} is a training decision bar`);
   assertClose(obs, [...handFeatures(t), ...handFeatures(t - 1), 0, 0], 1e-5, 'reset observation');
 
-  // Reward = position * simple return of the next bar - 10 bps * |position change|.
+  // Reward = position * simple return of the next bar - 10 bps * |position - weight held|, where
+  // the weight held is the last position grown with the price and divided by the equity:
+  // w = p (1 + g) / (1 + reward), so holding the same target pays for rebalancing its drift.
   const returnStd = (G_UP - G_DOWN) / 2;
   const g = (bar: number): number => (bar % 2 === 1 ? G_UP : G_DOWN);
-  const plan: [number, number][] = [[4, 1], [1, -0.5], [2, 0], [0, -1]]; // action, position
-  let prev = 0;
-  for (let k = 0; k < plan.length && t + k + 1 <= 78; k++) {
+  const plan: [number, number][] = [[4, 1], [4, 1], [1, -0.5], [2, 0], [0, -1]]; // action, position
+  let held = 0;
+  for (let k = 0; k < plan.length && t + k + 1 <= 68; k++) {
     const [action, pos] = plan[k]!;
     const step = env.step(Int32Array.of(action));
-    const expected = pos * g(t + k + 1) - 0.001 * Math.abs(pos - prev);
+    const expected = pos * g(t + k + 1) - 0.001 * Math.abs(pos - held);
     assert.ok(Math.abs(step.rewards[0]! - expected) < 1e-8, `step ${k}: reward ${step.rewards[0]} vs ${expected}`);
     assert.equal(step.terminated[0], 0);
     assert.equal(step.truncated[0], 0);
     obs = step.nextObs;
     assertClose(obs, [...handFeatures(t + k + 1), ...handFeatures(t + k), pos, expected / returnStd], 1e-5, `observation after step ${k}`);
-    prev = pos;
+    held = (pos * (1 + g(t + k + 1))) / (1 + expected);
   }
 });
 
@@ -121,7 +125,7 @@ test('training episodes follow the decision bars across gaps, booking the move o
   const d = env.obsDim;
   const u = rng(2);
   const obs = env.reset();
-  const state = [0, 1, 2].map((i) => ({ bar: ref.locate(obs.subarray(i * d, (i + 1) * d), false), pos: 0, last: 0, steps: 0 }));
+  const state = [0, 1, 2].map((i) => ({ bar: ref.locate(obs.subarray(i * d, (i + 1) * d), false), pos: 0, held: 0, last: 0, steps: 0 }));
   let atLimit = 0, atSpanEnd = 0, acrossGaps = 0;
   for (let s = 0; s < 600; s++) {
     const actions = Int32Array.from(state, () => Math.floor(u() * p.nActions));
@@ -136,9 +140,10 @@ test('training episodes follow the decision bars across gaps, booking the move o
         acrossGaps++;
         assert.equal(until, ref.segStart[until]! + 20 + p.lags - 1, 'a step across a gap ends at the first bar with a full lookback after it');
       }
-      const r = ref.reward(t, actions[i]!, c.pos, until);
+      const r = ref.reward(t, actions[i]!, c.held, until);
       assert.ok(Math.abs(out.rewards[i]! - r) <= 1e-7 * (1 + Math.abs(r)) + 1e-9, `reward at bar ${t} (held to bar ${until})`);
       c.pos = ref.position(actions[i]!);
+      c.held = ref.weightAfter(t, c.pos, until, r);
       c.last = r;
       c.steps++;
       const ended = next < 0 || c.steps >= 40;
@@ -149,7 +154,7 @@ test('training episodes follow the decision bars across gaps, booking the move o
       if (ended) {
         if (c.steps >= 40) atLimit++;
         else atSpanEnd++;
-        Object.assign(c, { bar: ref.locate(nextObs, false), pos: 0, last: 0, steps: 0 });
+        Object.assign(c, { bar: ref.locate(nextObs, false), pos: 0, held: 0, last: 0, steps: 0 });
         assertClose(nextObs, ref.obs(c.bar, 0, 0), 1e-5, 'reset observation');
       } else {
         assertClose(nextObs, out.finalObs.subarray(i * d, (i + 1) * d), 0, 'next observation');
@@ -165,7 +170,7 @@ test('the evaluation walk visits every validation decision bar once per episode,
   const p = { ...DEFAULTS, lags: 2, nActions: 9, validationFraction: 0.4, costBps: 2 };
   const ref = new Reference(bars, p);
   const walk = ref.decisionBars(true);
-  assert.equal(walk[0], ref.trainEnd); // the validation span starts mid-segment: its lookback reads training bars
+  assert.equal(walk[0], ref.trainEnd + 21, 'the first 21 validation bars are its warm-up: no observation reads a training bar');
   assert.ok(!walk.includes(200) && !walk.includes(201 + 20) && walk.includes(201 + 21), 'no decision at the gap or before a full lookback');
   const env = createEnv(options(p, { num_envs: 2, seed: 9 }), bars, true);
   const d = env.obsDim;
@@ -207,68 +212,196 @@ test('the evaluation walk visits every validation decision bar once per episode,
     return: mean(s.map((x) => x.total)), sharpe: mean(s.map((x) => x.sharpe)), sharpe_se: mean(s.map((x) => x.sharpeSe)),
     max_drawdown: mean(s.map((x) => x.maxDrawdown)), return_simple: mean(agents.map((a) => a.walk.stepReturns.reduce((x, y) => x + y, 0))),
     trade_fraction: mean(agents.map((a) => a.walk.changes / walk.length)), ruined: 0, bars: walk.at(-1)! + 1 - walk[0]!, bars_per_year: ref.barsPerYear,
+    turnover: mean(agents.map((a) => a.walk.turnover)), costs: mean(agents.map((a) => a.walk.costs)), financing: 0,
     buy_and_hold_return: hold.total, buy_and_hold_sharpe: hold.sharpe, buy_and_hold_max_drawdown: hold.maxDrawdown,
   };
   for (const [k, v] of Object.entries(expected)) assert.ok(Math.abs(m[k]! - v) <= 1e-9 * (1 + Math.abs(v)), `${k}: ${m[k]} vs ${v}`);
   for (const base of ['flat', 'buy_and_hold', 'ma_crossover'])
-    for (const k of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown', 'ruined']) assert.ok(Number.isFinite(m[`${base}_${k}`]), `${base}_${k}`);
+    for (const k of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown', 'ruined', 'turnover', 'costs', 'financing']) assert.ok(Number.isFinite(m[`${base}_${k}`]), `${base}_${k}`);
   assert.deepEqual(env.episodeMetrics(), {}, 'metrics are reported once');
   assert.equal(obs.length, 2 * d);
 });
 
-test('evaluation metrics of a constant half-long position match a hand computation', () => {
-  // Alternating series: the validation walk is bars 80..98, so the returns are those into bars
-  // 81..99: ten up moves (e^0.02 - 1) and nine down moves (e^-0.01 - 1). The entry costs
-  // 10 bp x 0.5 of equity, and so does closing the position after the last step.
+test('evaluation metrics of a constant half-long position match a hand computation, rebalancing and the final sale included', () => {
+  // Alternating series: the validation walk decides at bars 91..98, so the returns are those into
+  // bars 92..99. Each step trades from the weight held w to 0.5 (10 bp on |0.5 - w|), then the
+  // units grow by 1 + g: reward r = 0.5 g - 0.001 |0.5 - w| and w' = 0.5 (1 + g) / (1 + r). The
+  // last step also sells 0.5 (1 + g) of the step's starting equity at 10 bp.
   const env = createEnv(options(DEFAULTS, { seed: 1 }), alternatingBars(100), true);
-  assert.equal(barFromTod(env.reset()[6]!), 80);
-  const agent: number[] = [], hold: number[] = [];
-  for (let k = 0; k < 19; k++) {
-    const out = env.step(Int32Array.of(3)); // position +0.5
-    assert.equal(out.truncated[0], k === 18 ? 1 : 0);
-    const g = (81 + k) % 2 === 1 ? G_UP : G_DOWN;
-    const costs = (k === 0 ? 1 : 0) + (k === 18 ? 1 : 0);
-    agent.push(0.5 * g - costs * 0.0005);
-    hold.push(g - costs * 0.001);
-  }
+  assert.equal(barFromTod(env.reset()[6]!), 91);
+  const hand = (p: number) => {
+    const r: number[] = [];
+    let w = 0, equity = 1, turnover = 0, costs = 0;
+    for (let k = 0; k < 8; k++) {
+      const g = (92 + k) % 2 === 1 ? G_UP : G_DOWN;
+      let step = p * g - 0.001 * Math.abs(p - w);
+      turnover += Math.abs(p - w);
+      costs += equity * 0.001 * Math.abs(p - w);
+      if (k === 7) {
+        turnover += (p * (1 + g)) / (1 + step);
+        costs += equity * 0.001 * p * (1 + g);
+        step -= 0.001 * p * (1 + g);
+      }
+      r.push(step);
+      w = (p * (1 + g)) / (1 + step);
+      equity *= 1 + step;
+    }
+    return { r, turnover, costs };
+  };
+  for (let k = 0; k < 8; k++) assert.equal(env.step(Int32Array.of(3)).truncated[0], k === 7 ? 1 : 0); // position +0.5
   const m = env.episodeMetrics();
-  // Bars per year: 79 one-minute steps in the training span -> 525,960 a year.
+  const agent = hand(0.5), hold = hand(1);
+  // Bars per year of the validation span: 29 one-minute steps from bar 70 to bar 99 -> 525,960 a year.
   const bpy = (365.25 * 86400) / 60;
   const sharpe = (r: number[]): number => {
     const mu = r.reduce((a, b) => a + b, 0) / r.length;
     return (mu / Math.sqrt(r.reduce((a, b) => a + (b - mu) ** 2, 0) / (r.length - 1))) * Math.sqrt(bpy);
   };
   const compound = (r: number[]): number => r.reduce((e, x) => e * (1 + x), 1) - 1;
-  assert.ok(Math.abs(m.return! - compound(agent)) < 1e-12);
-  assert.ok(Math.abs(m.return_simple! - (0.5 * (10 * G_UP + 9 * G_DOWN) - 0.001)) < 1e-12);
-  assert.ok(m.return! > m.return_simple!, 'compounding a rising series earns more than the fixed notional');
-  assert.ok(Math.abs(m.buy_and_hold_return! - compound(hold)) < 1e-12);
-  // Equity rises over every up/down pair, so every down move is the deepest drawdown: -0.5 (e^-0.01 - 1).
-  assert.ok(Math.abs(m.max_drawdown! - 0.5 * -G_DOWN) < 1e-12);
-  assert.ok(Math.abs(m.sharpe! - sharpe(agent)) < 1e-6 * Math.abs(sharpe(agent)));
-  const perBar = sharpe(agent) / Math.sqrt(bpy);
-  assert.ok(Math.abs(m.sharpe_se! - Math.sqrt((1 + perBar ** 2 / 2) / 19) * Math.sqrt(bpy)) < 1e-6 * m.sharpe_se!, 'Lo (2002) standard error');
-  assert.ok(Math.abs(m.buy_and_hold_sharpe! - sharpe(hold)) < 1e-6 * Math.abs(sharpe(hold)));
-  assert.equal(m.trade_fraction, 1 / 19);
+  const drawdown = (r: number[]): number => {
+    let e = 1, peak = 1, dd = 0;
+    for (const x of r) { e *= 1 + x; peak = Math.max(peak, e); dd = Math.max(dd, (peak - e) / peak); }
+    return dd;
+  };
+  assert.ok(Math.abs(m.bars_per_year! - bpy) < 1e-6);
+  assert.ok(Math.abs(m.return! - compound(agent.r)) < 1e-12);
+  assert.ok(Math.abs(m.return_simple! - agent.r.reduce((a, b) => a + b, 0)) < 1e-12);
+  assert.ok(Math.abs(m.buy_and_hold_return! - compound(hold.r)) < 1e-12);
+  assert.ok(Math.abs(m.max_drawdown! - drawdown(agent.r)) < 1e-12);
+  assert.ok(Math.abs(m.sharpe! - sharpe(agent.r)) < 1e-6 * Math.abs(sharpe(agent.r)));
+  const perBar = sharpe(agent.r) / Math.sqrt(bpy);
+  assert.ok(Math.abs(m.sharpe_se! - Math.sqrt((1 + perBar ** 2 / 2) / 8) * Math.sqrt(bpy)) < 1e-6 * m.sharpe_se!, 'Lo (2002) standard error');
+  assert.ok(Math.abs(m.buy_and_hold_sharpe! - sharpe(hold.r)) < 1e-6 * Math.abs(sharpe(hold.r)));
+  assert.equal(m.trade_fraction, 1 / 8);
+  // Turnover: 0.5 in, ~0.5 out, and the rebalancing of the drift in between (~1% of the position per bar).
+  assert.ok(Math.abs(m.turnover! - agent.turnover) < 1e-12 && agent.turnover > 1.02 && agent.turnover < 1.1, `turnover ${m.turnover}`);
+  assert.ok(Math.abs(m.costs! - agent.costs) < 1e-15);
+  assert.ok(Math.abs(m.buy_and_hold_turnover! - hold.turnover) < 1e-12 && Math.abs(m.buy_and_hold_costs! - hold.costs) < 1e-15);
+  assert.deepEqual([m.financing, m.buy_and_hold_financing, m.flat_turnover, m.flat_costs], [0, 0, 0, 0]);
 });
 
-test('the split puts the last round(n * validation_fraction) bars in validation, and training never reaches them', () => {
-  // 100 bars, 0.2: training 0..79 (last decision bar 78, last observed bar 79), validation 80..99.
-  const env = createEnv(options(DEFAULTS, { num_envs: 4, seed: 7, episode_length: 16 }), alternatingBars(100), false);
-  let obs = env.reset();
-  const seen = new Set<number>();
-  for (let s = 0; s < 400; s++) {
-    for (let i = 0; i < 4; i++) seen.add(barFromTod(obs[i * 16 + 6]!));
-    const out = env.step(new Int32Array(4).fill(4));
-    for (let i = 0; i < 4; i++) seen.add(barFromTod(out.finalObs[i * 16 + 6]!));
-    obs = out.nextObs;
-  }
-  assert.equal(Math.min(...seen), 21, 'first decision bar: 20 lookback bars + 1 lag');
-  assert.equal(Math.max(...seen), 79);
-  const evalEnv = createEnv(options({ ...DEFAULTS, validationFraction: 0.3 }), alternatingBars(100), true);
-  const tod = evalEnv.reset()[6]!; // statistics over bars 20..69 now
-  assert.ok(Math.abs(tod - (70 - 44.5) / Math.sqrt((50 * 50 - 1) / 12)) < 1e-5, 'evaluation starts at bar 70');
+test('turnover and costs of a hand-worked walk: every trade, rebalancing and the final sale at 10 bp', () => {
+  // 60 one-minute bars, validation [30, 60), lags 1: decisions at bars 50..58, the sale at bar 59.
+  // Closes 100 up to bar 50, 110 at bars 51 and 52, 99 from bar 53 on. Positions (n_actions 5,
+  // max_position 2): +1 at bar 50, 0 at 51, -1 at 52, 0 at 53, +2 at 54, 0 from 55 on.
+  const closes = Array.from({ length: 60 }, (_, t) => (t <= 50 ? 100 : t <= 52 ? 110 : 99));
+  const env = createEnv({ kind: 'trading', num_envs: 1, lags: 1, n_actions: 5, max_position: 2, cost_bps: 10, validation_fraction: 0.5, reward_scale: 1 }, barsFromCloses(closes), 'validation');
+  env.reset();
+  const actions = [3, 2, 1, 2, 4, 2, 2, 2, 2];
+  for (const [k, a] of actions.entries()) assert.equal(env.step(Int32Array.of(a)).truncated[0], k === actions.length - 1 ? 1 : 0);
+  const m = env.episodeMetrics();
+  // By hand (E: equity before each trade; weights traded in units of E):
+  //   bar 50: buy 1 (cost 0.001); bar 51: E = 0.999 + 0.1 = 1.099 and the long is worth 1.1: sell
+  //   1.1 / 1.099 (cost 0.0011); bar 52: E = 1.0979: short 1 (cost 0.0010979); bar 53: E = 1.0979
+  //   x 1.099 and the short is worth 0.9 x 1.0979: cover 0.9 / 1.099 (cost 0.001 x 0.9 x 1.0979);
+  //   bar 54: E = 1.0979 x 1.0981: buy 2 (cost 0.002 E); bar 55: flat prices, the long is worth 2
+  //   x E of bar 54 while equity is 0.998 of it: sell 2 / 0.998 (cost 0.002 E).
+  const e54 = 1.0979 * 1.0981;
+  const turnover = 1 + 1.1 / 1.099 + 1 + 0.9 / 1.099 + 2 + 2 / 0.998;
+  const costs = 0.001 + 0.0011 + 0.0010979 + 0.001 * 0.9 * 1.0979 + 0.002 * e54 + 0.002 * e54;
+  assert.ok(Math.abs(m.turnover! - turnover) < 1e-12, `turnover ${m.turnover} vs ${turnover}`);
+  assert.ok(Math.abs(m.costs! - costs) < 1e-12, `costs ${m.costs} vs ${costs}`);
+  assert.ok(Math.abs(m.return! - (e54 * 0.996 - 1)) < 1e-12, `return ${m.return}`);
+  assert.equal(m.trade_fraction, 6 / 9, 'six of the nine decisions changed the position');
 });
+
+test('financing: a short and a long above 1x equity pay the rate on the borrowed value by calendar time', () => {
+  // Flat prices and no cost: equity moves only by financing. Short 1 (borrowed stock: 1 x E) for
+  // 4 one-minute bars, then long 2 (borrowed cash: 1 x E) for 4 bars, then long 1 (nothing
+  // borrowed): each of the 8 financed bars charges 0.1 / year x E x 60 s.
+  const bars = barsFromCloses(Array.from({ length: 60 }, () => 100));
+  const spec = { kind: 'trading' as const, num_envs: 1, lags: 1, n_actions: 5, max_position: 2, cost_bps: 0, validation_fraction: 0.5, reward_scale: 1 };
+  const actions = [1, 1, 1, 1, 4, 4, 4, 4, 3];
+  const walk = (rate: number) => {
+    const env = createEnv({ ...spec, financing_rate: rate }, bars, 'validation');
+    env.reset();
+    for (const a of actions) env.step(Int32Array.of(a));
+    return env.episodeMetrics();
+  };
+  const m = walk(0.1);
+  const perBar = (0.1 * 60) / (365.25 * 86400);
+  let equity = 1, paid = 0;
+  for (let k = 0; k < 8; k++) {
+    paid += perBar * equity;
+    equity *= 1 - perBar;
+  }
+  assert.ok(Math.abs(m.financing! - paid) < 1e-15, `financing ${m.financing} vs ${paid}`);
+  assert.ok(Math.abs(m.return! - (equity - 1)) < 1e-15);
+  assert.equal(m.costs, 0);
+  assert.deepEqual([walk(0).financing, walk(0).return], [0, 0], 'no rate, no charge');
+});
+
+test('the spans never overlap: training, embargo, validation, embargo, test, and walk-forward folds whose test spans tile the end', () => {
+  // 1000 bars, validation 0.2, test 0.2, embargo 10: test [800, 1000), validation [590, 790), training [0, 580).
+  const bars = randomBars(1000, 3);
+  const base = { kind: 'trading' as const, num_envs: 1, lags: 2, n_actions: 3, validation_fraction: 0.2, test_fraction: 0.2, embargo_bars: 10 };
+  const span = (extra: Partial<TradingOptions>, role: 'validation' | 'test'): [number, number] => {
+    const env = createEnv({ ...base, ...extra }, bars, role);
+    env.reset();
+    while (!env.step(Int32Array.of(1)).truncated[0]);
+    const m = env.episodeMetrics();
+    return [m.span_begin_bar!, m.span_end_bar!];
+  };
+  assert.deepEqual([span({}, 'validation'), span({}, 'test')], [[590, 790], [800, 1000]]);
+  // Today's split when test_fraction and embargo are 0: validation is the last 20%.
+  assert.deepEqual(span({ test_fraction: 0, embargo_bars: 0 }, 'validation'), [800, 1000]);
+  // Walk-forward, 3 folds, test 0.1, validation 0.1, embargo 5: T = round(100 / 1.2) = 83 test bars
+  // per fold, windows of W = 1000 - 2 x 83 = 834 bars from 0, 83 and 166, V = round(83.4) = 83.
+  const wf = { test_fraction: 0.1, validation_fraction: 0.1, embargo_bars: 5, folds: 3 };
+  const folds = [0, 1, 2].map((fold) => [span({ ...wf, fold }, 'validation'), span({ ...wf, fold }, 'test')]);
+  assert.deepEqual(folds, [
+    [[663, 746], [751, 834]],
+    [[746, 829], [834, 917]],
+    [[829, 912], [917, 1000]],
+  ]);
+  // Every training observation of fold 1 lies in its training span [83, 741) with its whole window.
+  const ref = new Reference(bars, { lags: 2, nActions: 3, maxPosition: 1, costBps: 0.5, validationFraction: 0.1, maxGapBars: 5, testFraction: 0.1, embargoBars: 5, folds: 3, fold: 1 });
+  assert.deepEqual(ref.spans, { train: { begin: 83, end: 741 }, validation: { begin: 746, end: 829 }, test: { begin: 834, end: 917 } });
+  const train = createEnv({ ...base, ...wf, fold: 1, num_envs: 4, seed: 2, episode_length: 50 }, bars, 'train');
+  let obs = train.reset();
+  const seen: number[] = [];
+  for (let s = 0; s < 300; s++) {
+    for (let i = 0; i < 4; i++) seen.push(ref.locate(obs.subarray(i * 16, (i + 1) * 16), 'train'));
+    obs = train.step(new Int32Array(4).fill(2)).nextObs;
+  }
+  assert.ok(!seen.includes(-1), 'every observation is a training decision bar of fold 1');
+  const decisions = ref.decisionBars('train');
+  assert.deepEqual([decisions[0], decisions.at(-1)], [83 + 21, 739], 'the first has its 21-bar window inside the span, the last its next bar');
+  assert.ok(Math.min(...seen) >= 83 + 21 && Math.max(...seen) <= 740, 'observed bars: decisions and the bar after the last');
+});
+
+test('a feature window that would cross a span boundary or the embargo is skipped, not read', () => {
+  // 600 bars, validation 0.3, test 0.2, embargo 7: test [480, 600), validation [293, 473),
+  // embargo [286, 293) and [473, 480), training [0, 286). Changing the embargo's bars leaves the
+  // validation walk as it was: its first decision bar has its window inside the span. (A training
+  // bar would change it through the normalization statistics, which are the training span's.)
+  const bars = randomBars(600, 8);
+  const o = { ...options(DEFAULTS), test_fraction: 0.2, embargo_bars: 7 };
+  const ref = new Reference(bars, { ...DEFAULTS, testFraction: 0.2, embargoBars: 7 });
+  assert.deepEqual([ref.decisionBars('validation')[0], ref.decisionBars('validation').at(-1), ref.decisionBars('test')[0]], [293 + 21, 471, 480 + 21]);
+  const before = cloneBars(bars);
+  for (let t = 286; t < 293; t++) perturb(before, t, 1.1 + 0.001 * t);
+  const walk = (m: MarketArrays) => {
+    const env = createEnv(o, m, 'validation');
+    const { obs, rewards } = evalWalk(env, ref.decisionBars('validation').length, 4);
+    return { obs: obs.map((x) => Array.from(x.subarray(0, 14))), rewards, metrics: env.episodeMetrics() };
+  };
+  const a = walk(bars), b = walk(before);
+  assert.deepEqual(b.obs, a.obs, 'no validation observation reads a training or embargo bar');
+  assert.deepEqual(b.rewards, a.rewards);
+  // The bars of the test span and the embargo before it never reach the validation walk either.
+  const later = cloneBars(bars);
+  for (let t = 473; t < 600; t++) perturb(later, t, 0.8 + 0.001 * t);
+  assert.deepEqual(walk(later).metrics, a.metrics);
+  assert.notDeepEqual(walk(cloneBarsWith(bars, 400)).metrics, a.metrics, 'control: a validation bar changes the walk');
+});
+
+/** A copy of the bars with bar t's prices raised by 5%. */
+function cloneBarsWith(m: MarketArrays, t: number): MarketArrays {
+  const c = cloneBars(m);
+  perturb(c, t, 1.05);
+  return c;
+}
 
 function evalWalk(env: NativeEnv, steps: number, seed: number): { obs: Float32Array[]; rewards: number[] } {
   const u = rng(seed);
@@ -283,6 +416,7 @@ function evalWalk(env: NativeEnv, steps: number, seed: number): { obs: Float32Ar
 }
 
 test('features after a gap do not depend on bars before it', () => {
+  // gap_policy flat: the position is sold before the gap, so the rewards after it owe nothing to it.
   const p = { ...DEFAULTS, lags: 4, validationFraction: 0.5 };
   const bars = randomBars(300, 21, [200]);
   const changed = cloneBars(bars);
@@ -291,8 +425,8 @@ test('features after a gap do not depend on bars before it', () => {
   const walk = ref.decisionBars(true);
   const after = walk.filter((t) => t > 200);
   assert.equal(after[0], 201 + 20 + 3, 'the first decision bar after the gap has its whole lookback after it');
-  const a = evalWalk(createEnv(options(p), bars, true), walk.length - 1, 3);
-  const b = evalWalk(createEnv(options(p), changed, true), walk.length - 1, 3);
+  const a = evalWalk(createEnv(options(p, { gap_policy: 'flat' }), bars, true), walk.length - 1, 3);
+  const b = evalWalk(createEnv(options(p, { gap_policy: 'flat' }), changed, true), walk.length - 1, 3);
   const market = 7 * p.lags;
   const firstAfter = walk.length - after.length;
   for (let k = 0; k < walk.length; k++) {
@@ -306,7 +440,7 @@ test('features after a gap do not depend on bars before it', () => {
   const noGap = randomBars(300, 21), noGapChanged = cloneBars(noGap);
   for (let t = 170; t <= 200; t++) perturb(noGapChanged, t, 1.01 + 0.001 * t);
   const c = evalWalk(createEnv(options(p), noGap, true), 60, 3), e = evalWalk(createEnv(options(p), noGapChanged, true), 60, 3);
-  const k205 = 205 - 150;
+  const k205 = 205 - 173; // the walk starts at bar 150 + 23
   assert.ok(c.obs[k205]!.subarray(0, market).some((v, i) => v !== e.obs[k205]![i]), 'control: bar 205 reads bars <= 200');
 });
 
@@ -314,9 +448,10 @@ test('features never read a later bar', () => {
   const p = { ...DEFAULTS, lags: 3, validationFraction: 0.5 };
   const bars = randomBars(240, 5), changed = cloneBars(bars);
   perturb(changed, 200, 1.05);
-  const a = evalWalk(createEnv(options(p), bars, true), 100, 6), b = evalWalk(createEnv(options(p), changed, true), 100, 6);
-  // The walk starts at bar 120: step k observes bar 120 + k.
-  for (let k = 0; k <= 100; k++) assert.equal(a.obs[k]!.every((v, i) => v === b.obs[k]![i]), 120 + k < 200, `observation of bar ${120 + k}`);
+  const a = evalWalk(createEnv(options(p), bars, true), 90, 6), b = evalWalk(createEnv(options(p), changed, true), 90, 6);
+  // The walk starts at bar 120 + 22 (its window inside the span): step k observes bar 142 + k,
+  // whose window is bars 120 + k .. 142 + k.
+  for (let k = 0; k <= 90; k++) assert.equal(a.obs[k]!.every((v, i) => v === b.obs[k]![i]), 142 + k < 200 || 120 + k > 200, `observation of bar ${142 + k}`);
 });
 
 test('normalization uses training-span statistics only', () => {
@@ -338,21 +473,31 @@ test('normalization uses training-span statistics only', () => {
   const trainChanged = cloneBars(bars);
   perturb(trainChanged, 60, 1.02);
   assert.notDeepEqual(run(trainChanged), run(bars), 'control: a training bar changes the statistics');
-  // Validation bars are normalized with the training statistics: the walk starts at bar 280.
+  // Validation bars are normalized with the training statistics: the walk starts at bar 280 + 26.
   const ref = new Reference(bars, p), refChanged = new Reference(changed, p);
   assert.deepEqual(refChanged.mean, ref.mean);
-  assertClose(createEnv(options(p), changed, true).reset(), refChanged.obs(280, 0, 0), 1e-5, 'first validation observation');
+  assert.equal(ref.decisionBars(true)[0], 306);
+  assertClose(createEnv(options(p), changed, true).reset(), refChanged.obs(306, 0, 0), 1e-5, 'first validation observation');
 });
 
 test('invalid arguments are refused with messages that name them', () => {
   const bars = randomBars(120, 1);
-  const make = (extra: Partial<TradingOptions>, m: unknown = bars, ev: unknown = false): NativeEnv =>
-    createEnv(options(DEFAULTS, extra), m as MarketArrays, ev as boolean);
-  assert.throws(() => make({}, randomBars(22, 1)), /too few bars: 22 bars give 18 training and 4 validation bars; need at least 23 training bars/);
-  assert.throws(() => make({ validation_fraction: 0.1, lags: 16 }, randomBars(40, 1)), /too few bars: 40 bars give 36 training and 4 validation bars; need at least 37/);
-  assert.throws(() => make({}, randomBars(120, 1, [19, 39, 59, 79, 99])), /no training bar has a full lookback of 20 bars inside its segment \(training span: 96 bars\)/);
-  assert.throws(() => make({}, randomBars(120, 1, [20, 41, 62, 83])), /the training span \(96 bars\) has no bar with 21 earlier bars and a next bar in its segment/);
-  assert.throws(() => make({}, randomBars(120, 1, [95, 110]), true), /validation span \(24 bars\) has no bar/);
+  const make = (extra: Partial<TradingOptions>, m: unknown = bars, role: unknown = false): NativeEnv =>
+    createEnv(options(DEFAULTS, extra), m as MarketArrays, role as boolean);
+  assert.throws(() => make({}, randomBars(22, 1)), /too few bars: 22 bars give training \[0, 15\) \(15 bars\) in fold 0; a span needs at least 23 bars/);
+  assert.throws(() => make({ validation_fraction: 0.1, lags: 16 }, randomBars(40, 1)), /too few bars: 40 bars give training \[0, 36\) \(36 bars\) in fold 0; a span needs at least 37/);
+  assert.throws(() => make({}, randomBars(60, 1)), /too few bars: 60 bars give validation \[42, 60\) \(18 bars\)/);
+  assert.throws(() => make({ test_fraction: 0.1 }, randomBars(100, 1)), /too few bars: 100 bars give test \[90, 100\) \(10 bars\)/);
+  assert.throws(() => make({ test_fraction: 0.7 }), /validation_fraction \+ test_fraction must be below 1/);
+  assert.throws(() => make({ folds: 2 }), /walk-forward \(folds > 1\) needs a test span: set test_fraction > 0/);
+  assert.throws(() => make({ folds: 2, fold: 2, test_fraction: 0.2 }), /fold must be in \[0, folds\) = \[0, 2\), got 2/);
+  assert.throws(() => make({}, bars, 'test'), /this config has no test span: set env\.test_fraction > 0/);
+  assert.throws(() => make({ decision_interval: 0 }), { name: 'RangeError', message: /env\.decision_interval must be in \[1, 1e\+05\], got 0/ });
+  assert.throws(() => make({ action_space: 'delta' as 'step' }), { name: 'RangeError', message: /env\.action_space must be one of 'target', 'step', got 'delta'/ });
+  assert.throws(() => make({ financing_rate: 2 }), { name: 'RangeError', message: /env\.financing_rate must be in \[0, 1\], got 2/ });
+  assert.throws(() => make({}, randomBars(120, 1, [19, 39, 59, 79, 99])), /no training bar has a full lookback of 20 bars inside its segment \(training span: 84 bars\)/);
+  assert.throws(() => make({}, randomBars(120, 1, [20, 41, 62, 83])), /the training \[0, 84\) \(84 bars\) has no bar with 21 earlier bars of its span and segment/);
+  assert.throws(() => make({}, randomBars(120, 1, [95, 110]), true), /the validation \[84, 120\) \(36 bars\) has no bar/);
   assert.throws(() => make({ lags: 17 }), { name: 'RangeError', message: /env\.lags must be in \[1, 16\], got 17$/ });
   assert.throws(() => make({ n_actions: 5.5 }), { name: 'RangeError', message: /env\.n_actions must be an integer/ });
   assert.throws(() => make({ n_actions: 44 }), { name: 'RangeError', message: /n_actions must be odd and >= 3 \(the middle action is the flat position\), got 44/ });
@@ -369,7 +514,8 @@ test('invalid arguments are refused with messages that name them', () => {
   const negative = cloneBars(bars);
   negative.low[7] = -1;
   assert.throws(() => make({}, negative), /prices must be finite and > 0 at bar 7/);
-  assert.throws(() => make({}, bars, 'yes'), { name: 'TypeError', message: /eval must be a boolean/ });
+  assert.throws(() => make({}, bars, 'yes'), { name: 'RangeError', message: /role must be one of 'train', 'validation', 'test', got 'yes'/ });
+  assert.throws(() => make({}, bars, 3), { name: 'TypeError', message: /role must be 'train', 'validation' or 'test'/ });
   assert.equal(createEnv({ kind: 'cartpole' }, undefined, false).obsDim, 4, 'the same binding builds CartPole (market ignored)');
   assert.throws(() => createEnv({ kind: 'chess' } as unknown as EnvOptions, undefined, false), /env\.kind must be 'cartpole' or 'trading', got 'chess'/);
   const env = make({ num_envs: 2 });

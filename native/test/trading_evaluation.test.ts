@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { parseRunConfig } from '../../common/config.ts';
 import { createEnv, type NativeEnv } from '../env.ts';
 import { createTrainer, type MarketArrays } from '../trainer.ts';
-import { maCrossover, Reference, referenceWalk, rng, summarizeEquity, type RefParams, type WalkResult } from './trading_reference.ts';
+import { barsFromCloses, maCrossover, Reference, referenceWalk, refParams, rng, summarizeEquity, type WalkResult } from './trading_reference.ts';
 
 /** The bars of a bundled CSV file, parsed here without the product's loader. */
 function readCsv(path: string): MarketArrays {
@@ -41,75 +41,75 @@ function expectWalk(m: Record<string, number>, prefix: string, w: WalkResult, ba
   near(m[`${prefix}sharpe_se`], s.sharpeSe, 1e-7, `${what} ${prefix}sharpe_se`);
   near(m[`${prefix}max_drawdown`], s.maxDrawdown, 1e-9, `${what} ${prefix}max_drawdown`);
   assert.equal(m[`${prefix}ruined`], w.ruined ? 1 : 0, `${what} ${prefix}ruined`);
+  near(m[`${prefix}turnover`], w.turnover, 1e-9, `${what} ${prefix}turnover`);
+  near(m[`${prefix}costs`], w.costs, 1e-9, `${what} ${prefix}costs`);
 }
 
 for (const presetName of ['trading-6e', 'trading-spy']) {
-  test(`${presetName}: always-flat, always-long, always-short and a fixed random policy reproduce a float64 portfolio from the CSV, beside its baselines, under both gap policies`, () => {
+  test(`${presetName}: always-flat, always-long, always-short and a fixed random policy reproduce a float64 portfolio from the CSV, beside its baselines, on the validation span under both gap policies and on the test span`, () => {
     const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', `${presetName}.json`), 'utf8')));
     if (config.env.kind !== 'trading') throw new Error('a trading preset');
     const e = config.env;
     const bars = readCsv(resolve(e.data));
-    const p: RefParams = { lags: e.lags, nActions: e.n_actions, maxPosition: e.max_position, costBps: e.cost_bps, validationFraction: e.validation_fraction, maxGapBars: e.max_gap_bars };
-    const ref = new Reference(bars, p);
-    const walkLength = ref.decisionBars(true).length;
-    const u = rng(17);
-    const random = Array.from({ length: walkLength }, () => Math.floor(u() * e.n_actions));
-    const policies: [string, (k: number) => number][] = [
-      ['flat', () => (e.n_actions - 1) / 2], ['long', () => e.n_actions - 1], ['short', () => 0], ['random', (k) => random[k]!],
-    ];
-    for (const gapPolicy of ['hold', 'flat'] as const) {
-      const env = createEnv({ ...e, num_envs: 1, gap_policy: gapPolicy }, bars, true);
-      const hold = referenceWalk(ref, () => e.max_position, gapPolicy);
-      const crossover = referenceWalk(ref, maCrossover(bars.close, e.max_position), gapPolicy);
+    const ref = new Reference(bars, refParams(e));
+    for (const [role, gapPolicy] of [['validation', 'hold'], ['validation', 'flat'], ['test', 'hold']] as const) {
+      const walkLength = ref.decisionBars(role).length;
+      const bpy = ref.barsPerYearOf(role);
+      const u = rng(17);
+      const random = Array.from({ length: walkLength }, () => Math.floor(u() * e.n_actions));
+      const policies: [string, (k: number) => number][] = [
+        ['flat', () => (e.n_actions - 1) / 2], ['long', () => e.n_actions - 1], ['short', () => 0], ['random', (k) => random[k]!],
+      ];
+      const env = createEnv({ ...e, num_envs: 1, gap_policy: gapPolicy }, bars, role);
+      const walk = (position: (t: number, k: number) => number) => referenceWalk(ref, position, { gapPolicy, role });
+      const hold = walk(() => e.max_position);
+      const crossover = walk(maCrossover(bars.close, e.max_position));
       for (const [name, action] of policies) {
-        const what = `${presetName} ${gapPolicy} ${name}`;
+        const what = `${presetName} ${role} ${gapPolicy} ${name}`;
         const { rewards, metrics: m } = walkEnv(env, action, e.reward_scale);
-        const w = referenceWalk(ref, (_, k) => ref.position(action(k)), gapPolicy);
-        assert.equal(rewards.length, walkLength, `${what}: one step per validation decision bar`);
+        const w = walk((_, k) => ref.position(action(k)));
+        assert.equal(rewards.length, walkLength, `${what}: one step per decision bar of the span`);
         rewards.forEach((r, k) => near(r, w.stepReturns[k]!, 1e-6, `${what} reward of step ${k}`));
-        expectWalk(m, '', w, ref.barsPerYear, what);
+        expectWalk(m, '', w, bpy, what);
         near(m.trade_fraction, w.changes / walkLength, 1e-12, `${what} trade_fraction`);
         assert.equal(m.bars, w.equity.length - 1, `${what}: one return per bar`);
-        near(m.bars_per_year, ref.barsPerYear, 1e-12, `${what} bars_per_year`);
+        near(m.bars_per_year, bpy, 1e-12, `${what} bars_per_year of the span`);
+        assert.deepEqual([m.span_begin_bar, m.span_end_bar], [ref.spans[role].begin, ref.spans[role].end], `${what}: the span`);
         // Compounded and simple returns differ as their formulas say.
         near(m.return, w.stepReturns.reduce((eq, r) => eq * (1 + r), 1) - 1, 1e-9, `${what}: return = prod(1 + step) - 1`);
-        expectWalk(m, 'buy_and_hold_', hold, ref.barsPerYear, what);
-        expectWalk(m, 'ma_crossover_', crossover, ref.barsPerYear, what);
-        expectWalk(m, 'flat_', referenceWalk(ref, () => 0, gapPolicy), ref.barsPerYear, what);
-        if (name === 'long') for (const k of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown']) assert.equal(m[k], m[`buy_and_hold_${k}`], `${what}: always-long is buy-and-hold exactly (${k})`);
-        if (name === 'flat') assert.deepEqual([m.return, m.return_simple, m.sharpe, m.max_drawdown, m.trade_fraction], [0, 0, 0, 0, 0]);
+        expectWalk(m, 'buy_and_hold_', hold, bpy, what);
+        expectWalk(m, 'ma_crossover_', crossover, bpy, what);
+        expectWalk(m, 'flat_', walk(() => 0), bpy, what);
+        if (name === 'long') for (const k of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown', 'turnover', 'costs']) assert.equal(m[k], m[`buy_and_hold_${k}`], `${what}: always-long is buy-and-hold exactly (${k})`);
+        if (name === 'flat') assert.deepEqual([m.return, m.return_simple, m.sharpe, m.max_drawdown, m.trade_fraction, m.turnover, m.costs], [0, 0, 0, 0, 0, 0, 0]);
       }
     }
   });
 }
 
-test('on daily SPY the compounded buy-and-hold return and drawdown are what an investor got, not the fixed-notional sum', () => {
+test('on daily SPY the compounded buy-and-hold return is what an investor got, not the fixed-notional sum', () => {
+  // Fully invested at 1 bp a trade from the validation walk's first decision bar t0 to the sale at
+  // the bar after its last, T: the closes' ratio less the entry and the exit (the rebalancing of
+  // the cost's drift costs ~1e-8 a day, far inside the tolerance).
   const bars = readCsv(resolve('resources/data/spy_1d_1999-2020.csv'));
   const env = createEnv({ kind: 'trading', num_envs: 1, n_actions: 9, cost_bps: 1, reward_scale: 1 }, bars, true);
   const { metrics: m } = walkEnv(env, () => 8, 1);
-  near(m.return, 0.66989, 1e-4, 'SPY validation buy-and-hold: +67.0%');
-  near(m.return_simple, 0.59075, 1e-4, 'the summed fixed-notional figure: +59.1%');
-  near(m.max_drawdown, 0.34105, 1e-4, 'compounded drawdown: 34.1%');
+  const ref = new Reference(bars, { lags: 7, nActions: 9, maxPosition: 1, costBps: 1, validationFraction: 0.2, maxGapBars: 5 });
+  const walk = ref.decisionBars(true);
+  const t0 = walk[0]!, T = walk.at(-1)! + 1;
+  near(m.return, (1 - 1e-4) ** 2 * (bars.close[T]! / bars.close[t0]!) - 1, 1e-5, 'SPY validation buy-and-hold');
+  assert.ok(m.return! > 0.5 && m.return_simple! < m.return! - 0.05, `compounded ${m.return} vs summed ${m.return_simple}`);
+  let peak = 0, dd = 0;
+  for (let t = t0; t <= T; t++) { peak = Math.max(peak, bars.close[t]!); dd = Math.max(dd, 1 - bars.close[t]! / peak); }
+  near(m.max_drawdown, dd, 1e-4, 'the drawdown of the closes');
 });
-
-/** 1-minute bars from 09:30 UTC with the given closes (open = previous close), a 90-minute hole after bar `gapAfter`. */
-function barsFromCloses(closes: number[], gapAfter: number): MarketArrays {
-  const n = closes.length;
-  const m = { timestamps: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: Float64Array.from(closes), volume: new Float64Array(n).fill(100) };
-  let ts = Date.UTC(2024, 0, 2, 9, 30) / 1000;
-  for (let t = 0; t < n; t++) {
-    m.timestamps[t] = ts;
-    m.open[t] = t > 0 ? closes[t - 1]! : closes[0]!;
-    m.high[t] = Math.max(m.open[t]!, closes[t]!);
-    m.low[t] = Math.min(m.open[t]!, closes[t]!);
-    ts += t === gapAfter ? 90 * 60 : 60;
-  }
-  return m;
-}
 
 test('a known gap move is booked exactly: held across the gap (hold) or closed with its cost before it and reopened after (flat)', () => {
   // 140 bars, close 100 up to bar 99 and 110 from bar 100 (the first bar after the gap);
-  // validation bars 70..139; decision bars 70..98 and, after the 20-bar warm-up, 120..138.
+  // validation bars 70..139; decision bars 90..98 (after the span's own 20-bar warm-up) and, after
+  // the gap's warm-up, 120..138. Always long 1 at 10 bp: the entry costs 0.001, holding over flat
+  // prices rebalances the cost's drift (w = 1 / (1 - 0.001) after the entry), the gap step earns
+  // 10% (hold) or sells at bar 99 and rebuys at bar 120 (flat), and the walk sells at bar 139.
   const bars = barsFromCloses(Array.from({ length: 140 }, (_, t) => (t < 100 ? 100 : 110)), 99);
   const spec = { kind: 'trading' as const, num_envs: 1, lags: 1, n_actions: 3, cost_bps: 10, validation_fraction: 0.5, reward_scale: 1 };
   const obsPosition = 7; // index of position / max_position with lags = 1
@@ -123,18 +123,25 @@ test('a known gap move is booked exactly: held across the gap (hold) or closed w
       positions.push(out.finalObs[obsPosition]!);
       if (out.truncated[0]) break;
     }
-    assert.equal(rewards.length, 29 + 19);
-    const gapStep = 28; // the step from bar 98 to bar 120
-    const expected = rewards.map((_, k): number => (k === 0 || k === rewards.length - 1 ? -0.001 : 0));
-    if (gap === 'hold') expected[gapStep] = 0.1;
-    else { expected[gapStep] = -0.001; expected[gapStep + 1] = -0.001; }
+    assert.equal(rewards.length, 9 + 19);
+    const gapStep = 8; // the step from bar 98 to bar 120
+    // By hand: r = 1 x (price ratio - 1) - 0.001 |1 - w|, w' = ratio / (1 + r), and a sale costs 0.001 x ratio.
+    const expected: number[] = [];
+    let w = 0;
+    for (let k = 0; k < rewards.length; k++) {
+      const ratio = k === gapStep && gap === 'hold' ? 1.1 : 1; // flat: sold at bar 99, before the move
+      let r = ratio - 1 - 0.001 * Math.abs(1 - w);
+      if (k === rewards.length - 1 || (gap === 'flat' && k === gapStep)) r -= 0.001 * ratio;
+      expected.push(r);
+      w = gap === 'flat' && k === gapStep ? 0 : ratio / (1 + r);
+    }
     rewards.forEach((r, k) => near(r, expected[k]!, 1e-7, `${gap}: reward of step ${k}`));
     assert.equal(positions[gapStep], gap === 'hold' ? 1 : 0, `${gap}: the position seen after the gap`);
     const m = env.episodeMetrics();
-    assert.equal(m.bars, 139 - 70);
-    near(m.return, gap === 'hold' ? 0.999 * 1.1 * 0.999 - 1 : 0.999 ** 4 - 1, 1e-12, `${gap}: compounded return`);
-    near(m.return_simple, gap === 'hold' ? 0.1 - 0.002 : -0.004, 1e-12, `${gap}: simple return`);
-    near(m.max_drawdown, gap === 'hold' ? 0.001 : 1 - 0.999 ** 4, 1e-12, `${gap}: drawdown`);
+    assert.equal(m.bars, 139 - 90);
+    near(m.return, expected.reduce((e, r) => e * (1 + r), 1) - 1, 1e-9, `${gap}: compounded return`);
+    near(m.return, gap === 'hold' ? 0.999 * 1.1 * 0.999 - 1 : 0.999 ** 4 - 1, 1e-5, `${gap}: the entry, the move and the exit`);
+    near(m.return_simple, expected.reduce((a, r) => a + r, 0), 1e-9, `${gap}: simple return`);
     near(m.buy_and_hold_return, m.return!, 0, `${gap}: buy-and-hold is the same walk`);
   }
 
@@ -166,16 +173,18 @@ test('equity at or below zero ends the evaluation as ruin and says so', () => {
     steps++;
     if (env.step(Int32Array.of(2)).truncated[0]) break;
   }
-  assert.equal(steps, 110 - 70, 'the walk stops at the step into the fall');
+  assert.equal(steps, 110 - 90, 'the walk (decisions from bar 90) stops at the step into the fall');
   const m = env.episodeMetrics();
-  assert.deepEqual([m.ruined, m.return, m.max_drawdown, m.bars], [1, -1, 1, 110 - 70]);
+  assert.deepEqual([m.ruined, m.return, m.max_drawdown, m.bars], [1, -1, 1, 110 - 90]);
   assert.deepEqual([m.buy_and_hold_ruined, m.buy_and_hold_return], [1, -1], 'buy-and-hold at 10 x equity is ruined on the same walk');
   assert.deepEqual([m.flat_ruined, m.flat_return], [0, 0]);
 });
 
 test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is the CSV closes compounded, positions are the policy\'s (issue 16 item 5)', () => {
   // Daily SPY, always long at full position with a 1 bp cost: buy-and-hold's equity after bar
-  // t0 + i is (close[t0+1] / close[t0] - c) * close[t0+i] / close[t0+1], t0 the first decision bar.
+  // t0 + i is (close[t0+1] / close[t0] - c) * close[t0+i] / close[t0+1], t0 the first decision bar,
+  // up to the rebalancing of the cost's drift (c^2 a day: 1e-8); bar for bar it is the float64
+  // cash-and-units portfolio.
   const bars = readCsv(resolve('resources/data/spy_1d_1999-2020.csv'));
   const env = createEnv({ kind: 'trading', num_envs: 1, n_actions: 9, cost_bps: 1, reward_scale: 1 }, bars, true);
   assert.deepEqual(env.episodeSeries(), {}, 'nothing before an episode finished');
@@ -189,11 +198,15 @@ test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is th
   assert.ok(s.position!.every((p) => p === 1), 'always long at max_position 1');
   const d = parseRunConfig({ env: { kind: 'trading', data: 'x.csv' } }).env;
   if (d.kind !== 'trading') throw new Error('a trading config');
-  const ref = new Reference(bars, { lags: d.lags, nActions: 9, maxPosition: 1, costBps: 1, validationFraction: d.validation_fraction, maxGapBars: d.max_gap_bars });
+  const ref = new Reference(bars, { ...refParams(d), nActions: 9, costBps: 1 });
   assert.equal(d.max_position, 1);
   const t0 = ref.decisionBars(true)[0]!;
   const c = bars.close;
-  for (let i = 1; i <= 60; i++) near(s.buy_and_hold_equity![i], (c[t0 + 1]! / c[t0]! - 1e-4) * (c[t0 + i]! / c[t0 + 1]!), 1e-12, `buy-and-hold equity after bar ${i}`);
+  const portfolio = referenceWalk(ref, () => 1).equity;
+  for (let i = 1; i <= 60; i++) {
+    near(s.buy_and_hold_equity![i], (c[t0 + 1]! / c[t0]! - 1e-4) * (c[t0 + i]! / c[t0 + 1]!), 1e-6, `buy-and-hold equity after bar ${i}`);
+    near(s.buy_and_hold_equity![i], portfolio[i]!, 1e-12, `buy-and-hold equity after bar ${i}, the portfolio's`);
+  }
   assert.deepEqual(Array.from(s.equity!), Array.from(s.buy_and_hold_equity!), 'always long is buy-and-hold, bar by bar');
 
   // A fixed random policy on 6E: every bar of the equity and position series against the float64 reference walk.
@@ -201,7 +214,7 @@ test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is th
   if (config.env.kind !== 'trading') throw new Error('a trading preset');
   const e = config.env;
   const six = readCsv(resolve(e.data));
-  const r6 = new Reference(six, { lags: e.lags, nActions: e.n_actions, maxPosition: e.max_position, costBps: e.cost_bps, validationFraction: e.validation_fraction, maxGapBars: e.max_gap_bars });
+  const r6 = new Reference(six, refParams(e));
   const u = rng(5);
   const random = Array.from({ length: r6.decisionBars(true).length }, () => Math.floor(u() * e.n_actions));
   for (const gapPolicy of ['hold', 'flat'] as const) {
@@ -231,6 +244,20 @@ test('the trainer\'s evaluate() returns the walk\'s series: equity ends at 1 + e
     assert.equal(s.position!.length, ev.metrics.bars!);
     near(s.equity!.at(-1), 1 + ev.metrics.return!, 1e-12, 'last equity = 1 + eval return');
     near(s.buy_and_hold_equity!.at(-1), 1 + ev.metrics.buy_and_hold_return!, 1e-12, 'last buy-and-hold equity');
+    await assert.rejects(t.evaluate(1, 'test'), /this run has no test span \(env\.test_fraction is 0\)/);
+  } finally {
+    t.close();
+  }
+});
+
+test('the trainer walks the test span only when asked, and reports it as its own span', async () => {
+  const config = parseRunConfig({ env: { kind: 'trading', data: 'x.csv', test_fraction: 0.2, embargo_bars: 5 }, network: { hidden: [8] }, seed: 3 });
+  const t = createTrainer({ config, market: readCsv(resolve('resources/data/spy_1d_1999-2020.csv')), backend: 'cpu' });
+  try {
+    const [val, test] = [await t.evaluate(1), await t.evaluate(1, 'test')];
+    // 5,241 SPY days: T = V = round(0.2 x 5241) = 1048: test [4193, 5241), validation [3140, 4188).
+    assert.deepEqual([val.metrics.span_begin_bar, val.metrics.span_end_bar, test.metrics.span_begin_bar, test.metrics.span_end_bar], [3140, 4188, 4193, 5241]);
+    assert.ok(val.metrics.bars_per_year !== test.metrics.bars_per_year, 'each span annualizes by its own bars per year');
   } finally {
     t.close();
   }

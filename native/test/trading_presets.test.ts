@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parseRunConfig } from '../../common/config.ts';
 import { loadOhlcv } from '../../main/trainer/data/ohlcv.ts';
 import { createEnv } from '../env.ts';
-import { Reference } from './trading_reference.ts';
+import { Reference, refParams } from './trading_reference.ts';
 
 function preset(name: string) {
   const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', name), 'utf8')));
@@ -13,10 +13,7 @@ function preset(name: string) {
   if (config.env.kind !== 'trading') throw new Error('unreachable');
   const { bars, problems } = loadOhlcv(resolve(config.env.data), { badRows: config.env.bad_rows });
   assert.deepEqual(problems, []);
-  const ref = new Reference(bars, {
-    lags: config.env.lags, nActions: config.env.n_actions, maxPosition: config.env.max_position, costBps: config.env.cost_bps,
-    validationFraction: config.env.validation_fraction, maxGapBars: config.env.max_gap_bars,
-  });
+  const ref = new Reference(bars, refParams(config.env));
   return { config, env: config.env, bars, ref };
 }
 
@@ -39,11 +36,13 @@ for (const [file, nActions, nominal] of [['trading-6e.json', 45, 60], ['trading-
       assert.ok(t >= 0, `copy ${i} starts at a training decision bar`);
       assert.ok(o.every((v, j) => Math.abs(v - ref.obs(t, 0, 0)[j]!) <= 1e-4 * (1 + Math.abs(v))));
     }
-    const evalEnv = createEnv({ ...env, num_envs: 1, seed: config.seed }, bars, true);
-    const first = evalEnv.reset();
-    const start = ref.decisionBars(true)[0]!;
-    assert.ok(start >= ref.trainEnd);
-    assert.ok(first.every((v, j) => Math.abs(v - ref.obs(start, 0, 0)[j]!) <= 1e-4 * (1 + Math.abs(v))));
+    for (const role of ['validation', 'test'] as const) {
+      const first = createEnv({ ...env, num_envs: 1, seed: config.seed }, bars, role).reset();
+      const start = ref.decisionBars(role)[0]!;
+      assert.equal(start, ref.spans[role].begin + 26, `the ${role} walk starts after its own 26-bar warm-up`);
+      assert.ok(first.every((v, j) => Math.abs(v - ref.obs(start, 0, 0)[j]!) <= 1e-4 * (1 + Math.abs(v))), `${role}: first observation`);
+    }
+    assert.ok(ref.spans.train.end + env.embargo_bars === ref.spans.validation.begin && ref.spans.validation.end + env.embargo_bars === ref.spans.test.begin, 'embargoes between the spans');
   });
 }
 

@@ -10,11 +10,13 @@ import { createCsvRequester } from '../lib/csv-request.ts';
 import { createEvalCurvesRequester } from '../lib/eval-curves-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
 import { loadDraft, saveDraft } from '../config/draft-storage.ts';
+import { shortcutFor, takesText } from '../lib/shortcuts.ts';
 import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
 import { startBlocker } from '../config/start-blocker.ts';
 import { EPISODE_SERIES, EPOCH_TIME_SERIES, EVAL_RETURN_SERIES, type Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ConfigEditor, draftConfig, inputId, type EditorState } from './ConfigEditor.tsx';
+import { GroupPanel } from './GroupPanel.tsx';
 import { Header } from './Header.tsx';
 import { HeadsPanel } from './HeadsPanel.tsx';
 import { HostBanner } from './HostBanner.tsx';
@@ -22,34 +24,34 @@ import { RunHistory } from './RunHistory.tsx';
 import { TradingEval } from './TradingEval.tsx';
 import { TradingCurves } from './TradingCurves.tsx';
 import { TradingEpochCharts } from './TradingEpochCharts.tsx';
+import { ScalarsPanel } from './ScalarsPanel.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
+import { ShortcutsDialog } from './ShortcutsDialog.tsx';
 import { SystemPanel } from './SystemPanel.tsx';
+import { featureColor, SERIES_COLORS } from '../lib/palette.ts';
 
-const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: '#f4b400' }];
-const EPOCH_TIME: ChartLine[] = [{ name: EPOCH_TIME_SERIES, label: 'epoch time (s)', color: '#ff7043', smooth: false, dots: true }];
+const LOSS: ChartLine[] = [{ name: SCALAR_NAMES.loss, label: 'TD loss', color: SERIES_COLORS.amber }];
+const EPOCH_TIME: ChartLine[] = [{ name: EPOCH_TIME_SERIES, label: 'epoch time (s)', color: SERIES_COLORS.orange, smooth: false, dots: true }];
 const Q: ChartLine[] = [
-  { name: SCALAR_NAMES.q_mean, label: 'Q mean', color: '#8ab4f8' },
-  { name: SCALAR_NAMES.mean_max_q, label: 'mean max-Q', color: '#c58af9', smooth: false },
+  { name: SCALAR_NAMES.q_mean, label: 'Q mean', color: SERIES_COLORS.blue },
+  { name: SCALAR_NAMES.mean_max_q, label: 'mean max-Q', color: SERIES_COLORS.violet, smooth: false },
 ];
-const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: '#8ab4f8', label: 'Q min–max' };
-const CAUSAL: ChartLine[] = [{ name: SCALAR_NAMES.causal_sensitivity, label: 'mean over features', color: '#81c995' }];
-const FEATURE_COLORS = ['#5bb9c2', '#e8a87c', '#c3a6ff', '#f28b82', '#fdd663', '#a7c7e7', '#b5e48c', '#ffb4e1'];
-/** Colour of feature i: the palette, then hues spaced by the golden angle (no two lines share one). */
-const featureColor = (i: number) => FEATURE_COLORS[i] ?? `hsl(${Math.round((i * 137.5) % 360)} 60% 65%)`;
+const Q_BAND = { lo: SCALAR_NAMES.q_min, hi: SCALAR_NAMES.q_max, color: SERIES_COLORS.blue, label: 'Q min–max' };
+const CAUSAL: ChartLine[] = [{ name: SCALAR_NAMES.causal_sensitivity, label: 'mean over features', color: SERIES_COLORS.green }];
 /** One line per feature, in the environment's feature order (x, x_dot, theta, theta_dot; ret_1 ... tod). */
 const causalFeatures = (names: (prefix: string) => string[]): ChartLine[] =>
   names('causal/')
     .filter((n) => n !== SCALAR_NAMES.causal_sensitivity)
     .map((name, i) => ({ name, label: name.slice('causal/'.length), color: featureColor(i), smooth: false }));
 const REPLAY: ChartLine[] = [
-  { name: SCALAR_NAMES.per_total, label: 'total priority', color: '#8ab4f8', smooth: false },
-  { name: SCALAR_NAMES.per_max_priority, label: 'max priority', color: '#f28b82', smooth: false },
-  { name: SCALAR_NAMES.is_weight_mean, label: 'mean IS weight', color: '#81c995', smooth: false },
-  { name: SCALAR_NAMES.beta, label: 'beta', color: '#fdd663', smooth: false },
+  { name: SCALAR_NAMES.per_total, label: 'total priority', color: SERIES_COLORS.blue, smooth: false },
+  { name: SCALAR_NAMES.per_max_priority, label: 'max priority', color: SERIES_COLORS.coral, smooth: false },
+  { name: SCALAR_NAMES.is_weight_mean, label: 'mean IS weight', color: SERIES_COLORS.green, smooth: false },
+  { name: SCALAR_NAMES.beta, label: 'beta', color: SERIES_COLORS.yellow, smooth: false },
 ];
 const RETURNS: ChartLine[] = [
-  { name: EPISODE_SERIES, label: 'training episodes', color: '#81c995' },
-  { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: '#ff7043', smooth: false, dots: true },
+  { name: EPISODE_SERIES, label: 'training episodes', color: SERIES_COLORS.green },
+  { name: EVAL_RETURN_SERIES, label: 'evaluation mean', color: SERIES_COLORS.orange, smooth: false, dots: true },
 ];
 /**
  * Trading: training episodes only. An evaluation walks the whole validation span (thousands of
@@ -160,7 +162,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   // not the fraction that the evaluation's `return` reports.
   // The charts' run: the opened past run, else the live or last run (also once it ended, when the
   // config panel no longer shows it).
-  const chartsEnv = (s.view.kind === 'history' ? s.view.config : s.runConfig)?.env;
+  const chartsEnv = (s.view.kind !== 'live' ? s.view.config : s.runConfig)?.env;
   const chartsTrading = chartsEnv?.kind === 'trading';
   const returnUnit = chartsEnv?.kind === 'trading' ? `summed reward per ${chartsEnv.episode_length}-bar episode, bps of equity` : 'return';
   const editCopy = useCallback(() => {
@@ -184,12 +186,14 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   }, [blocked, showBlocker, editor, guard, transport]);
   const stop = useCallback(() => guard(() => transport.send({ type: 'stop' })), [guard, transport]);
 
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey)) return;
-      if (e.key === 'Enter') start();
-      else if (e.key === '.') stop();
-      else if (e.key === ',') document.querySelector<HTMLElement>('.config .fields input, .config .fields select')?.focus();
+      const action = shortcutFor(e, takesText(document.activeElement));
+      if (action === 'start') start();
+      else if (action === 'stop') stop();
+      else if (action === 'focusConfig') document.querySelector<HTMLElement>('.config .fields input, .config .fields select')?.focus();
+      else if (action === 'shortcuts') setShortcutsOpen((o) => !o);
       else return;
       e.preventDefault();
     };
@@ -199,7 +203,8 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
 
   return (
     <div className="app">
-      <Header dashboard={dashboard} blocked={blocked} onShowBlocker={showBlocker} onStart={start} onStop={stop} />
+      <Header dashboard={dashboard} blocked={blocked} onShowBlocker={showBlocker} onStart={start} onStop={stop} onShortcuts={() => setShortcutsOpen(true)} />
+      <ShortcutsDialog open={shortcutsOpen} onClose={() => setShortcutsOpen(false)} />
       <HostBanner host={s.host} onRestart={() => guard(() => transport.restartHost())} />
       {(s.errors.length > 0 || localError) && (
         <div className="banner error" role="alert" data-testid="errors">
@@ -244,7 +249,9 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
               </select>
             </label>
             {s.view.kind === 'history' && <span className="viewing">showing a past run</span>}
+            {s.view.kind === 'group' && <span className="viewing">showing a seed group</span>}
           </div>
+          <GroupPanel dashboard={dashboard} />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Loss" lines={LOSS} xLabel="step" xKind="step" yLabel="Huber TD loss" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" xKind="step" yLabel="Q (return units)" />
@@ -255,6 +262,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <TradingEval dashboard={dashboard} />
           <TradingCurves dashboard={dashboard} request={evalCurves} />
           {chartsTrading && <TradingEpochCharts dashboard={dashboard} scheduler={scheduler} csv={csv} />}
+          <ScalarsPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
           <HeadsPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
           <SystemPanel dashboard={dashboard} scheduler={scheduler} csv={csv} />
         </main>

@@ -7,10 +7,15 @@ import { Bar, CartesianGrid, ComposedChart, Tooltip, XAxis, YAxis } from 'rechar
 import type { HeadsConfig } from '../../common/config.ts';
 import { atomValue } from '../../common/heads.ts';
 import { C51_DIST_PREFIX } from '../../common/run.ts';
+import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { tooltipValue } from '../lib/format.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
+import { ink } from '../lib/theme.ts';
+import { useTheme } from '../lib/theme-store.ts';
 import { useScheduledRedraw } from '../lib/use-redraw.ts';
-import type { Dashboard, SeriesBook } from '../store.ts';
+import type { SeriesBook } from '../series-book.ts';
+import type { Dashboard } from '../store.ts';
+import { SERIES_COLORS } from '../lib/palette.ts';
 import { tick } from './SeriesChart.tsx';
 
 /** The chart's size: small, beside the step charts. */
@@ -53,6 +58,8 @@ export function C51Chart({ dashboard, scheduler, c51 }: { dashboard: Dashboard; 
   const drawnSig = useRef('');
   const changed = useCallback(() => signature(dashboard.shown(), c51.atoms) !== drawnSig.current, [dashboard, c51.atoms]);
   const { ref, tick: drawTick } = useScheduledRedraw(scheduler, changed);
+  const theme = useTheme();
+  const frame = chartFrame(theme);
   const dist = useMemo(() => {
     const book = dashboard.shown();
     drawnSig.current = signature(book, c51.atoms);
@@ -72,11 +79,11 @@ export function C51Chart({ dashboard, scheduler, c51 }: { dashboard: Dashboard; 
           <p className="chart-empty">No data yet.</p>
         ) : (
           <ComposedChart width={WIDTH} height={HEIGHT} data={dist.atoms} margin={{ top: 8, right: 12, bottom: 4, left: 4 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#2a3140" />
-            <XAxis dataKey="z" interval={Math.max(0, Math.ceil(c51.atoms / X_TICKS) - 1)} tick={{ fontSize: 11 }} tickFormatter={tick} label={{ value: 'return z_j', position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
-            <YAxis domain={[0, 'auto']} tick={{ fontSize: 11 }} tickFormatter={tick} width={72} label={{ value: 'probability', angle: -90, position: 'insideLeft', offset: 4, fontSize: 11, fill: '#8b93a3', style: { textAnchor: 'middle' } }} />
-            <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={(z) => `z = ${tick(Number(z))}`} />
-            <Bar dataKey="p" name="probability" fill="#f4b400" isAnimationActive={false} />
+            <CartesianGrid strokeDasharray="3 3" stroke={frame.grid} />
+            <XAxis dataKey="z" interval={Math.max(0, Math.ceil(c51.atoms / X_TICKS) - 1)} stroke={frame.axis} tick={frame.tick} tickFormatter={tick} label={{ value: 'return z_j', position: 'insideBottomRight', offset: -2, ...frame.label }} />
+            <YAxis domain={[0, 'auto']} stroke={frame.axis} tick={frame.tick} tickFormatter={tick} width={72} label={{ value: 'probability', angle: -90, position: 'insideLeft', offset: 4, ...frame.label, style: { textAnchor: 'middle' } }} />
+            <Tooltip isAnimationActive={false} formatter={tooltipValue} labelFormatter={(z) => `z = ${tick(Number(z))}`} {...TOOLTIP_STYLE} />
+            <Bar dataKey="p" name="probability" fill={ink(theme, SERIES_COLORS.amber)} isAnimationActive={false} />
           </ComposedChart>
         )}
       </div>

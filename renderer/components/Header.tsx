@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import type { BackendStatus } from '../../common/run.ts';
 import type { StartBlocker } from '../config/start-blocker.ts';
+import { themeStore } from '../lib/theme-store.ts';
 import { inputId } from './ConfigEditor.tsx';
 import type { Dashboard } from '../store.ts';
 
@@ -34,12 +35,14 @@ function formatEta(s: number | undefined): string {
 }
 
 /**
- * Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, and the Start / Stop
- * buttons; while Start is off, why (`blocked`) beside it, which moves the focus to the invalid
- * field when clicked (`onShowBlocker`).
+ * Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, the Start / Stop
+ * buttons, the theme switch and the shortcut list's button; while Start is off, why (`blocked`)
+ * beside it, which moves the focus to the invalid field when clicked (`onShowBlocker`).
  */
-export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop }: { dashboard: Dashboard; blocked: StartBlocker | undefined; onShowBlocker: () => void; onStart: () => void; onStop: () => void }) {
+export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onShortcuts }: { dashboard: Dashboard; blocked: StartBlocker | undefined; onShowBlocker: () => void; onStart: () => void; onStop: () => void; onShortcuts: () => void }) {
   const s = useStore(dashboard.store);
+  const theme = useStore(themeStore, (t) => t.theme);
+  const other = theme === 'dark' ? 'light' : 'dark';
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 1000);
@@ -95,6 +98,12 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop }: {
       </button>
       <button type="button" onClick={onStop} disabled={s.runState !== 'running'} aria-keyshortcuts="Control+." title="Stop the run; a checkpoint is kept (Ctrl+.)">
         Stop
+      </button>
+      <button type="button" className="icon" onClick={() => themeStore.getState().setTheme(other)} aria-label={`${other === 'light' ? 'Light' : 'Dark'} theme`} title={`Switch to the ${other} theme (kept for the next visit)`}>
+        {other === 'light' ? '☀' : '☾'}
+      </button>
+      <button type="button" className="icon" onClick={onShortcuts} aria-keyshortcuts="?" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
+        ?
       </button>
     </header>
   );

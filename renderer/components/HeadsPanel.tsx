@@ -13,11 +13,12 @@ import type { RedrawScheduler } from '../lib/redraw.ts';
 import type { Dashboard, DashboardState } from '../store.ts';
 import { C51Chart } from './C51Chart.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
+import { SERIES_COLORS } from '../lib/palette.ts';
 
 const MAIN_LOSSES: Record<HeadsConfig['main'], string> = { q: 'Q: Huber', c51: 'C51: cross-entropy', iqn: 'IQN: quantile Huber' };
 const PART_NAMES: Record<LossPart, string> = { main: 'main head', iqn: 'auxiliary IQN', ensemble: 'ensemble', cql: 'CQL' };
 const PART_LOSSES: Record<Exclude<LossPart, 'main'>, string> = { iqn: 'quantile Huber', ensemble: 'mean masked Huber', cql: 'alpha × logsumexp gap' };
-const PART_COLORS: Record<LossPart, string> = { main: '#f4b400', iqn: '#c58af9', ensemble: '#81c995', cql: '#f28b82' };
+const PART_COLORS: Record<LossPart, string> = { main: SERIES_COLORS.amber, iqn: SERIES_COLORS.violet, ensemble: SERIES_COLORS.green, cql: SERIES_COLORS.coral };
 
 /** One line per reported part of `heads`: its loss, named with what the loss is. */
 function lossLines(heads: HeadsConfig): ChartLine[] {
@@ -34,17 +35,17 @@ const GRAD_LINES = Object.fromEntries(
     part,
     [
       { name: SCALAR_NAMES[PART_FIELDS[part].gradNorm], label: 'before its budget clip', color: PART_COLORS[part], smooth: false },
-      { name: SCALAR_NAMES[PART_FIELDS[part].clipped], label: 'after its budget clip', color: '#8ab4f8', smooth: false },
+      { name: SCALAR_NAMES[PART_FIELDS[part].clipped], label: 'after its budget clip', color: SERIES_COLORS.blue, smooth: false },
     ],
   ]),
 ) as Record<LossPart, ChartLine[]>;
 
-const SIGMA_LINES: ChartLine[] = [{ name: SCALAR_NAMES.sigma_max_seen, label: 'largest estimate before scaling', color: '#fdd663', smooth: false }];
-const DISAGREEMENT_LINES: ChartLine[] = [{ name: SCALAR_NAMES.ensemble_disagreement, label: 'mean over the batch of std_k Q_k(s, greedy a)', color: '#81c995' }];
+const SIGMA_LINES: ChartLine[] = [{ name: SCALAR_NAMES.sigma_max_seen, label: 'largest estimate before scaling', color: SERIES_COLORS.yellow, smooth: false }];
+const DISAGREEMENT_LINES: ChartLine[] = [{ name: SCALAR_NAMES.ensemble_disagreement, label: 'mean over the batch of std_k Q_k(s, greedy a)', color: SERIES_COLORS.green }];
 
 /** The heads of the run the charts show (the opened past run, else the live or last run), or undefined when it has no Heads panel (plain Q, or no run yet). */
 export function shownHeads(st: Pick<DashboardState, 'view' | 'runConfig'>): HeadsConfig | undefined {
-  const heads = (st.view.kind === 'history' ? st.view.config : st.runConfig)?.heads;
+  const heads = (st.view.kind !== 'live' ? st.view.config : st.runConfig)?.heads;
   return heads && !isPlainQ(heads) ? heads : undefined;
 }
 

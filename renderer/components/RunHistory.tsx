@@ -1,13 +1,16 @@
 // Past runs from the runs folder: open one to see its charts from the metrics on disk, resume it,
 // rename it, or move it to the trash (after a confirmation).
-import { Fragment, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
-import { configDiff } from '../config/fields.ts';
 import { groupRuns } from '../lib/run-groups.ts';
 import { RUN_COLUMNS, runMeta, runTable, runTitle, TABLE_COLUMNS, type RunSort } from '../lib/run-table.ts';
-import type { Dashboard, Overlay } from '../store.ts';
+import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
+import { ConfigCompare, type ComparedRun } from './ConfigCompare.tsx';
+import { GroupRow } from './GroupRow.tsx';
+import { HparamTable } from './HparamTable.tsx';
+import { OverlayToggle } from './OverlayToggle.tsx';
 
 /** When a run started, short: "Dec 2, 08:01". */
 const created = (ms: number) => new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
@@ -15,6 +18,7 @@ const created = (ms: number) => new Date(ms).toLocaleString(undefined, { month: 
 /** Past runs from the runs folder as a table of key results that fits the side panel, sorts (a heading or the sort list) and filters (runs of one `--seeds` group together): open one (its name) to draw its charts from disk; resume, rename or delete it from its row's menu. */
 export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
   const runs = useStore(dashboard.store, (s) => s.runs);
+  const groups = useStore(dashboard.store, (s) => s.groups);
   const state = useStore(dashboard.store, (s) => s.runState);
   const view = useStore(dashboard.store, (s) => s.view);
   const busy = state === 'running' || state === 'stopping';
@@ -23,10 +27,18 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   /** Why a row's Rename or Delete is off (the live run here) or will be refused (a run another process trained when the list was read). */
   const heldBy = (r: RunSummary) => (isLive(r) ? 'this is the live run: stop it first' : r.state === 'live' ? 'another process (a CLI run or another console) was training this run when the list was read: it is refused while that process lives' : undefined);
   const overlayDirs = useStore(dashboard.store, (s) => s.overlayDirs);
-  const loaded = overlayDirs.length >= 2 ? dashboard.overlays() : [];
-  const compared = loaded.length >= 2 ? loaded.slice(0, 2) : undefined;
+  const runConfig = useStore(dashboard.store, (s) => s.runConfig);
+  const compared = chartRuns(
+    view.kind === 'history'
+      ? { runDir: view.runDir, config: view.config, role: 'opened' }
+      : view.kind === 'group'
+        ? { runDir: view.group, config: view.config, role: 'seed group' }
+        : liveRunDir && runConfig ? { runDir: liveRunDir, config: runConfig, role: busy ? 'live' : 'last run' } : undefined,
+    overlayDirs.length ? dashboard.overlays() : [],
+  );
   const [sort, setSort] = useState<RunSort>({ key: 'name', dir: 'desc' });
   const [filter, setFilter] = useState('');
+  const [hparamsOpen, setHparamsOpen] = useState(false);
   const shown = useMemo(() => runTable(runs, sort, filter), [runs, sort, filter]);
   const sortBy = (key: RunSort['key']) => setSort((s) => ({ key, dir: s.key === key && s.dir === 'desc' ? 'asc' : 'desc' }));
   const shownDir = view.kind === 'history' ? view.runDir : busy ? liveRunDir : undefined;
@@ -38,19 +50,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   const row = (r: RunSummary) => (
     <tr key={r.runDir} data-name={r.name} aria-current={r.runDir === shownDir ? 'true' : undefined}>
       <td className="tick">
-        <input
-          type="checkbox"
-          aria-label={`Overlay ${r.name}`}
-          title="Draw this run over the charts (pick two to compare their configs)"
-          checked={overlayDirs.includes(r.runDir)}
-          onChange={(e) => {
-            if (!e.target.checked) return dashboard.removeOverlay(r.runDir);
-            send(() => {
-              dashboard.addOverlay(r.runDir);
-              transport.send({ type: 'openRun', runDir: r.runDir });
-            });
-          }}
-        />
+        <OverlayToggle run={r} dashboard={dashboard} transport={transport} send={send} />
       </td>
       <td className="run-cell">
         <button
@@ -137,13 +137,19 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
     <section className="panel" aria-labelledby="history-title">
       <div className="panel-head">
         <h2 id="history-title">Run history</h2>
-        <button type="button" onClick={() => send(() => transport.send({ type: 'listRuns' }))}>
-          Refresh
-        </button>
+        <span>
+          <button type="button" onClick={() => setHparamsOpen(true)} disabled={runs.length === 0} title="Every run's config fields beside its results, sortable">
+            Hyperparameters
+          </button>{' '}
+          <button type="button" onClick={() => send(() => transport.send({ type: 'listRuns' }))}>
+            Refresh
+          </button>
+        </span>
       </div>
-      {view.kind === 'history' && (
+      <HparamTable open={hparamsOpen} onClose={() => setHparamsOpen(false)} dashboard={dashboard} transport={transport} send={send} />
+      {view.kind !== 'live' && (
         <p className="viewing">
-          Viewing <code>{view.runDir.split(/[\\/]/).pop()}</code>{' '}
+          Viewing <code>{view.kind === 'history' ? view.runDir.split(/[\\/]/).pop() : `seed group ${view.group}`}</code>{' '}
           <button type="button" onClick={() => dashboard.showLive()}>
             Back to live
           </button>
@@ -186,53 +192,22 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
               block.group === undefined ? (
                 row(block.runs[0]!)
               ) : (
-                <Fragment key={block.group}>
-                  <tr className="run-group">
-                    <th colSpan={TABLE_COLUMNS.length + 2} scope="rowgroup" title="trained together by --seeds; the summary over seeds is this name + .json in the runs folder">
-                      {block.group}: {block.runs.length} seed{block.runs.length === 1 ? '' : 's'}
-                    </th>
-                  </tr>
-                  {block.runs.map(row)}
-                </Fragment>
+                <GroupRow key={block.group} name={block.group} listing={groups.find((g) => g.name === block.group)} members={block.runs} row={row} onOpen={() => send(() => transport.send({ type: 'openGroup', group: block.group! }))} />
               ),
             )}
           </tbody>
         </table>
         {shown.length === 0 && <p className="muted">No run matches the filter.</p>}
-        {compared && <ConfigCompare a={compared[0]!} b={compared[1]!} />}
+        {compared.length >= 2 && <ConfigCompare runs={compared} />}
         </>
       )}
     </section>
   );
 }
 
-const fmt = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : String(v));
-
-/** The configs of two overlaid runs side by side: every field whose value differs. */
-function ConfigCompare({ a, b }: { a: Overlay; b: Overlay }) {
-  const diff = configDiff(a.config, b.config).filter((d) => d.path !== 'name');
-  return (
-    <div className="diff" aria-label="Config diff">
-      <h3>
-        Config diff: <span style={{ color: a.color }}>{a.name}</span> vs <span style={{ color: b.color }}>{b.name}</span> ({diff.length})
-      </h3>
-      {diff.length === 0 ? (
-        <p className="muted">the same config (names aside)</p>
-      ) : (
-        <table className="runs">
-          <tbody>
-            {diff.map((d) => (
-              <tr key={d.path}>
-                <td>
-                  <code>{d.path}</code>
-                </td>
-                <td>{fmt(d.from)}</td>
-                <td>{fmt(d.to)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </div>
-  );
+/** The runs on the charts, for the config diff: the shown one (opened, or the live or last run), then the overlaid ones. */
+function chartRuns(shown: { runDir: string; config: ComparedRun['config']; role: string } | undefined, overlays: ReturnType<Dashboard['overlays']>): ComparedRun[] {
+  const out: ComparedRun[] = shown ? [{ name: shown.runDir.split(/[\\/]/).pop() ?? shown.runDir, config: shown.config, role: shown.role }] : [];
+  for (const o of overlays) out.push({ name: o.name, config: o.config, color: o.color, role: 'overlay' });
+  return out;
 }

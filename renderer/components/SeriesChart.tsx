@@ -10,12 +10,18 @@ import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine,
 import { useStore } from 'zustand';
 import { X_AXIS_LABEL, type XAxisKind } from '../lib/axis-map.ts';
 import type { CsvRequest } from '../lib/csv-request.ts';
+import { downloadBlob } from '../lib/download.ts';
 import { downsampleBand, type Marker } from '../lib/downsample.ts';
+import { chartImage, svgToPng } from '../lib/chart-image.ts';
+import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { tooltipValue } from '../lib/format.ts';
-import { legendEntries, niceTicks, type LegendEntry } from '../lib/legend.ts';
+import { legendEntries, niceTicks, overlayDash, type ChartBand, type LegendEntry } from '../lib/legend.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
+import { ink } from '../lib/theme.ts';
+import { useTheme } from '../lib/theme-store.ts';
 import { useScheduledRedraw } from '../lib/use-redraw.ts';
-import type { Dashboard, Overlay, SeriesBook } from '../store.ts';
+import type { Overlay, SeriesBook } from '../series-book.ts';
+import type { Dashboard } from '../store.ts';
 
 export interface ChartLine {
   name: string;
@@ -36,7 +42,7 @@ interface Props {
   title: string;
   lines: ChartLine[];
   /** Names of a min/max pair drawn as a band behind the lines; `label` names it in the legend. */
-  band?: { lo: string; hi: string; color: string; label: string };
+  band?: ChartBand;
   /** x-axis label when the chart has no `xKind` (epochs). */
   xLabel: string;
   /** The axis its series are stored against; the chart then follows the dashboard's x-axis choice (step, env step, wall time). */
@@ -63,14 +69,15 @@ const PX_PER_TICK = 90;
 
 /** A small picture of how an entry's curve is drawn. */
 function Swatch({ entry }: { entry: LegendEntry }) {
+  const color = ink(useTheme(), entry.color);
   return (
     <svg width="18" height="10" aria-hidden="true">
       {entry.kind === 'band' ? (
-        <rect x="0" y="1" width="18" height="8" fill={entry.color} fillOpacity={0.3} />
+        <rect x="0" y="1" width="18" height="8" fill={color} fillOpacity={0.3} />
       ) : (
-        <line x1="0" y1="5" x2="18" y2="5" stroke={entry.color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? 0.35 : 1} />
+        <line x1="0" y1="5" x2="18" y2="5" stroke={color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? 0.35 : 1} strokeDasharray={entry.dash} />
       )}
-      {entry.kind === 'dots' && <circle cx="9" cy="5" r="3" fill={entry.color} />}
+      {entry.kind === 'dots' && <circle cx="9" cy="5" r="3" fill={color} />}
     </svg>
   );
 }
@@ -112,11 +119,28 @@ function linesOf(book: SeriesBook, lines: ChartLine[], dynamicLines: Props['dyna
   return dynamicLines ? [...lines, ...dynamicLines((p) => book.names(p))] : lines;
 }
 
+/** A band and the book its edge series are in (the shown book when absent). */
+type DrawnBand = ChartBand & { source?: SeriesBook };
+
+/**
+ * The bands a chart draws: its own, or in a seed group's view each line's band around the
+ * members' mean (group-view.ts) instead (the spread over seeds, not within each run).
+ */
+function bandsOf(dashboard: Dashboard, lines: ChartLine[], band: ChartBand | undefined): DrawnBand[] {
+  const view = dashboard.store.getState().view;
+  const group = dashboard.group();
+  if (group && view.kind === 'group') return group.bands(lines, view.band);
+  return band ? [band] : [];
+}
+
+/** The runs drawn over the charts: overlaid past runs, and the members picked in a seed group's view. */
+const overlaysOf = (dashboard: Dashboard) => [...dashboard.overlays(), ...dashboard.groupOverlays()];
+
 /** What the chart's picture depends on: the book shown, the overlaid books and the versions of the series it draws. */
-function dataSignature(book: SeriesBook, lines: ChartLine[], band: Props['band'], overlays: readonly Overlay[]): string {
+function dataSignature(book: SeriesBook, lines: ChartLine[], bands: readonly DrawnBand[], overlays: readonly Overlay[]): string {
   let sig = `${book.id}`;
   for (const l of lines) sig += `:${book.get(l.name)?.version ?? -1}`;
-  if (band) sig += `:${book.get(band.lo)?.version ?? -1}:${book.get(band.hi)?.version ?? -1}`;
+  for (const b of bands) sig += `:${b.lo}:${(b.source ?? book).get(b.lo)?.version ?? -1}:${(b.source ?? book).get(b.hi)?.version ?? -1}`;
   for (const o of overlays) sig += `|${o.book.id}`;
   return sig;
 }
@@ -126,24 +150,29 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   const drawnSig = useRef('');
   const changed = useCallback(() => {
     const book = dashboard.shown();
-    return dataSignature(book, linesOf(book, lines, dynamicLines), band, dashboard.overlays()) !== drawnSig.current;
+    const all = linesOf(book, lines, dynamicLines);
+    return dataSignature(book, all, bandsOf(dashboard, all, band), overlaysOf(dashboard)) !== drawnSig.current;
   }, [dashboard, lines, dynamicLines, band]);
   const { ref: sectionRef, tick: drawTick } = useScheduledRedraw(scheduler, changed);
   const smoothing = useStore(dashboard.store, (s) => s.smoothing);
   const chosenAxis = useStore(dashboard.store, (s) => s.xAxis);
+  const isGroup = useStore(dashboard.store, (s) => s.view.kind === 'group');
   const shownAxis = xKind ? chosenAxis : undefined;
   const xLabel = shownAxis ? X_AXIS_LABEL[shownAxis] : fixedXLabel;
   const [logY, setLogY] = useState(logDefault);
   const [zoom, setZoom] = useState<[number, number] | undefined>();
   const [drag, setDrag] = useState<{ from: number; to?: number } | undefined>();
   const [ref, width] = useWidth();
+  const theme = useTheme();
+  const frame = chartFrame(theme);
   const id = `chart-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
 
   const drawn = useMemo(() => {
     const book = dashboard.shown();
     const all = linesOf(book, lines, dynamicLines);
-    const overlays = dashboard.overlays();
-    drawnSig.current = dataSignature(book, all, band, overlays);
+    const overlays = overlaysOf(dashboard);
+    const bands = bandsOf(dashboard, all, band);
+    drawnSig.current = dataSignature(book, all, bands, overlays);
     // x as shown (display) and as stored (native): zoom is kept in display units.
     const toShown = (x: number) => (xKind && shownAxis ? book.axis.convert(xKind, shownAxis, x) : x);
     const toNative = (x: number) => (xKind && shownAxis && Number.isFinite(x) ? book.axis.convert(shownAxis, xKind, x) : x);
@@ -165,25 +194,25 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       const dots = !!line.dots && raw.pts.length * MIN_PX_PER_DOT <= width;
       return [{ line, raw: raw.pts, smooth: smooth.pts, dots }];
     });
-    const bandPts: { x: number; range: [number, number] }[] = [];
-    if (band) {
-      const lo = book.get(band.lo);
-      const hi = book.get(band.hi);
-      if (lo && hi) {
-        const b = downsampleBand(lo, hi, z0, z1, buckets);
-        for (let i = 0; i < b.length; i++) if (!logY || b.lo[i]! > 0) bandPts.push({ x: toShown(b.x[i]!), range: [b.lo[i]!, b.hi[i]!] });
-      }
-    }
+    const bandAreas = bands.flatMap((b) => {
+      const lo = (b.source ?? book).get(b.lo);
+      const hi = (b.source ?? book).get(b.hi);
+      if (!lo || !hi) return [];
+      const d = downsampleBand(lo, hi, z0, z1, buckets);
+      const pts: { x: number; range: [number, number] }[] = [];
+      for (let i = 0; i < d.length; i++) if (!logY || d.lo[i]! > 0) pts.push({ x: toShown(d.x[i]!), range: [d.lo[i]!, d.hi[i]!] });
+      return pts.length ? [{ band: { lo: b.lo, hi: b.hi, color: b.color, label: b.label }, pts }] : [];
+    });
     // Overlaid past runs: each fixed line's smoothed curve (raw for unsmoothed lines), dashed, in the run's colour.
     const overlaid = overlays.flatMap((o) => {
       const oShown = (x: number) => (xKind && shownAxis ? o.book.axis.convert(xKind, shownAxis, x) : x);
       const oNative = (x: number) => (xKind && shownAxis && Number.isFinite(x) ? o.book.axis.convert(shownAxis, xKind, x) : x);
-      return lines.flatMap((line) => {
+      return lines.flatMap((line, i) => {
         const s = o.book.get(line.name);
         if (!s || s.length === 0) return [];
         const v = s.view(buckets, zoom ? oNative(zoom[0]) : -Infinity, zoom ? oNative(zoom[1]) : Infinity);
         const d = line.smooth === false ? v.raw : v.smooth;
-        return [{ key: `${o.runDir}|${line.name}`, label: `${o.name}: ${line.label}`, series: line.name, color: o.color, pts: toPoints(d.x, d.y, d.length, logY, oShown).pts }];
+        return [{ key: `${o.runDir}|${line.name}`, label: `${o.name}: ${line.label}`, series: line.name, color: o.color, dash: overlayDash(i), pts: toPoints(d.x, d.y, d.length, logY, oShown).pts }];
       });
     });
     let x0 = Infinity;
@@ -193,7 +222,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       if (pts.length) x1 = Math.max(x1, pts.at(-1)!.x);
     }
     const xRange: [number, number] = zoom ?? [x0, x1];
-    return { bookId: book.id, series: out, overlaid, markers, points, hidden, bandPts, xRange };
+    return { bookId: book.id, series: out, overlaid, markers, points, hidden, bandAreas, xRange };
     // `drawTick` moves when the scheduler finds the drawn series changed (or the view switched).
   }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick, xKind, shownAxis]);
   // Another x axis: the zoom (in the old axis's units) no longer applies.
@@ -201,31 +230,43 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
 
   const legend = useMemo(
     () => [
-      ...legendEntries(drawn.series.map((d) => d.line), smoothing, band && drawn.bandPts.length > 0 ? band : undefined),
-      ...drawn.overlaid.map((o): LegendEntry => ({ key: o.key, label: o.label, color: o.color, kind: 'line', series: o.series })),
+      ...legendEntries(drawn.series.map((d) => d.line), smoothing, drawn.bandAreas.map((a) => a.band)),
+      ...drawn.overlaid.map((o): LegendEntry => ({ key: o.key, label: o.label, color: o.color, kind: 'line', series: o.series, dash: o.dash })),
     ],
-    [drawn, smoothing, band],
+    [drawn, smoothing],
   );
   const xTicks = useMemo(() => niceTicks(drawn.xRange[0], drawn.xRange[1], Math.max(2, Math.floor(width / PX_PER_TICK)), xInteger), [drawn.xRange, width, xInteger]);
 
-  const [csvNote, setCsvNote] = useState<string | undefined>();
+  const [exportNote, setExportNote] = useState<string | undefined>();
   /** Downloads every raw record of the drawn series (the host reads them from the run folder). */
   const exportCsv = () => {
     const st = dashboard.store.getState();
-    const runDir = st.view.kind === 'history' ? st.view.runDir : st.runDir;
+    const runDir = st.view.kind === 'history' ? st.view.runDir : st.view.kind === 'live' ? st.runDir : undefined;
     if (!runDir) return;
-    setCsvNote('exporting…');
+    setExportNote('exporting…');
     csv(runDir, [...new Set(drawn.series.map((d) => d.line.name))]).then(
       ({ text, rows }) => {
-        const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-        const a = document.createElement('a');
-        a.href = url;
-        a.download = `${id.slice(6)}.csv`;
-        a.click();
-        setTimeout(() => URL.revokeObjectURL(url), 1000);
-        setCsvNote(`${rows} rows exported`);
+        downloadBlob(new Blob([text], { type: 'text/csv' }), `${id.slice(6)}.csv`);
+        setExportNote(`${rows} rows exported`);
       },
-      (e: Error) => setCsvNote(`CSV export failed: ${e.message}`),
+      (e: Error) => setExportNote(`CSV export failed: ${e.message}`),
+    );
+  };
+
+  /** Downloads the chart as drawn now, with its title and legend, as SVG or as PNG (at twice the CSS pixels, for print and high-density screens). */
+  const exportImage = (format: 'svg' | 'png') => {
+    const svg = ref.current?.querySelector<SVGSVGElement>('svg.recharts-surface');
+    if (!svg) return;
+    const clone = svg.cloneNode(true) as SVGSVGElement;
+    clone.removeAttribute('style');
+    clone.setAttribute('width', String(svg.clientWidth));
+    clone.setAttribute('height', String(svg.clientHeight));
+    const image = chartImage(new XMLSerializer().serializeToString(clone), svg.clientWidth, svg.clientHeight, title, legend, theme);
+    const name = `${id.slice(6)}.${format}`;
+    if (format === 'svg') return downloadBlob(new Blob([image.svg], { type: 'image/svg+xml' }), name);
+    svgToPng(image, 2).then(
+      (png) => downloadBlob(png, name),
+      (e: Error) => setExportNote(`PNG export failed: ${e.message}`),
     );
   };
 
@@ -265,10 +306,16 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
         ) : (
           <span className="chart-note" title="Drag across the chart to zoom">following latest</span>
         )}
-        <button type="button" onClick={exportCsv} disabled={drawn.points === 0} aria-label={`Export ${title} as CSV`} title="Every raw record of these series, from the run folder">
+        <button type="button" onClick={exportCsv} disabled={drawn.points === 0 || isGroup} aria-label={`Export ${title} as CSV`} title={isGroup ? "A seed group's charts are computed here: export a member's records from its own run" : 'Every raw record of these series, from the run folder'}>
           CSV
         </button>
-        {csvNote && <span className="chart-note" role="status">{csvNote}</span>}
+        <button type="button" onClick={() => exportImage('svg')} disabled={drawn.points === 0} aria-label={`Export ${title} as SVG`} title="The chart as drawn, with its title and legend, as a vector image">
+          SVG
+        </button>
+        <button type="button" onClick={() => exportImage('png')} disabled={drawn.points === 0} aria-label={`Export ${title} as PNG`} title="The chart as drawn, with its title and legend, as a PNG at twice the screen's CSS pixels">
+          PNG
+        </button>
+        {exportNote && <span className="chart-note" role="status">{exportNote}</span>}
       </div>
       {legend.length > 0 && (
         <ul className="chart-legend" aria-label={`${title} legend`}>
@@ -285,34 +332,37 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
           <p className="chart-empty">No data yet.</p>
         ) : (
           <ComposedChart width={width} height={220} margin={{ top: 8, right: 12, bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#2a3140" />
-            <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} ticks={xTicks} interval={0} allowDataOverflow tick={{ fontSize: 11 }} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
+            <CartesianGrid strokeDasharray="3 3" stroke={frame.grid} />
+            <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} ticks={xTicks} interval={0} allowDataOverflow stroke={frame.axis} tick={frame.tick} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, ...frame.label }} />
             <YAxis
               scale={logY ? 'log' : 'auto'}
               domain={['auto', 'auto']}
               allowDataOverflow
-              tick={{ fontSize: 11 }}
+              stroke={frame.axis}
+              tick={frame.tick}
               tickFormatter={yFormat ?? tick}
               width={yLabel ? 72 : 64}
-              label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, fontSize: 11, fill: '#8b93a3', style: { textAnchor: 'middle' } } : undefined}
+              label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, ...frame.label, style: { textAnchor: 'middle' } } : undefined}
             />
-            <Tooltip isAnimationActive={false} formatter={(v) => (yFormat && typeof v === 'number' ? yFormat(v) : tooltipValue(v))} labelFormatter={(x) => `${xLabel} ${x}`} />
-            {band && drawn.bandPts.length > 0 && <Area data={drawn.bandPts} dataKey="range" stroke="none" fill={band.color} fillOpacity={0.2} isAnimationActive={false} name={band.label} />}
+            <Tooltip isAnimationActive={false} formatter={(v) => (yFormat && typeof v === 'number' ? yFormat(v) : tooltipValue(v))} labelFormatter={(x) => `${xLabel} ${x}`} {...TOOLTIP_STYLE} />
+            {drawn.bandAreas.map(({ band: b, pts }) => (
+              <Area key={`${b.lo}-band`} data={pts} dataKey="range" stroke="none" fill={ink(theme, b.color)} fillOpacity={0.2} isAnimationActive={false} name={b.label} />
+            ))}
             {drawn.series.map(({ line, raw, smooth, dots }) =>
               line.smooth === false
-                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={line.color} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
+                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={ink(theme, line.color)} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
                 : [
-                    <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={line.color} strokeOpacity={0.25} dot={false} isAnimationActive={false} strokeWidth={1} />,
-                    <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={line.color} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
+                    <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={ink(theme, line.color)} strokeOpacity={0.25} dot={false} isAnimationActive={false} strokeWidth={1} />,
+                    <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={ink(theme, line.color)} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
                   ],
             )}
             {drawn.overlaid.map((o) => (
-              <Line key={o.key} data={o.pts} dataKey="y" name={o.label} stroke={o.color} strokeDasharray="5 3" dot={false} isAnimationActive={false} strokeWidth={1.5} />
+              <Line key={o.key} data={o.pts} dataKey="y" name={o.label} stroke={ink(theme, o.color)} strokeDasharray={o.dash} dot={false} isAnimationActive={false} strokeWidth={1.5} />
             ))}
             {drawn.markers.map((m, i) => (
-              <ReferenceLine key={`m${i}`} x={m.x} stroke="#ff5370" strokeDasharray="2 2" label={{ value: m.kind, fill: '#ff5370', fontSize: 10, position: 'top' }} />
+              <ReferenceLine key={`m${i}`} x={m.x} stroke={theme.err} strokeDasharray="2 2" label={{ value: m.kind, fill: theme.err, fontSize: 10, position: 'top' }} />
             ))}
-            {drag?.to !== undefined && <ReferenceArea x1={drag.from} x2={drag.to} strokeOpacity={0.3} fill="#8ab4f8" fillOpacity={0.15} />}
+            {drag?.to !== undefined && <ReferenceArea x1={drag.from} x2={drag.to} strokeOpacity={0.3} fill={theme.accent} fillOpacity={0.15} />}
           </ComposedChart>
         )}
       </div>

@@ -11,31 +11,33 @@ import type { CsvRequest } from '../lib/csv-request.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
 import type { Dashboard, DashboardState } from '../store.ts';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
+import { SERIES_COLORS } from '../lib/palette.ts';
 
 export const SYSTEM_RATE_LINES: ChartLine[] = [
-  { name: SYSTEM_SERIES.stepsPerSec, label: 'steps/s', color: '#8ab4f8', smooth: false },
-  { name: SYSTEM_SERIES.envStepsPerSec, label: 'env steps/s', color: '#81c995', smooth: false },
+  { name: SYSTEM_SERIES.stepsPerSec, label: 'steps/s', color: SERIES_COLORS.blue, smooth: false },
+  { name: SYSTEM_SERIES.envStepsPerSec, label: 'env steps/s', color: SERIES_COLORS.green, smooth: false },
 ];
 const CPU_LINES: ChartLine[] = [
-  { name: SYSTEM_SERIES.processCpu, label: 'trainer host process (% of one core)', color: '#f4b400', smooth: false },
-  { name: SYSTEM_SERIES.hostCpu, label: 'whole machine (% of all cores)', color: '#c58af9', smooth: false },
+  { name: SYSTEM_SERIES.processCpu, label: 'trainer host process (% of one core)', color: SERIES_COLORS.amber, smooth: false },
+  { name: SYSTEM_SERIES.hostCpu, label: 'whole machine (% of all cores)', color: SERIES_COLORS.violet, smooth: false },
 ];
-const RSS_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.rssMiB, label: 'resident memory (MiB)', color: '#5bb9c2', smooth: false }];
-const GPU_UTIL_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuUtil, label: 'GPU utilisation (%)', color: '#76b900', smooth: false }];
+const RSS_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.rssMiB, label: 'resident memory (MiB)', color: SERIES_COLORS.teal, smooth: false }];
+const GPU_UTIL_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuUtil, label: 'GPU utilisation (%)', color: SERIES_COLORS.leaf, smooth: false }];
 const GPU_MEM_LINES: ChartLine[] = [
-  { name: SYSTEM_SERIES.gpuMemUsedMiB, label: 'used (MiB)', color: '#76b900', smooth: false },
-  { name: SYSTEM_SERIES.gpuMemTotalMiB, label: 'total (MiB)', color: '#9aa0a6', smooth: false },
+  { name: SYSTEM_SERIES.gpuMemUsedMiB, label: 'used (MiB)', color: SERIES_COLORS.leaf, smooth: false },
+  { name: SYSTEM_SERIES.gpuMemTotalMiB, label: 'total (MiB)', color: SERIES_COLORS.grey, smooth: false },
 ];
-const GPU_TEMP_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuTemperature, label: 'temperature (°C)', color: '#f28b82', smooth: false }];
-const GPU_POWER_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuPower, label: 'power (W)', color: '#ff7043', smooth: false }];
+const GPU_TEMP_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuTemperature, label: 'temperature (°C)', color: SERIES_COLORS.coral, smooth: false }];
+const GPU_POWER_LINES: ChartLine[] = [{ name: SYSTEM_SERIES.gpuPower, label: 'power (W)', color: SERIES_COLORS.orange, smooth: false }];
 
 type NoteState = Pick<DashboardState, 'gpu' | 'view' | 'runState'>;
 
 /**
  * The sentence shown in place of the whole panel, or undefined when its charts are shown: a past
- * run whose metrics.jsonl holds no system samples (recorded before runs kept them).
+ * run whose metrics.jsonl holds no system samples (recorded before runs kept them), or a seed group.
  */
 export function systemNote(st: NoteState): string | undefined {
+  if (st.view.kind === 'group') return "No system readings for a seed group: its charts are the members' mean; open a member for its steps/s, CPU, memory and GPU charts.";
   if (st.view.kind !== 'history' || (st.view.system?.samples ?? 0) > 0) return undefined;
   return 'No system readings for this run: it was recorded before runs kept them in metrics.jsonl (steps/s, CPU, memory and GPU charts are there for runs recorded since).';
 }

@@ -52,7 +52,7 @@ test('one evaluation\'s curves: equity beside buy-and-hold with their last value
   assert.match(html, /aria-label="Drawdown".*agent 4\.5%.*buy and hold 0%/s, 'agent drawdown 1 - 1.05 / 1.1');
   assert.match(html, /validation walk of 3 bars/);
   assert.match(sharpeNote({ bars_per_year: 252.4, bars: 1000 }), /√\(252 bars per year.*over the 1000 bars/);
-  assert.match(sharpeNote(undefined), /bars per year of the training span/);
+  assert.match(sharpeNote(undefined), /bars per year of the validation span/);
 });
 
 test('the requester matches the answer to its id and rejects on the host\'s evalCurves error', async () => {

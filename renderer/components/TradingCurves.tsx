@@ -10,8 +10,12 @@ import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import type { Curve, EvalCurves } from '../../common/trading-curves.ts';
 import type { EvalCurvesRequest } from '../lib/eval-curves-request.ts';
+import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { percentText } from '../lib/format.ts';
 import { niceTicks } from '../lib/legend.ts';
+import { SERIES_COLORS } from '../lib/palette.ts';
+import { ink } from '../lib/theme.ts';
+import { useTheme } from '../lib/theme-store.ts';
 import type { Dashboard, DashboardState } from '../store.ts';
 import { useWidth } from './SeriesChart.tsx';
 
@@ -73,24 +77,26 @@ function Plot({ title, lines, bars, format, yLabel, step = false, note }: { titl
   const [ref, width] = useWidth();
   const rows = useMemo(() => curveRows(Object.fromEntries(lines.map((l) => [l.label, l.curve])), step), [lines, step]);
   const range = yRange(lines.map((l) => l.curve));
+  const theme = useTheme();
+  const frame = chartFrame(theme);
   return (
     <figure className="trading-plot" aria-label={title} title={note}>
       <figcaption>
         {title}{' '}
         {lines.map((l) => (
-          <span key={l.label} className="legend-item" style={{ color: l.color }}>
+          <span key={l.label} className="legend-item" style={{ color: ink(theme, l.color) }}>
             ■ {l.label} {format(l.curve.y.at(-1) ?? NaN)}
           </span>
         ))}
       </figcaption>
       <div ref={ref} className="trading-plot-body">
         <LineChart width={width} height={PLOT_HEIGHT} data={rows} margin={{ top: 6, right: 12, bottom: 4, left: 4 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#2a3140" />
-          <XAxis dataKey="x" type="number" domain={[0, Math.max(bars, 1)]} ticks={niceTicks(0, Math.max(bars, 1), Math.max(2, Math.floor(width / PX_PER_TICK)), true)} interval={0} tick={{ fontSize: 11 }} label={{ value: 'bar of the validation walk', position: 'insideBottomRight', offset: -2, fontSize: 11 }} />
-          <YAxis domain={range} tickFormatter={format} tick={{ fontSize: 11 }} width={72} label={{ value: yLabel, angle: -90, position: 'insideLeft', offset: 4, fontSize: 11, fill: '#8b93a3', style: { textAnchor: 'middle' } }} />
-          <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? format(v) : String(v))} labelFormatter={(x) => `bar ${x}`} />
+          <CartesianGrid strokeDasharray="3 3" stroke={frame.grid} />
+          <XAxis dataKey="x" type="number" domain={[0, Math.max(bars, 1)]} ticks={niceTicks(0, Math.max(bars, 1), Math.max(2, Math.floor(width / PX_PER_TICK)), true)} interval={0} stroke={frame.axis} tick={frame.tick} label={{ value: 'bar of the validation walk', position: 'insideBottomRight', offset: -2, ...frame.label }} />
+          <YAxis domain={range} tickFormatter={format} stroke={frame.axis} tick={frame.tick} width={72} label={{ value: yLabel, angle: -90, position: 'insideLeft', offset: 4, ...frame.label, style: { textAnchor: 'middle' } }} />
+          <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? format(v) : String(v))} labelFormatter={(x) => `bar ${x}`} {...TOOLTIP_STYLE} />
           {lines.map((l) => (
-            <Line key={l.label} dataKey={l.label} name={l.label} stroke={l.color} type={step ? 'stepAfter' : 'linear'} dot={false} connectNulls={false} isAnimationActive={false} strokeWidth={1.5} />
+            <Line key={l.label} dataKey={l.label} name={l.label} stroke={ink(theme, l.color)} type={step ? 'stepAfter' : 'linear'} dot={false} connectNulls={false} isAnimationActive={false} strokeWidth={1.5} />
           ))}
         </LineChart>
       </div>
@@ -103,9 +109,9 @@ export function TradingCurvesView({ curves }: { curves: EvalCurves }) {
   const span = `validation walk of ${curves.bars} bars (x: bars since its first decision bar), epoch ${curves.epoch} at step ${curves.step}`;
   return (
     <div className="trading-curves">
-      <Plot title="Equity" format={multiple} yLabel="× initial equity" bars={curves.bars} note={`Compounded equity, 1 = initial; ${span}`} lines={[{ label: 'agent', color: '#ff7043', curve: curves.equity }, { label: 'buy and hold', color: '#8ab4f8', curve: curves.buy_and_hold_equity }]} />
-      <Plot title="Position" format={multiple} yLabel="× equity (+ long, − short)" bars={curves.bars} step note={`Position held over each bar, a multiple of equity (+ long, − short); ${span}`} lines={[{ label: 'agent', color: '#fdd663', curve: curves.position }]} />
-      <Plot title="Drawdown" format={percent} yLabel="% below peak equity" bars={curves.bars} note={`1 − equity / running peak of equity; ${span}`} lines={[{ label: 'agent', color: '#ff7043', curve: curves.drawdown }, { label: 'buy and hold', color: '#8ab4f8', curve: curves.buy_and_hold_drawdown }]} />
+      <Plot title="Equity" format={multiple} yLabel="× initial equity" bars={curves.bars} note={`Compounded equity, 1 = initial; ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.orange, curve: curves.equity }, { label: 'buy and hold', color: SERIES_COLORS.blue, curve: curves.buy_and_hold_equity }]} />
+      <Plot title="Position" format={multiple} yLabel="× equity (+ long, − short)" bars={curves.bars} step note={`Position held over each bar, a multiple of equity (+ long, − short); ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.yellow, curve: curves.position }]} />
+      <Plot title="Drawdown" format={percent} yLabel="% below peak equity" bars={curves.bars} note={`1 − equity / running peak of equity; ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.orange, curve: curves.drawdown }, { label: 'buy and hold', color: SERIES_COLORS.blue, curve: curves.buy_and_hold_drawdown }]} />
     </div>
   );
 }

@@ -8,10 +8,11 @@ import type { RedrawScheduler } from '../lib/redraw.ts';
 import type { Dashboard } from '../store.ts';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 import { shownEvalMetrics } from './TradingEval.tsx';
+import { SERIES_COLORS } from '../lib/palette.ts';
 
 const pair = (figure: string): ChartLine[] => [
-  { name: `eval/${figure}`, label: 'agent', color: '#ff7043', smooth: false, dots: true },
-  { name: `eval/buy_and_hold_${figure}`, label: 'buy and hold', color: '#8ab4f8', smooth: false, dots: true },
+  { name: `eval/${figure}`, label: 'agent', color: SERIES_COLORS.orange, smooth: false, dots: true },
+  { name: `eval/buy_and_hold_${figure}`, label: 'buy and hold', color: SERIES_COLORS.blue, smooth: false, dots: true },
 ];
 export const TRADING_RETURN_LINES = pair('return');
 export const TRADING_SHARPE_LINES = pair('sharpe');
@@ -19,12 +20,12 @@ export const TRADING_DRAWDOWN_LINES = pair('max_drawdown');
 
 /**
  * The tooltip of the Sharpe chart: the annualisation convention, with the run's bars per year
- * (eval metric `bars_per_year`: training-span bars per 365.25-day calendar year) when known.
+ * (eval metric `bars_per_year`: the validation span's bars per 365.25-day calendar year) when known.
  */
 export function sharpeNote(metrics: Record<string, number> | undefined): string {
   const bpy = metrics?.bars_per_year;
   const bars = metrics?.bars;
-  const n = bpy !== undefined && Number.isFinite(bpy) ? `${Math.round(bpy)} bars per year (the training span's bars per 365.25-day calendar year)` : 'bars per year of the training span';
+  const n = bpy !== undefined && Number.isFinite(bpy) ? `${Math.round(bpy)} bars per year (the validation span's bars per 365.25-day calendar year)` : 'bars per year of the validation span';
   return `Annualised Sharpe ratio: mean / standard deviation of the per-bar returns of compounded equity × √(${n})${bars ? `, over the ${bars} bars of the validation walk` : ''}; Lo (2002) standard error in the evaluation table.`;
 }
 

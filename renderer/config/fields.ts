@@ -205,12 +205,17 @@ function flatten(v: unknown, prefix: string, out: Map<string, unknown>): void {
   }
 }
 
+/** The leaves of a config by dotted path ("optim.lr" -> 0.001), in the config's key order; a list is one leaf. */
+export function configLeaves(config: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  flatten(config, '', out);
+  return out;
+}
+
 /** The leaves where `draft` differs from `base` (both with defaults filled in), sorted by path. */
 export function configDiff(base: unknown, draft: unknown): DiffEntry[] {
-  const a = new Map<string, unknown>();
-  const b = new Map<string, unknown>();
-  flatten(base, '', a);
-  flatten(draft, '', b);
+  const a = configLeaves(base);
+  const b = configLeaves(draft);
   const out: DiffEntry[] = [];
   for (const path of new Set([...a.keys(), ...b.keys()])) {
     const from = a.get(path);

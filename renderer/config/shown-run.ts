@@ -14,6 +14,7 @@ export interface ShownRun {
 export function shownRunConfig(view: DashboardState['view'], liveRunDir: string | undefined, liveConfig: RunConfig | undefined): ShownRun | undefined {
   const name = (dir: string) => dir.split(/[\\/]/).pop() ?? dir;
   if (view.kind === 'history') return { key: `history:${view.runDir}`, name: name(view.runDir), config: view.config, reason: `Config of the past run ${name(view.runDir)}, read-only.` };
+  if (view.kind === 'group') return { key: `group:${view.group}`, name: view.group, config: view.config, reason: `Config of the seed group ${view.group} (its first member; the members differ in seed and name), read-only.` };
   if (liveRunDir && liveConfig) return { key: `live:${liveRunDir}`, name: name(liveRunDir), config: liveConfig, reason: `Config of the live run ${name(liveRunDir)}, read-only while it runs.` };
   return undefined;
 }

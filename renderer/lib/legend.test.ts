@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { legendEntries, niceTicks } from './legend.ts';
+import { legendEntries, niceTicks, OVERLAY_DASHES, overlayDash } from './legend.ts';
 
 test('a smoothed line gets a raw and an EMA entry, a plain line one, a band one, all with their scalar names', () => {
   const e = legendEntries(
@@ -10,7 +10,7 @@ test('a smoothed line gets a raw and an EMA entry, a plain line one, a band one,
       { name: 'eval/mean_return', label: 'evaluation mean', color: '#333', smooth: false, dots: true },
     ],
     0.6,
-    { lo: 'q/min', hi: 'q/max', color: '#111', label: 'Q min–max' },
+    [{ lo: 'q/min', hi: 'q/max', color: '#111', label: 'Q min–max' }],
   );
   assert.deepEqual(
     e.map((x) => [x.label, x.kind, x.series]),
@@ -38,4 +38,10 @@ test('axis ticks are round numbers inside the range, not the range ends', () => 
   assert.deepEqual(niceTicks(0, 0.3, 3), [0, 0.1, 0.2, 0.3]);
   assert.deepEqual(niceTicks(5, 5, 5), [5]);
   assert.deepEqual(niceTicks(NaN, 5, 5), []);
+});
+
+test("an overlaid run's lines in one chart get distinct dash patterns, the first the classic 5 3", () => {
+  assert.equal(overlayDash(0), '5 3');
+  assert.equal(new Set(OVERLAY_DASHES.map((_, i) => overlayDash(i))).size, OVERLAY_DASHES.length, 'the four lines of the Replay chart are told apart');
+  assert.equal(overlayDash(OVERLAY_DASHES.length), overlayDash(0));
 });

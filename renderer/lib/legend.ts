@@ -13,6 +13,16 @@ export interface LegendEntry {
   kind: LegendKind;
   /** Scalar name(s) drawn, e.g. "replay/beta" or "q/min … q/max". */
   series: string;
+  /** SVG dash pattern of the curve (an overlaid run's lines), solid when absent. */
+  dash?: string;
+}
+
+/** Dash patterns of an overlaid run's lines, by the line's place in its chart: the run's colour says which run, the dash which line. */
+export const OVERLAY_DASHES = ['5 3', '1 3', '9 3 2 3', '3 6'] as const;
+
+/** The dash pattern of an overlaid run's line number `i` of its chart (patterns repeat after OVERLAY_DASHES). */
+export function overlayDash(i: number): string {
+  return OVERLAY_DASHES[i % OVERLAY_DASHES.length]!;
 }
 
 /** A chart line as the legend needs it (SeriesChart's ChartLine fits). */
@@ -24,13 +34,20 @@ export interface LegendLine {
   dots?: boolean;
 }
 
+/** A band drawn behind a chart's lines: the area between the series `lo` and `hi`. */
+export interface ChartBand {
+  lo: string;
+  hi: string;
+  color: string;
+  label: string;
+}
+
 /**
- * Legend entries for `lines` (those with data, in drawing order) and an optional band drawn
- * behind them. `smoothing` is the EMA weight in [0, 1), shown on the smoothed curve's entry.
+ * Legend entries for `lines` (those with data, in drawing order) and the bands drawn behind
+ * them. `smoothing` is the EMA weight in [0, 1), shown on the smoothed curve's entry.
  */
-export function legendEntries(lines: readonly LegendLine[], smoothing: number, band?: { lo: string; hi: string; color: string; label: string }): LegendEntry[] {
-  const out: LegendEntry[] = [];
-  if (band) out.push({ key: `${band.lo}-band`, label: band.label, color: band.color, kind: 'band', series: `${band.lo} … ${band.hi}` });
+export function legendEntries(lines: readonly LegendLine[], smoothing: number, bands: readonly ChartBand[] = []): LegendEntry[] {
+  const out: LegendEntry[] = bands.map((band) => ({ key: `${band.lo}-band`, label: band.label, color: band.color, kind: 'band', series: `${band.lo} … ${band.hi}` }));
   for (const l of lines) {
     if (l.smooth === false) {
       out.push({ key: l.name, label: l.label, color: l.color, kind: l.dots ? 'dots' : 'line', series: l.name });

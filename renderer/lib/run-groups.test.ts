@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupRuns } from './run-groups.ts';
+import { groupHeadlineText, groupMembersText, groupRuns } from './run-groups.ts';
 
 const run = (name: string, seedGroup?: string) => ({ runDir: `/runs/${name}`, name, createdMs: 0, env: 'trading', epochs: 1, lastStep: 10, ...(seedGroup ? { seedGroup } : {}) });
 
@@ -11,4 +11,13 @@ test('runs of one --seeds group are gathered under it where its first run stands
     [[null, ['c']], ['g-seeds', ['b-seed2', 'b-seed1']], [null, ['x']], ['h-seeds', ['a-seed1']]],
   );
   assert.deepEqual(groupRuns([]), []);
+});
+
+test("a group's row names its members against its seeds and its summary's mean with its interval", () => {
+  assert.equal(groupMembersText(3, 3), '3 seeds');
+  assert.equal(groupMembersText(2, 3), '2 of 3 seeds');
+  assert.equal(groupMembersText(1, 0), '1 seed', 'a group known from its summary without seeds');
+  assert.equal(groupHeadlineText({ figure: 'eval_mean_return', n: 3, mean: 480.54, ci95: [472.25, 488.75], interval: 'mean-t' }), '480.5 (95% CI 472.3–488.8)');
+  assert.equal(groupHeadlineText({ figure: 'eval_mean_return', n: 3, mean: 480.54, ci95: [472.25, 488.75], interval: 'iqm-bootstrap' }), '480.5 (IQM CI 472.3–488.8)', 'a summary written before the t interval');
+  assert.equal(groupHeadlineText(undefined), '–');
 });

@@ -1,6 +1,7 @@
 // The run history's rows: runs trained together by `npm run train -- --seeds N` are drawn as one
-// group under a heading, in the list's order (the group where its first run is).
+// group row, in the list's order (the group where its first run is), that expands to its members.
 import type { RunSummary } from '../../common/protocol.ts';
+import type { GroupHeadline } from '../../common/seed-group.ts';
 
 /** A block of the run history: one ungrouped run, or the runs of one `--seeds` group. */
 export interface RunBlock {
@@ -27,4 +28,21 @@ export function groupRuns(runs: readonly RunSummary[]): RunBlock[] {
     block.runs.push(run);
   }
   return blocks;
+}
+
+/**
+ * A group's headline figure as the run history shows it: the summary's mean of the final
+ * evaluation over seeds and its 95% interval, e.g. "480.5 (95% CI 472.3–488.8)" (Student-t
+ * interval of the mean), or "480.5 (IQM CI 472.3–488.8)" for a summary written before it.
+ */
+export function groupHeadlineText(h: GroupHeadline | undefined): string {
+  if (!h) return '–';
+  const f = (v: number) => v.toFixed(1);
+  return `${f(h.mean)} (${h.interval === 'mean-t' ? '95% CI' : 'IQM CI'} ${f(h.ci95[0])}–${f(h.ci95[1])})`;
+}
+
+/** How many members a group has of the seeds it trains: "3 seeds", or "2 of 3 seeds" while some are missing. */
+export function groupMembersText(members: number, seeds: number): string {
+  const total = Math.max(members, seeds);
+  return members === total ? `${total} seed${total === 1 ? '' : 's'}` : `${members} of ${total} seeds`;
 }

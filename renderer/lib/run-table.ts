@@ -3,6 +3,7 @@
 // It fits the side panel (issue 26 item 9): the name and three results are columns, the rest a
 // line under the name.
 import type { RunSummary } from '../../common/protocol.ts';
+import { sortByValue, type SortValue } from './sort-rows.ts';
 
 /** A sortable column of the run table. */
 export interface RunColumn {
@@ -11,7 +12,7 @@ export interface RunColumn {
   /** The cell's text. */
   text(r: RunSummary): string;
   /** The value it sorts by (undefined sorts last in either direction). */
-  value(r: RunSummary): number | string | undefined;
+  value(r: RunSummary): SortValue;
 }
 
 const num = (v: number | undefined, digits: number) => (v === undefined ? '–' : v.toFixed(digits));
@@ -63,13 +64,5 @@ export function runTable(runs: readonly RunSummary[], sort: RunSort, filter: str
     const hay = `${r.name} ${r.env} ${r.state ?? ''} ${r.backend ?? ''}`.toLowerCase();
     return words.every((w) => hay.includes(w));
   });
-  const sign = sort.dir === 'asc' ? 1 : -1;
-  return kept
-    .map((r, i) => ({ r, i, v: col.value(r) }))
-    .sort((a, b) => {
-      if (a.v === undefined || b.v === undefined) return a.v === b.v ? a.i - b.i : a.v === undefined ? 1 : -1;
-      const c = typeof a.v === 'number' && typeof b.v === 'number' ? a.v - b.v : String(a.v).localeCompare(String(b.v));
-      return c !== 0 ? sign * c : a.i - b.i;
-    })
-    .map((x) => x.r);
+  return sortByValue(kept, (r) => col.value(r), sort.dir);
 }

@@ -11,6 +11,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   dqn::addon::InitEnv(env, exports);
   dqn::addon::InitReplay(env, exports);
   dqn::addon::InitTrainer(env, exports);
+  dqn::addon::InitTrainerGroup(env, exports);
   dqn::addon::InitLearnerTesting(env, exports);
   dqn::addon::InitRulesTesting(env, exports);
   dqn::addon::InitNvml(env, exports);

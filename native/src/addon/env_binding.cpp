@@ -1,5 +1,6 @@
 // Binding: class Env, a vectorized environment driven from JavaScript (tests, tools):
-//   new Env(env /* {kind, ...config fields, seed} */, market /* MarketArrays | undefined */, eval)
+//   new Env(env /* {kind, ...config fields, seed} */, market /* MarketArrays | undefined */,
+//           role /* 'train' | 'validation' | 'test', or a boolean: true = 'validation' */)
 //   reset() -> Float32Array [numEnvs x obsDim]
 //   step(actions: Int32Array [numEnvs]) -> {nextObs, rewards, terminated, truncated, finalObs}
 //   obsDim, numActions, numEnvs, causalFeatures ({name, indices}[]), episodeMetrics() -> {name: value}
@@ -33,12 +34,15 @@ class EnvWrap : public Napi::ObjectWrap<EnvWrap> {
   explicit EnvWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EnvWrap>(info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject()) ThrowType(env, "new Env(env, market, eval): env must be an object {kind, ...}");
-    if (!info[2].IsBoolean()) ThrowType(env, "new Env(env, market, eval): eval must be a boolean");
+    if (!info[2].IsBoolean() && !info[2].IsString())
+      ThrowType(env, "new Env(env, market, role): role must be 'train', 'validation' or 'test' (or a boolean: true = 'validation')");
     const Napi::Object cfg = info[0].As<Napi::Object>();
     uint64_t seed = 1;
     if (cfg.Has("seed") && !cfg.Get("seed").IsUndefined()) seed = static_cast<uint64_t>(Integer(cfg.Get("seed"), "env.seed", 0, 2147483647));
     const EnvSpec spec = ParseEnvSpec(cfg, info[1], seed);
-    impl_ = CallNative(env, [&] { return MakeEnv(spec, info[2].As<Napi::Boolean>().Value()); });
+    const EnvRole role = info[2].IsBoolean() ? (info[2].As<Napi::Boolean>().Value() ? EnvRole::kValidation : EnvRole::kTrain)
+                                             : static_cast<EnvRole>(OneOf(info[2], "role", {"train", "validation", "test"}));
+    impl_ = CallNative(env, [&] { return MakeEnv(spec, role); });
   }
 
  private:

@@ -52,9 +52,18 @@ EnvSpec ParseEnvSpec(Napi::Object env, Napi::Value market, uint64_t seed) {
     OptNum(env, "cost_bps", 0, 1000, &s.cost_bps);
     OptNum(env, "reward_scale", 1e-6, 1e9, &s.reward_scale);
     OptNum(env, "validation_fraction", 0.05, 0.9, &s.validation_fraction);
+    OptNum(env, "test_fraction", 0, 0.9, &s.test_fraction);
+    OptInt(env, "embargo_bars", 0, 1'000'000, &s.embargo_bars);
+    OptInt(env, "folds", 1, 64, &s.folds);
+    OptInt(env, "fold", 0, 63, &s.fold);
     OptNum(env, "max_gap_bars", 1, 1e6, &s.max_gap_bars);
+    OptInt(env, "decision_interval", 1, 100'000, &s.decision_interval);
+    OptNum(env, "change_penalty_bps", 0, 1000, &s.change_penalty_bps);
+    OptNum(env, "financing_rate", 0, 1, &s.financing_rate);
     if (env.Has("gap_policy") && !env.Get("gap_policy").IsUndefined())
       s.gap_policy = OneOf(env.Get("gap_policy"), "env.gap_policy", {"hold", "flat"}) == 0 ? GapPolicy::kHold : GapPolicy::kFlat;
+    if (env.Has("action_space") && !env.Get("action_space").IsUndefined())
+      s.action_space = OneOf(env.Get("action_space"), "env.action_space", {"target", "step"}) == 0 ? ActionSpace::kTarget : ActionSpace::kStep;
     s.market = ParseMarket(market);
   } else {
     ThrowRange(env.Env(), "env.kind must be 'cartpole' or 'trading', got '" + s.kind + "'");

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "addon/bindings.h"
+#include "addon/build_worker.h"
 #include "addon/check.h"
 #include "addon/run_config.h"
 #include "train/trainer.h"
@@ -67,86 +68,44 @@ class TrainerWorker : public Napi::AsyncWorker {
   Result result_{};
 };
 
-uint32_t NanFlagOf(const Napi::Value& v, const std::string& what) {
-  const size_t i = OneOf(v, what, {"q_online", "q_target", "loss", "gradients", "weights"});
-  constexpr uint32_t kFlags[] = {kNanQOnline, kNanQTarget, kNanLoss, kNanGradients, kNanWeights};
-  return kFlags[i];
-}
-
-/// Test switch of the testing options: a NaN written into one tensor at one step.
-struct NanInjection {
-  uint32_t flag = 0;
-  int64_t step = 0;
+/// A trainer built elsewhere that a constructor call on this thread adopts instead of parsing
+/// arguments (set only for the duration of the `new` in Trainer.build or WrapGroupMember, on
+/// the JS thread). `busy`, when set, is the flag the wrapper shares with its seed group.
+struct Adopted {
+  std::shared_ptr<Trainer>* trainer = nullptr;
+  std::shared_ptr<std::atomic<bool>> busy;
 };
-
-/// Parses `testing` ({ injectNan?: { tensor, step } }); undefined means none.
-std::optional<NanInjection> ParseTesting(const Napi::Value& v) {
-  if (v.IsUndefined()) return std::nullopt;
-  if (!v.IsObject()) ThrowType(v.Env(), "testing options must be an object");
-  const Napi::Object o = v.As<Napi::Object>();
-  if (!o.Has("injectNan") || o.Get("injectNan").IsUndefined()) return std::nullopt;
-  if (!o.Get("injectNan").IsObject()) ThrowType(v.Env(), "testing.injectNan must be an object {tensor, step}");
-  const Napi::Object n = o.Get("injectNan").As<Napi::Object>();
-  return NanInjection{NanFlagOf(Prop(n, "tensor", "testing.injectNan"), "testing.injectNan.tensor"),
-                      Integer(Prop(n, "step", "testing.injectNan"), "testing.injectNan.step", 1, INT32_MAX)};
-}
-
-/// Builds the trainer a constructor call on this thread adopts instead of parsing arguments
-/// (set only for the duration of Trainer.build's `new`, on the JS thread).
-thread_local std::shared_ptr<Trainer>* t_built = nullptr;
+thread_local Adopted t_built;
 
 /// Trainer.build's worker: constructs the trainer (environments, replay buffer, networks) off
-/// the JS thread, then wraps it in a JS Trainer. C++ exceptions map as CallNative maps them.
-class BuildWorker : public Napi::AsyncWorker {
+/// the JS thread, then wraps it in a JS Trainer.
+class TrainerBuildWorker : public BuildWorker {
  public:
-  BuildWorker(Napi::Env env, TrainerConfig config, std::optional<NanInjection> inject)
-      : Napi::AsyncWorker(env, "dqn.Trainer.build"),
-        deferred_(Napi::Promise::Deferred::New(env)),
-        config_(std::move(config)),
-        inject_(inject) {}
-  Napi::Promise promise() const { return deferred_.Promise(); }
+  TrainerBuildWorker(Napi::Env env, TrainerConfig config, std::optional<NanInjection> inject)
+      : BuildWorker(env, "dqn.Trainer.build", "building the trainer"), config_(std::move(config)), inject_(inject) {}
 
  protected:
-  void Execute() override {
-    try {
-      trainer_ = std::make_shared<Trainer>(config_);
-      if (inject_) trainer_->learner().inject_nan(inject_->flag, inject_->step);
-    } catch (const std::invalid_argument& e) {
-      range_ = true;
-      SetError(e.what());
-    } catch (const std::out_of_range& e) {
-      range_ = true;
-      SetError(e.what());
-    } catch (const std::bad_alloc&) {
-      SetError("out of memory in the native addon (building the trainer)");
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    } catch (...) {
-      SetError("building the trainer failed with an unknown native error");
-    }
+  void Build() override {
+    trainer_ = std::make_shared<Trainer>(config_);
+    if (inject_) trainer_->learner().inject_nan(inject_->flag, inject_->step);
   }
   void OnOK() override {
     Napi::Env env = Env();
-    t_built = &trainer_;
+    t_built = {&trainer_, nullptr};
     try {
       Napi::Object wrapped = Data(env).trainer.New({});
-      t_built = nullptr;
+      t_built = {};
       deferred_.Resolve(wrapped);
     } catch (const Napi::Error& e) {
-      t_built = nullptr;
+      t_built = {};
       deferred_.Reject(e.Value());
     }
   }
-  void OnError(const Napi::Error& e) override {
-    deferred_.Reject(range_ ? Napi::RangeError::New(Env(), e.Message()).Value() : e.Value());
-  }
 
  private:
-  Napi::Promise::Deferred deferred_;
   TrainerConfig config_;
   std::optional<NanInjection> inject_;
   std::shared_ptr<Trainer> trainer_;
-  bool range_ = false;
 };
 
 class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
@@ -171,8 +130,9 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   ///             small configs); Trainer.build does the same off it.
   explicit TrainerWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TrainerWrap>(info) {
     Napi::Env env = info.Env();
-    if (t_built && info.Length() == 0) {
-      trainer_ = std::move(*t_built);  // Trainer.build's worker built it
+    if (t_built.trainer && info.Length() == 0) {
+      trainer_ = std::move(*t_built.trainer);  // Trainer.build's worker or a seed group built it
+      if (t_built.busy) busy_ = t_built.busy, group_member_ = true;
     } else {
       const Compute compute = OneOf(info[2], "backend", {"cpu", "cuda"}) == 1 ? Compute::kCuda : Compute::kCpu;
       const TrainerConfig config = ToTrainerConfig(info[0], info[1], compute);
@@ -195,7 +155,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     Napi::Env env = info.Env();
     const Compute compute = OneOf(info[2], "backend", {"cpu", "cuda"}) == 1 ? Compute::kCuda : Compute::kCpu;
     TrainerConfig config = ToTrainerConfig(info[0], info[1], compute);
-    auto* w = new BuildWorker(env, std::move(config), ParseTesting(info[3]));
+    auto* w = new TrainerBuildWorker(env, std::move(config), ParseTesting(info[3]));
     w->Queue();
     return w->promise();
   }
@@ -212,7 +172,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   Napi::Value Close(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!trainer_) return env.Undefined();
-    if (busy_) throw Napi::Error::New(env, "close: a run() or evaluate() is in progress: call stop() and await it first");
+    if (*busy_) throw Napi::Error::New(env, "close: a run() or evaluate() is in progress: call stop() and await it first");
     Napi::ArrayBuffer block = scalars_.Value();
     block.Detach();
     if (keep_) keep_->reset();  // the detached buffer's finalizer no longer holds the trainer
@@ -242,7 +202,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   }
 
   void Claim(Napi::Env env, const char* what) {
-    if (busy_.exchange(true))
+    if (busy_->exchange(true))
       throw Napi::Error::New(env, std::string(what) + ": the trainer is busy (a run() or evaluate() is in progress)");
   }
 
@@ -250,22 +210,12 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     Napi::Env env = info.Env();
     const int64_t steps = Integer(info[0], "steps", 0, 9007199254740992.0);
     Live(env, "run");
+    if (group_member_) throw Napi::Error::New(env, "run: this Trainer is a member of a seed group: run the group (TrainerGroup.run)");
     Claim(env, "run");
     trainer_->clear_stop();
     auto* w = new TrainerWorker<RunStats>(
-        Value(), trainer_, busy_, [steps](Trainer& t) { return t.run(steps); },
-        [](Napi::Env e, const RunStats& r) {
-          Napi::Object o = Napi::Object::New(e);
-          o.Set("steps", static_cast<double>(r.steps));
-          o.Set("stopped", r.stopped);
-          Napi::Array returns = Napi::Array::New(e, r.episode_returns.size());
-          for (uint32_t i = 0; i < r.episode_returns.size(); ++i) returns.Set(i, r.episode_returns[i]);
-          o.Set("episodeReturns", returns);
-          Napi::Array ends = Napi::Array::New(e, r.episode_env_steps.size());
-          for (uint32_t i = 0; i < r.episode_env_steps.size(); ++i) ends.Set(i, static_cast<double>(r.episode_env_steps[i]));
-          o.Set("episodeEnvSteps", ends);
-          return Napi::Value(o);
-        });
+        Value(), trainer_, *busy_, [steps](Trainer& t) { return t.run(steps); },
+        [](Napi::Env e, const RunStats& r) { return Napi::Value(RunStatsObject(e, r)); });
     w->Queue();
     return w->promise();
   }
@@ -278,11 +228,12 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
   Napi::Value Evaluate(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const int episodes = static_cast<int>(Integer(info[0], "episodes", 1, 100000));
+    const EnvRole span = info[1].IsUndefined() || OneOf(info[1], "span", {"validation", "test"}) == 0 ? EnvRole::kValidation : EnvRole::kTest;
     Live(env, "evaluate");
     Claim(env, "evaluate");
     trainer_->clear_stop();
     auto* w = new TrainerWorker<EvalStats>(
-        Value(), trainer_, busy_, [episodes](Trainer& t) { return t.evaluate(episodes); },
+        Value(), trainer_, *busy_, [episodes, span](Trainer& t) { return t.evaluate(episodes, span); },
         [](Napi::Env e, const EvalStats& r) {
           Napi::Object o = Napi::Object::New(e);
           o.Set("stopped", r.stopped);
@@ -315,10 +266,10 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     try {
       blob = CallNative(env, [&] { return trainer_->save_state(); });
     } catch (...) {
-      busy_ = false;
+      *busy_ = false;
       throw;
     }
-    busy_ = false;
+    *busy_ = false;
     auto out = Napi::Uint8Array::New(env, blob.size());
     std::copy(blob.begin(), blob.end(), out.Data());
     return out;
@@ -332,10 +283,10 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     try {
       CallNative(env, [&] { trainer_->load_state(blob.Data(), blob.ElementLength()); });
     } catch (...) {
-      busy_ = false;
+      *busy_ = false;
       throw;
     }
-    busy_ = false;
+    *busy_ = false;
     return env.Undefined();
   }
 
@@ -362,12 +313,61 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
 
   std::shared_ptr<Trainer> trainer_;
   std::shared_ptr<Trainer>* keep_ = nullptr;  ///< the scalar buffer's finalizer hint (external buffer only)
-  std::atomic<bool> busy_{false};
+  /// One operation at a time: a seed group's member shares this flag with the group, whose run
+  /// claims every member's.
+  std::shared_ptr<std::atomic<bool>> busy_ = std::make_shared<std::atomic<bool>>(false);
+  bool group_member_ = false;  ///< built by a seed group: run() belongs to the group
   Napi::Reference<Napi::ArrayBuffer> scalars_;
   int64_t reported_bytes_ = 0;
 };
 
 }  // namespace
+
+namespace {
+
+uint32_t NanFlagOf(const Napi::Value& v, const std::string& what) {
+  const size_t i = OneOf(v, what, {"q_online", "q_target", "loss", "gradients", "weights"});
+  constexpr uint32_t kFlags[] = {kNanQOnline, kNanQTarget, kNanLoss, kNanGradients, kNanWeights};
+  return kFlags[i];
+}
+
+}  // namespace
+
+std::optional<NanInjection> ParseTesting(const Napi::Value& v) {
+  if (v.IsUndefined()) return std::nullopt;
+  if (!v.IsObject()) ThrowType(v.Env(), "testing options must be an object");
+  const Napi::Object o = v.As<Napi::Object>();
+  if (!o.Has("injectNan") || o.Get("injectNan").IsUndefined()) return std::nullopt;
+  if (!o.Get("injectNan").IsObject()) ThrowType(v.Env(), "testing.injectNan must be an object {tensor, step}");
+  const Napi::Object n = o.Get("injectNan").As<Napi::Object>();
+  return NanInjection{NanFlagOf(Prop(n, "tensor", "testing.injectNan"), "testing.injectNan.tensor"),
+                      Integer(Prop(n, "step", "testing.injectNan"), "testing.injectNan.step", 1, INT32_MAX)};
+}
+
+Napi::Object RunStatsObject(Napi::Env e, const RunStats& r) {
+  Napi::Object o = Napi::Object::New(e);
+  o.Set("steps", static_cast<double>(r.steps));
+  o.Set("stopped", r.stopped);
+  Napi::Array returns = Napi::Array::New(e, r.episode_returns.size());
+  for (uint32_t i = 0; i < r.episode_returns.size(); ++i) returns.Set(i, r.episode_returns[i]);
+  o.Set("episodeReturns", returns);
+  Napi::Array ends = Napi::Array::New(e, r.episode_env_steps.size());
+  for (uint32_t i = 0; i < r.episode_env_steps.size(); ++i) ends.Set(i, static_cast<double>(r.episode_env_steps[i]));
+  o.Set("episodeEnvSteps", ends);
+  return o;
+}
+
+Napi::Object WrapGroupMember(Napi::Env env, std::shared_ptr<Trainer> trainer, std::shared_ptr<std::atomic<bool>> busy) {
+  t_built = {&trainer, std::move(busy)};
+  try {
+    Napi::Object wrapped = Data(env).trainer.New({});
+    t_built = {};
+    return wrapped;
+  } catch (...) {
+    t_built = {};
+    throw;
+  }
+}
 
 void InitTrainer(Napi::Env env, Napi::Object exports) {
   Napi::Function trainer = TrainerWrap::Define(env);

@@ -104,25 +104,13 @@ int64_t EnvInt(const char* name, int64_t fallback) {
   return v && *v ? std::atoll(v) : fallback;
 }
 
-/// Runs f; a sticky CUDA error (the context is lost until the process ends) becomes DeviceLost,
-/// which the trainer host answers by continuing the run on the CPU backend.
-template <typename F>
-decltype(auto) Guarded(F f) {
-  try {
-    return f();
-  } catch (const CudaError& e) {
-    if (e.sticky()) throw DeviceLost(std::string("CUDA context lost: ") + e.what());
-    throw;
-  }
-}
-
 /// True when a counter that advanced by `by` to `now` passed a multiple of `interval`.
 bool Crossed(int64_t now, int64_t by, int64_t interval) { return now / interval != (now - by) / interval; }
 
 }  // namespace
 
 CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint64_t seed,
-                         std::vector<FeatureGroup> causal_features)
+                         std::vector<FeatureGroup> causal_features, DeviceBlockSource* blocks)
     : layout_(net),
       config_(config),
       causal_features_(std::move(causal_features)),
@@ -202,14 +190,25 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
   };
   Carver measure(nullptr);
   carve(measure);
-  size_t free_bytes = 0, total_bytes = 0;
-  Check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
-  if (const cudaError_t e = cudaMalloc(&block_, measure.used()); e != cudaSuccess) {
-    cudaGetLastError();
-    delete buf_;
-    buf_ = nullptr;
-    throw CudaError(Status::kErrorOutOfMemory, e,
-                    "out of memory: the learner needs " + GiB(measure.used()) + " GiB, " + GiB(free_bytes) + " GiB free");
+  if (blocks) {
+    try {
+      block_ = blocks->take(measure.used());
+    } catch (...) {
+      delete buf_;
+      buf_ = nullptr;
+      throw;
+    }
+  } else {
+    size_t free_bytes = 0, total_bytes = 0;
+    Check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
+    if (const cudaError_t e = cudaMalloc(&block_, measure.used()); e != cudaSuccess) {
+      cudaGetLastError();
+      delete buf_;
+      buf_ = nullptr;
+      throw CudaError(Status::kErrorOutOfMemory, e,
+                      "out of memory: the learner needs " + GiB(measure.used()) + " GiB, " + GiB(free_bytes) + " GiB free");
+    }
+    owns_block_ = true;
   }
   try {
     Carver place(block_);
@@ -296,7 +295,8 @@ void CudaLearner::release() {
   if (act_event_) cudaEventDestroy(act_event_), act_event_ = nullptr;
   for (void* ptr : pinned_) cudaFreeHost(ptr);
   pinned_.clear();
-  if (block_) cudaFree(block_), block_ = nullptr;
+  if (block_ && owns_block_) cudaFree(block_);
+  block_ = nullptr;
   delete buf_;
   buf_ = nullptr;
 }
@@ -482,7 +482,7 @@ CoreProgram CudaLearner::step_program(const detail::ReplayView* replay, uint64_t
   // 1-2. Online Q of s and s' as one product of 2B rows, target Q of s' (its B rows) beside it.
   const Pass target{&B.tg, B.x + static_cast<int64_t>(b) * layout_.config().state_dim, b, B.h_tg, B.v_tg, B.a_tg};
   add_forward(pr, Pass{&B.on, B.x, 2 * b, B.h_on, B.v_on, B.a_on}, &target);
-  if (replay) pr.replay = *replay, pr.phase[0].side = detail::SideJob::kPerScalars;
+  if (replay) pr.group.per[0] = detail::MakePerView(*replay), pr.phase[0].side = detail::SideJob::kPerScalars;
   // 3-4. Double DQN target, IS-weighted Huber loss, TD errors, dL/dV and dL/dA; the loss's
   // partials are folded beside the head's backward products.
   const int loss_phase = pr.phases;
@@ -512,12 +512,18 @@ void CudaLearner::queue_scalars(cudaStream_t s) {
         "copying the scalar block to the host");
 }
 
+void CudaLearner::sample_into(CudaReplay& gpu) { gpu.sample_device(params_.batch, buf_->batch); }
+
+// TD errors straight into the replay's priority update.
+void CudaLearner::update_from(CudaReplay& gpu) {
+  gpu.update_device(buf_->batch.indices, buf_->batch.generations, buf_->td, params_.batch);
+}
+
 void CudaLearner::queue_steps(cudaStream_t s, CudaReplay& gpu) {
   for (int k = 0; k < config_.steps_per_launch; ++k) {
-    gpu.sample_device(params_.batch, buf_->batch);
+    sample_into(gpu);
     build_step(s, &gpu.view());
-    // TD errors straight into the replay's priority update.
-    gpu.update_device(buf_->batch.indices, buf_->batch.generations, buf_->td, params_.batch);
+    update_from(gpu);
   }
   queue_scalars(s);
 }
@@ -544,8 +550,7 @@ void CudaLearner::queue_staged(cudaStream_t s) {
   queue_scalars(s);
 }
 
-template <typename Queue>
-void CudaLearner::capture(cudaStream_t s, cudaGraphExec_t* exec, Queue queue) {
+void CudaLearner::capture(cudaStream_t s, cudaGraphExec_t* exec, const std::function<void()>& queue) {
   if (*exec) cudaGraphExecDestroy(*exec), *exec = nullptr;
   Check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "starting the step graph's capture");
   cudaGraph_t graph = nullptr;
@@ -563,8 +568,8 @@ void CudaLearner::capture(cudaStream_t s, cudaGraphExec_t* exec, Queue queue) {
   Check(e, "instantiating the step graph");
 }
 
-template <typename Queue>
-void CudaLearner::run(cudaStream_t s, bool graph, cudaGraphExec_t* exec, const char* what, Queue queue) {
+void CudaLearner::run(cudaStream_t s, bool graph, cudaGraphExec_t* exec, const char* what,
+                      const std::function<void()>& queue) {
   if (!graph) {
     queue();
     return;
@@ -579,7 +584,7 @@ CudaReplay* CudaLearner::device_replay(Replay& replay) {
 }
 
 uint32_t CudaLearner::train(Replay& replay, ScalarBlock& out) {
-  return Guarded([&] {
+  return guarded([&] {
     CudaReplay* gpu = device_replay(replay);
     if (!gpu) return train_staged(replay, out);
     work_stream_ = gpu->stream();
@@ -673,7 +678,7 @@ void CudaLearner::copy_now(void* dst, const void* src, size_t bytes, const char*
 }
 
 uint32_t CudaLearner::finish(ScalarBlock& out) {
-  return Guarded([&] {
+  return guarded([&] {
     Synchronize(work_stream_, "finishing the queued training steps");
     publish(out);
     return pinned_scalars_->nan_flags;
@@ -701,7 +706,7 @@ void CudaLearner::grow_insert(int64_t rows) {
 }
 
 void CudaLearner::insert(Replay& replay, const TransitionBatch& batch) {
-  Guarded([&] {
+  guarded([&] {
     CudaReplay* gpu = device_replay(replay);
     if (!gpu || batch.count == 0) {
       if (batch.count > 0) replay.insert(batch);
@@ -744,7 +749,7 @@ void CudaLearner::insert(Replay& replay, const TransitionBatch& batch) {
 }
 
 void CudaLearner::greedy(const float* states, int64_t rows, int32_t* actions) {
-  Guarded([&] {
+  guarded([&] {
     if (act_in_flight_ && config_.deterministic) {
       // The weights of the refresh queued at a fixed step act from the first action after it.
       WaitEvent(act_event_, "refreshing the acting weights");
@@ -759,7 +764,7 @@ void CudaLearner::greedy(const float* states, int64_t rows, int32_t* actions) {
 }
 
 void CudaLearner::refresh_actor() {
-  Guarded([&] {
+  guarded([&] {
     if (act_in_flight_) WaitEvent(act_event_, "refreshing the acting weights"), act_in_flight_ = false;
     Check(cudaMemcpyAsync(act_[act_cur_], buf_->online, static_cast<size_t>(layout_.size()) * sizeof(float),
                           cudaMemcpyDeviceToHost, work_stream_),
@@ -769,7 +774,7 @@ void CudaLearner::refresh_actor() {
 }
 
 void CudaLearner::set_steps(int64_t steps) {
-  Guarded([&] {
+  guarded([&] {
     Synchronize(work_stream_, "setting the step counter");
     detail::LearnerControl ctl;
     copy_now(&ctl, buf_->ctl, sizeof ctl, "reading the learner state");
@@ -785,7 +790,7 @@ void CudaLearner::set_steps(int64_t steps) {
 }
 
 void CudaLearner::inject_nan(uint32_t flag, int64_t at_step) {
-  Guarded([&] {
+  guarded([&] {
     Synchronize(work_stream_, "arming a fault injection");
     detail::LearnerControl ctl;
     copy_now(&ctl, buf_->ctl, sizeof ctl, "reading the learner state");
@@ -795,7 +800,7 @@ void CudaLearner::inject_nan(uint32_t flag, int64_t at_step) {
 }
 
 void CudaLearner::save_params(LearnerTensors& out) {
-  Guarded([&] {
+  guarded([&] {
     const size_t n = static_cast<size_t>(layout_.size());
     Synchronize(work_stream_, "reading the learner's weights");
     const std::pair<std::vector<float>*, const float*> copies[] = {
@@ -808,14 +813,14 @@ void CudaLearner::save_params(LearnerTensors& out) {
 }
 
 void CudaLearner::load_params(const LearnerTensors& in) {
-  Guarded([&] {
+  guarded([&] {
     Synchronize(work_stream_, "replacing the learner's weights");
     upload_params(in);
   });
 }
 
 uint32_t CudaLearner::step_on_batch(const SampleBatch& batch, float* td) {
-  return Guarded([&] {
+  return guarded([&] {
     cudaStream_t s = own_stream_;
     Synchronize(work_stream_, "starting a step on a given batch");
     work_stream_ = s;
@@ -837,7 +842,7 @@ uint32_t CudaLearner::step_on_batch(const SampleBatch& batch, float* td) {
 }
 
 std::vector<std::vector<float>> CudaLearner::online_hidden() const {
-  return Guarded([&] {
+  return guarded([&] {
     Synchronize(work_stream_, "reading the activations");
     std::vector<std::vector<float>> out;
     for (size_t l = 0; l < layout_.trunk().size(); ++l) {
@@ -849,7 +854,7 @@ std::vector<std::vector<float>> CudaLearner::online_hidden() const {
 }
 
 std::vector<float> CudaLearner::gradients() const {
-  return Guarded([&] {
+  return guarded([&] {
     std::vector<float> g(static_cast<size_t>(layout_.size()));
     Synchronize(work_stream_, "reading the gradients");
     copy_now(g.data(), buf_->grads, g.size() * sizeof(float), "reading the gradients");

@@ -20,9 +20,11 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "cuda/status.h"
 #include "kernels/learner_launch.cuh"
 #include "model/q_network.h"
 #include "train/learner.h"
@@ -31,6 +33,17 @@ namespace dqn::cuda {
 
 class CudaReplay;
 class Carver;
+class CudaLearnerGroup;
+
+/// Where a CudaLearner's device block comes from when it is not its own cudaMalloc: a seed
+/// group's one allocation (CudaLearnerGroup), which hands its members equal blocks a fixed
+/// stride apart. take() returns `bytes` of device memory that outlive the learner, or throws
+/// CudaError (out of memory, or bytes unlike the group's other members).
+class DeviceBlockSource {
+ public:
+  virtual ~DeviceBlockSource() = default;
+  virtual void* take(size_t bytes) = 0;
+};
 
 /// Where one phase of the learner kernel spent its time in a profiled step (µs, global timer;
 /// profile_step adds each step's values): total, from block 0's start of the phase to its start
@@ -52,7 +65,9 @@ class CudaLearner final : public Learner {
   /// Initializes the weights exactly as the CPU learner does for `seed` (InitParams on the host,
   /// then copied). @throws std::invalid_argument for a bad shape or option, CudaError when the
   /// buffers do not fit ("out of memory, N GiB asked, M GiB free") or a CUDA call fails.
-  CudaLearner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features);
+  /// `blocks` (or null: the learner allocates its own) provides the device block.
+  CudaLearner(const NetConfig& net, const LearnerConfig& config, uint64_t seed, std::vector<FeatureGroup> causal_features,
+              DeviceBlockSource* blocks = nullptr);
   ~CudaLearner() override;
   CudaLearner(const CudaLearner&) = delete;
   CudaLearner& operator=(const CudaLearner&) = delete;
@@ -90,8 +105,22 @@ class CudaLearner final : public Learner {
   /// Steps queued by train() with a GPU replay: eager (graph off) or graph-replayed.
   void set_use_graphs(bool on) { use_graphs_ = on; }
   const LearnerConfig& config() const { return config_; }
+  /// The GPU replay behind `replay` (a CudaReplay, or a FallbackReplay still on the GPU), or null.
+  static CudaReplay* device_replay(Replay& replay);
 
  private:
+  friend class CudaLearnerGroup;  // builds one program for its members and steps them together
+  /// Runs f; a sticky CUDA error (the context is lost until the process ends) becomes DeviceLost,
+  /// which the trainer host answers by continuing the run on the CPU backend.
+  template <typename F>
+  static decltype(auto) guarded(F f) {
+    try {
+      return f();
+    } catch (const CudaError& e) {
+      if (e.sticky()) throw DeviceLost(std::string("CUDA context lost: ") + e.what());
+      throw;
+    }
+  }
   struct Buffers;   // every device buffer, carved from one block
   /// One network's forward pass over `rows` rows of x: trunk activations h[l], heads v and a.
   struct Pass {
@@ -112,20 +141,19 @@ class CudaLearner final : public Learner {
   detail::TdLossArgs loss_args() const;  // the loss phase's view of the buffers
   void launch_probe(cudaStream_t s);
   /// Captures queue(s) once as a CUDA graph into *exec.
-  template <typename Queue>
-  void capture(cudaStream_t s, cudaGraphExec_t* exec, Queue queue);
+  void capture(cudaStream_t s, cudaGraphExec_t* exec, const std::function<void()>& queue);
   /// queue() as a CUDA graph (captured into *exec on first use, then replayed) when graph is
   /// true, eagerly otherwise.
-  template <typename Queue>
-  void run(cudaStream_t s, bool graph, cudaGraphExec_t* exec, const char* what, Queue queue);
+  void run(cudaStream_t s, bool graph, cudaGraphExec_t* exec, const char* what, const std::function<void()>& queue);
   void queue_steps(cudaStream_t s, CudaReplay& gpu);  // K x (the replay's sample, the core, the update)
   void queue_staged(cudaStream_t s);                  // the staged batch in, the core, TD errors out
   void queue_scalars(cudaStream_t s);                 // device scalar block -> pinned block
+  void sample_into(CudaReplay& gpu);                  // the replay's sample into this learner's batch
+  void update_from(CudaReplay& gpu);                  // the replay's priority update from this learner's TD errors
   uint32_t train_staged(Replay& replay, ScalarBlock& out);
   void after_launch(cudaStream_t s);
   void publish(ScalarBlock& out) const;
   void upload_params(const LearnerTensors& t);
-  CudaReplay* device_replay(Replay& replay);
   /// A copy that completes before returning (counted: setup and epoch-boundary paths only).
   void copy_now(void* dst, const void* src, size_t bytes, const char* what) const;
   void release();  // frees every CUDA resource (idempotent)
@@ -138,6 +166,7 @@ class CudaLearner final : public Learner {
   cudaStream_t own_stream_ = nullptr;  // construction, and steps with a CPU replay
   cudaStream_t work_stream_ = nullptr; // where steps are queued (the GPU replay's stream)
   void* block_ = nullptr;
+  bool owns_block_ = false;            // block_ is this learner's cudaMalloc (not a group's)
   int core_blocks_ = 0;                // blocks of the learner kernel (all resident)
   std::vector<void*> pinned_;          // every pinned allocation, freed together
   Buffers* buf_ = nullptr;

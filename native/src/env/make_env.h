@@ -21,6 +21,19 @@ enum class GapPolicy {
   kFlat,  ///< close it (with its cost) at the last bar before the gap; the agent reopens after it
 };
 
+/// The trading agent's actions (trading_env.h).
+enum class ActionSpace {
+  kTarget,  ///< n_actions target positions, evenly spaced in [-max_position, max_position] (the default)
+  kStep,    ///< four moves on that grid of positions: hold (trade nothing), one step up, one step down, flat
+};
+
+/// Which environment MakeEnv builds: training episodes, or the evaluation walk of a span.
+enum class EnvRole {
+  kTrain,       ///< training episodes (trading: random starts in the training span)
+  kValidation,  ///< greedy evaluation; trading: the walk of the validation span (what selection reads)
+  kTest,        ///< trading only: the walk of the test span (reported apart, never selects)
+};
+
 /// Everything needed to build an environment (see common/config.ts, EnvSchema).
 struct EnvSpec {
   std::string kind;              ///< "cartpole" or "trading"
@@ -37,14 +50,24 @@ struct EnvSpec {
   double cost_bps = 0.5;
   GapPolicy gap_policy = GapPolicy::kHold;
   double reward_scale = 1.0;  ///< training reward multiplier (1e4: basis points); metrics stay in return units
-  double validation_fraction = 0.2;
+  double validation_fraction = 0.2;  ///< fraction of a fold's bars in its validation span (trading_spans.h)
+  double test_fraction = 0;    ///< fraction of a fold's bars in its test span; 0: no test span
+  int embargo_bars = 0;        ///< bars between consecutive spans that belong to none
+  int folds = 1;               ///< walk-forward folds (1: one split of all bars)
+  int fold = 0;                ///< the fold this environment uses, in [0, folds)
   double max_gap_bars = 5;
+  int decision_interval = 1;   ///< act every k decision bars, holding the units in between
+  double change_penalty_bps = 0;  ///< training reward only: basis points per unit of equity traded, on top of the cost
+  ActionSpace action_space = ActionSpace::kTarget;
+  double financing_rate = 0;   ///< fraction per year of the value above 1x equity (long) or shorted
 };
 
-/// Builds the training (eval = false) or evaluation (eval = true) environment.
-/// Trading: training envs start at random bars of the training span; the evaluation env walks
-/// the validation span once from its start, as one episode per copy.
-/// @throws std::invalid_argument for an unknown kind or inconsistent spec.
-std::unique_ptr<VecEnv> MakeEnv(const EnvSpec& spec, bool eval);
+/// Builds the training or an evaluation environment. Trading: training envs start at random
+/// bars of the training span; an evaluation env walks its span (validation or test) once from
+/// its start, as one episode per copy. CartPole: kValidation and kTest are the same greedy
+/// episodes on their own reset stream.
+/// @throws std::invalid_argument for an unknown kind or inconsistent spec (trading kTest without
+///   a test span included).
+std::unique_ptr<VecEnv> MakeEnv(const EnvSpec& spec, EnvRole role);
 
 }  // namespace dqn

@@ -1,35 +1,57 @@
 // How the trading environment books one step of P&L on compounded equity (DESIGN section 7):
-// the position is a multiple of equity set at a decision bar and held in units until the next
-// decision bar, marked to market at every bar in between (a gap and the warm-up bars after it
-// included), optionally closed with its cost at a given bar.
+// at decision bar t the account trades from the weight it holds to the target position (both
+// multiples of the equity E_t), holds those units until bar `until`, marked to market at every
+// bar in between (a gap and the warm-up bars after it included), and optionally sells them at
+// bar close_at. Costs are charged on the value actually traded, rebalancing included; financing
+// accrues on the part of the position above 1x equity (borrowed cash) and on a short (borrowed
+// stock), by calendar time.
 //
-// Equity relative to the decision bar t (E_t = 1), holding position p after p0, cost c per unit:
-//   e_b = 1 - c |p - p0| + p (close[b] / close[t] - 1)     for t < b <= close_at (or until)
-//   e_close_at -= c |p|;  e_b = e_close_at                  for b > close_at (position closed)
-// Bar b's return is e_b / e_{b-1} - 1 (e_t = 1); the step's reward is e_until - 1. With
-// p = 1 and no cost the bar returns are the instrument's own, so always-long at a full position
-// of 1 is buy-and-hold. Equity at or below zero is ruin: booking stops at that bar.
+// Equity relative to E_t (E_t = 1), holding weight w0 (units x close[t] / E_t) and trading to
+// target p, cost c per unit of value traded, financing rate f per year, F = max(p - 1, 0) +
+// max(-p, 0) the financed fraction, y_b = (ts[b] - ts[t]) / 365.25 days:
+//   e_b = 1 - c |p - w0| + p (close[b] / close[t] - 1) - f F y_b            for t < b <= close_at (or until)
+//   e_close_at -= c |p| close[close_at] / close[t];  e_b = e_close_at        for b > close_at (sold)
+// Bar b's return is e_b / e_{b-1} - 1 (e_t = 1); the step's reward is e_until - 1. The weight held
+// after the step is w = p (close[until] / close[t]) / e_until (0 once sold): the position drifts
+// with the price and the costs, and trading back to the same target next step is a rebalancing
+// that pays its cost. With p = w0 nothing is traded and the units are simply held.
+// Turnover counts |p - w0| (units of E_t) plus, when sold, the sold weight p close[b] / close[t] /
+// e_b (units of the equity at the sale, before its cost). Equity at or below zero is ruin:
+// booking stops at that bar.
 //
-// Example: close = {100, 110, 99}, t = 0, until = 2, p0 = 0, p = 1,
-// c = 0.001, no close: e_1 = 1.099, e_2 = 0.989, bar returns {0.099, -0.100091}, reward -0.011.
+// Example: close = {100, 110, 99}, t = 0, until = 2, w0 = 0, p = 1, c = 0.001, f = 0, no sale:
+// e_1 = 1.099, e_2 = 0.989, bar returns {0.099, -0.100091}, reward -0.011, weight 0.99 / 0.989,
+// turnover 1, costs 0.001.
 #pragma once
 #include <vector>
 
 namespace dqn {
 
-/// What a step booked.
-struct StepBooking {
-  double reward = 0;  ///< e_until - 1, the step's return on the equity at t; -1 on ruin
-  double held = 0;    ///< position held after the step (0 when it was closed)
-  bool ruined = false;  ///< equity reached zero at some bar of the step
+/// One step to book: bars, weights and rates.
+struct StepOrder {
+  int t = 0;              ///< the decision bar
+  int until = 0;          ///< the last bar of the step (> t)
+  double held = 0;        ///< weight held at t (units x close[t] / E_t), a multiple of equity
+  double target = 0;      ///< position traded to at t, a multiple of equity
+  double cost = 0;        ///< cost per unit of value traded, a fraction (cost_bps * 1e-4)
+  double financing = 0;   ///< financing rate, a fraction of the financed value per year
+  int close_at = -1;      ///< bar in (t, until] at which the units are sold with their cost, or -1
 };
 
-/// Books the step from decision bar t to bar until (> t) holding `position` after `previous`.
-/// @param close closing prices of every bar (> 0).
-/// @param cost cost per unit of position change, a fraction (cost_bps * 1e-4).
-/// @param close_at bar in (t, until] at which the position is closed with its cost, or -1.
+/// What a step booked; every amount is a fraction of E_t unless said otherwise.
+struct StepBooking {
+  double reward = 0;     ///< e_until - 1, the step's return on E_t; -1 on ruin
+  double weight = 0;     ///< weight held after the step (0 when sold or ruined)
+  double turnover = 0;   ///< |target - held| plus the weight sold, each in units of the equity at its trade
+  double costs = 0;      ///< transaction costs paid
+  double financing = 0;  ///< financing paid up to the last bar booked
+  bool ruined = false;   ///< equity reached zero at some bar of the step
+};
+
+/// Books one step (see the header comment).
+/// @param timestamps, close every bar's Unix time (s) and closing price (> 0).
 /// @param bar_returns if not null, the returns of bars t+1 .. until (up to ruin) are appended.
-StepBooking BookStep(const std::vector<double>& close, int t, int until, double previous, double position, double cost,
-                     int close_at, std::vector<double>* bar_returns);
+StepBooking BookStep(const std::vector<double>& timestamps, const std::vector<double>& close, const StepOrder& order,
+                     std::vector<double>* bar_returns);
 
 }  // namespace dqn

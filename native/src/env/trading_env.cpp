@@ -7,16 +7,19 @@
 #include <stdexcept>
 #include <string>
 
+#include "env/trading_baselines.h"
 #include "env/trading_booking.h"
 #include "env/trading_features.h"
-#include "env/trading_metrics.h"
+#include "env/trading_spans.h"
+#include "env/trading_walk.h"
 
 namespace dqn {
 namespace detail {
 namespace {
 
 constexpr double kMinPosition = 0.01, kMaxPosition = 10;  // max_position bounds, multiples of equity
-constexpr int kMaShort = 20, kMaLong = 60;                 // moving-average crossover baseline, bars
+constexpr int kStepActions = 4;                            // action_space "step": hold, up, down, flat
+enum StepAction { kHold = 0, kUp = 1, kDown = 2, kFlatten = 3 };
 
 [[noreturn]] void Invalid(const std::string& msg) { throw std::invalid_argument("trading env: " + msg); }
 
@@ -30,9 +33,12 @@ void CheckSpec(const EnvSpec& s) {
     Invalid("max_position (a multiple of equity) must be in [" + std::to_string(kMinPosition) + ", " + std::to_string(kMaxPosition) +
             "], got " + std::to_string(s.max_position));
   if (!(s.cost_bps >= 0) || !std::isfinite(s.cost_bps)) Invalid("cost_bps must be a finite number >= 0, got " + std::to_string(s.cost_bps));
-  if (!(s.validation_fraction > 0 && s.validation_fraction < 1))
-    Invalid("validation_fraction must be in (0, 1), got " + std::to_string(s.validation_fraction));
   if (!(s.max_gap_bars >= 1) || !std::isfinite(s.max_gap_bars)) Invalid("max_gap_bars must be a finite number >= 1, got " + std::to_string(s.max_gap_bars));
+  if (s.decision_interval < 1) Invalid("decision_interval must be >= 1, got " + std::to_string(s.decision_interval));
+  if (!(s.change_penalty_bps >= 0) || !std::isfinite(s.change_penalty_bps))
+    Invalid("change_penalty_bps must be a finite number >= 0, got " + std::to_string(s.change_penalty_bps));
+  if (!(s.financing_rate >= 0) || !std::isfinite(s.financing_rate))
+    Invalid("financing_rate must be a finite number >= 0 (a fraction per year), got " + std::to_string(s.financing_rate));
   if (!s.market) Invalid("market data is required");
 }
 
@@ -57,35 +63,39 @@ uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+const char* SpanName(EnvRole role) {
+  return role == EnvRole::kTrain ? "training" : role == EnvRole::kValidation ? "validation" : "test";
+}
+
+Span RoleSpan(const Spans& spans, EnvRole role) {
+  return role == EnvRole::kTrain ? spans.train : role == EnvRole::kValidation ? spans.validation : spans.test;
+}
+
 class TradingEnv final : public VecEnv {
  public:
-  TradingEnv(const EnvSpec& spec, bool eval) : spec_(spec), eval_(eval), market_(spec.market) {
+  TradingEnv(const EnvSpec& spec, EnvRole role)
+      : spec_(spec), eval_(role != EnvRole::kTrain), market_(spec.market), warmup_(kFeatureLookback + spec.lags - 1) {
     const int n = static_cast<int>(market_->close.size());
-    const int n_val = static_cast<int>(std::llround(n * spec.validation_fraction));
-    const int warmup = kFeatureLookback + spec.lags - 1;
-    if (n - n_val < warmup + 2 || n_val < 2)
-      Invalid("too few bars: " + std::to_string(n) + " bars give " + std::to_string(n - n_val) + " training and " +
-              std::to_string(n_val) + " validation bars; need at least " + std::to_string(warmup + 2) +
-              " training bars (a lookback of 20 + lags - 1, the bar and the next) and 2 validation bars");
-    features_ = ComputeMarketFeatures(*market_, n - n_val, spec.max_gap_bars);
-    for (int t = 0; t + 1 < n; ++t) {
-      const bool steppable = t - Segment(t) >= warmup && Segment(t + 1) == Segment(t);
-      const bool in_span = eval ? t >= features_.train_end : t + 1 < features_.train_end;
-      if (steppable && in_span) decision_bars_.push_back(t);
-    }
-    if (decision_bars_.empty())
-      Invalid(std::string("the ") + (eval ? "validation" : "training") + " span (" +
-              std::to_string(eval ? n_val : n - n_val) + " bars) has no bar with " + std::to_string(warmup) +
-              " earlier bars and a next bar in its segment (20 + lags - 1); give more bars, " +
-              (eval ? "a larger" : "a smaller") + " validation_fraction or a larger max_gap_bars");
-    if (eval) ComputeBaselines();
+    const Spans spans = SplitSpans(n, spec, warmup_);
+    if (role == EnvRole::kTest && spans.test.empty())
+      Invalid("this config has no test span: set env.test_fraction > 0 to hold one out");
+    features_ = ComputeMarketFeatures(*market_, spans.train.begin, spans.train.end, spec.max_gap_bars);
+    span_ = RoleSpan(spans, role);
+    std::vector<int> bars = DecisionBars(features_, span_, warmup_);
+    if (bars.empty())
+      Invalid("the " + DescribeSpan(SpanName(role), span_) + " has no bar with " + std::to_string(warmup_) +
+              " earlier bars of its span and segment and a next bar in both (20 + lags - 1); give more bars, change "
+              "validation_fraction, test_fraction or embargo_bars, or a larger max_gap_bars");
+    plan_ = std::make_unique<WalkPlan>(std::move(bars), spec.decision_interval, features_, spec.gap_policy, eval_);
+    bars_per_year_ = SpanBarsPerYear(*market_, span_);
+    if (eval_) baselines_ = WalkBaselines(*plan_, *market_, spec.max_position, Cost(), spec.financing_rate, bars_per_year_);
     copies_.resize(static_cast<size_t>(spec.num_envs));
     for (size_t i = 0; i < copies_.size(); ++i) copies_[i].rng.seed(SplitMix64(spec.seed * 0x100000001B3ull + i));
   }
 
   int num_envs() const override { return spec_.num_envs; }
   int obs_dim() const override { return kMarketFeatures * spec_.lags + 2; }
-  int num_actions() const override { return spec_.n_actions; }
+  int num_actions() const override { return spec_.action_space == ActionSpace::kStep ? kStepActions : spec_.n_actions; }
 
   std::vector<FeatureGroup> causal_features() const override {
     std::vector<FeatureGroup> groups(kMarketFeatures);
@@ -99,7 +109,7 @@ class TradingEnv final : public VecEnv {
   void reset(float* obs) override {
     for (size_t i = 0; i < copies_.size(); ++i) {
       Restart(copies_[i]);
-      WriteObs(copies_[i], copies_[i].bar, obs + i * obs_dim());
+      WriteObs(copies_[i], plan_->bar(copies_[i].index), obs + i * obs_dim());
     }
     started_ = true;
   }
@@ -108,36 +118,36 @@ class TradingEnv final : public VecEnv {
             float* final_obs) override {
     if (!started_) throw std::logic_error("trading env: step() called before reset()");
     for (int i = 0; i < spec_.num_envs; ++i)
-      if (actions[i] < 0 || actions[i] >= spec_.n_actions)
+      if (actions[i] < 0 || actions[i] >= num_actions())
         throw std::out_of_range("trading env: action of copy " + std::to_string(i) + " must be in [0, " +
-                                std::to_string(spec_.n_actions) + "), got " + std::to_string(actions[i]));
+                                std::to_string(num_actions()) + "), got " + std::to_string(actions[i]));
     const size_t d = static_cast<size_t>(obs_dim());
     for (size_t i = 0; i < copies_.size(); ++i) {
       Copy& c = copies_[i];
-      const double position = Position(actions[i]);
-      if (eval_ && position != c.position) ++c.changes;
-      const size_t before = c.bar_returns.size();
-      const StepBooking b = BookWalkStep(c.index, c.position, position, eval_ ? &c.bar_returns : nullptr);
-      if (eval_) RecordPositions(c, position, before);
-      c.position = b.held;
+      const Decision to = Decide(c, actions[i]);
+      const StepOrder o = plan_->Order(c.index, c.weight, to.target, Cost(), spec_.financing_rate);
+      const size_t first = c.ledger.bar_returns.size();
+      const StepBooking b = BookStep(market_->timestamps, market_->close, o, eval_ ? &c.ledger.bar_returns : nullptr);
+      if (eval_) c.ledger.Add(b, o, first, Position(to.level), to.level != c.level);
+      c.level = o.close_at >= 0 ? Flat() : to.level;
+      c.weight = b.weight;
       c.last_reward = b.reward;
-      c.reward_sum += b.reward;
       ++c.steps;
-      rewards[i] = static_cast<float>(b.reward * spec_.reward_scale);
+      const double penalty = eval_ ? 0.0 : spec_.change_penalty_bps * 1e-4 * b.turnover;
+      rewards[i] = static_cast<float>((b.reward - penalty) * spec_.reward_scale);
       terminated[i] = 0;
-      const bool last = c.index + 1 >= decision_bars_.size();
-      const int next = last ? c.bar + 1 : decision_bars_[c.index + 1];  // the bar observed after this step
+      const bool last = plan_->last(c.index);
+      const int next = last ? o.until : plan_->bar(plan_->next(c.index));  // the bar observed after this step
       const bool ended = last || (eval_ ? b.ruined : c.steps >= spec_.episode_length);
       truncated[i] = ended ? 1 : 0;
       float* fo = final_obs + i * d;
       WriteObs(c, next, fo);
       if (ended) {
-        if (eval_) Finish(c, b.ruined);
+        if (eval_) Finish(c);
         Restart(c);
-        WriteObs(c, c.bar, next_obs + i * d);
+        WriteObs(c, plan_->bar(c.index), next_obs + i * d);
       } else {
-        ++c.index;
-        c.bar = next;
+        c.index = plan_->next(c.index);
         std::copy(fo, fo + d, next_obs + i * d);
       }
     }
@@ -157,161 +167,109 @@ class TradingEnv final : public VecEnv {
  private:
   struct Copy {
     std::mt19937_64 rng;
-    int bar = 0;
-    size_t index = 0;  // eval: position in decision_bars_
-    int steps = 0, changes = 0;     // changes: eval steps that changed the position
-    double position = 0, last_reward = 0, reward_sum = 0;  // position held; unscaled rewards
-    std::vector<double> bar_returns;  // eval: this episode's per-bar returns on equity
-    std::vector<double> bar_positions;  // eval: the position held over each of those bars
+    size_t index = 0;   // the current decision's index in the plan
+    int steps = 0;
+    int level = 0;      // the decided position's level on the grid
+    double weight = 0;  // the weight held (units x close / equity), drifted since the last trade
+    double last_reward = 0;  // unscaled, for the observation
+    WalkLedger ledger;       // eval: this episode's walk
   };
 
-  /// Target position of action a, a multiple of equity; the middle action is exactly 0 and
-  /// the last exactly +max_position.
-  double Position(int a) const {
+  /// What an action decides: the level shown to the agent and the position traded to.
+  struct Decision {
+    int level;
+    double target;
+  };
+
+  double Cost() const { return spec_.cost_bps * 1e-4; }
+  int Flat() const { return (spec_.n_actions - 1) / 2; }
+
+  /// Position of grid level L, a multiple of equity; the middle level is exactly 0 and the last
+  /// exactly +max_position.
+  double Position(int level) const {
     const int half = spec_.n_actions - 1;
-    return spec_.max_position * (2.0 * a - half) / half;
+    return spec_.max_position * (2.0 * level - half) / half;
   }
 
-  /// Books the step from decision_bars_[index] to the next decision bar (or, from the last one,
-  /// to the bar after it, closing the position in evaluation), holding `position` after `held`.
-  StepBooking BookWalkStep(size_t index, double held, double position, std::vector<double>* bar_returns) const {
-    const int t = decision_bars_[index];
-    const bool last = index + 1 >= decision_bars_.size();
-    const int until = last ? t + 1 : decision_bars_[index + 1];
-    int close_at = -1;
-    if (last && eval_) close_at = until;
-    // A decision bar's next bar is in its segment, so t + 1 is the last bar before a gap.
-    if (!last && spec_.gap_policy == GapPolicy::kFlat && Segment(until) != Segment(t)) close_at = t + 1;
-    return BookStep(market_->close, t, until, held, position, spec_.cost_bps * 1e-4, close_at, bar_returns);
-  }
-
-  /// Appends the position held over each bar that the step just booked (bars before..end of
-  /// c.bar_returns): `position`, or 0 after the bar at which the step closed it.
-  void RecordPositions(Copy& c, double position, size_t before) const {
-    const int t = decision_bars_[c.index];
-    const bool last = c.index + 1 >= decision_bars_.size();
-    const int until = last ? t + 1 : decision_bars_[c.index + 1];
-    int close_at = last ? until : -1;
-    if (!last && spec_.gap_policy == GapPolicy::kFlat && Segment(until) != Segment(t)) close_at = t + 1;
-    for (size_t j = before; j < c.bar_returns.size(); ++j) {
-      const int b = t + 1 + static_cast<int>(j - before);
-      c.bar_positions.push_back(close_at >= 0 && b > close_at ? 0.0 : position);
+  Decision Decide(const Copy& c, int action) const {
+    if (spec_.action_space == ActionSpace::kTarget) return {action, Position(action)};
+    switch (action) {
+      case kHold: return {c.level, c.weight};  // trade nothing
+      case kUp: return {std::min(c.level + 1, spec_.n_actions - 1), Position(std::min(c.level + 1, spec_.n_actions - 1))};
+      case kDown: return {std::max(c.level - 1, 0), Position(std::max(c.level - 1, 0))};
+      case kFlatten:
+      default: return {Flat(), 0.0};  // step() has checked the action's range
     }
   }
-
-  /// Equity curve E_0 = 1, E_i = E_{i-1} (1 + r_i) of per-bar returns (n + 1 values).
-  static std::vector<double> Compound(const std::vector<double>& bar_returns) {
-    std::vector<double> e(bar_returns.size() + 1, 1.0);
-    for (size_t i = 0; i < bar_returns.size(); ++i) e[i + 1] = bar_returns[i] <= -1 ? 0.0 : e[i] * (1 + bar_returns[i]);
-    return e;
-  }
-
-  /// Metrics of a baseline rule (decision bar -> position) walked like the agent, under `prefix`.
-  template <typename Rule>
-  void WalkBaseline(const std::string& prefix, Rule rule) {
-    std::vector<double> bars;
-    double held = 0, simple = 0;
-    for (size_t i = 0; i < decision_bars_.size(); ++i) {
-      const StepBooking b = BookWalkStep(i, held, rule(decision_bars_[i]), &bars);
-      held = b.held;
-      simple += b.reward;
-      if (b.ruined) break;
-    }
-    const ReturnSummary s = SummarizeReturns(bars, features_.bars_per_year);
-    if (prefix == "buy_and_hold_") buy_and_hold_equity_ = Compound(bars);
-    baselines_[prefix + "return"] = s.total_return;
-    baselines_[prefix + "return_simple"] = simple;
-    baselines_[prefix + "sharpe"] = s.sharpe;
-    baselines_[prefix + "sharpe_se"] = s.sharpe_se;
-    baselines_[prefix + "max_drawdown"] = s.max_drawdown;
-    baselines_[prefix + "ruined"] = s.ruined ? 1 : 0;
-  }
-
-  void ComputeBaselines() {
-    const auto& close = market_->close;
-    const double full = spec_.max_position;
-    WalkBaseline("flat_", [](int) { return 0.0; });
-    WalkBaseline("buy_and_hold_", [full](int) { return full; });
-    WalkBaseline("ma_crossover_", [&close, full](int t) {
-      if (t + 1 < kMaLong) return 0.0;
-      // Each mean sums its closes oldest first, so that a tie (flat prices) is decided the same
-      // way by any implementation that follows this order.
-      double fast = 0, slow = 0;
-      for (int j = t - kMaShort + 1; j <= t; ++j) fast += close[static_cast<size_t>(j)];
-      for (int j = t - kMaLong + 1; j <= t; ++j) slow += close[static_cast<size_t>(j)];
-      return fast / kMaShort > slow / kMaLong ? full : 0.0;
-    });
-  }
-
-  int Segment(int t) const { return features_.segment_start[static_cast<size_t>(t)]; }
 
   void Restart(Copy& c) {
     if (eval_) {
       c.index = 0;
     } else {
-      std::uniform_int_distribution<size_t> pick(0, decision_bars_.size() - 1);
+      std::uniform_int_distribution<size_t> pick(0, plan_->size() - 1);
       c.index = pick(c.rng);
     }
-    c.bar = decision_bars_[c.index];
     c.steps = 0;
-    c.changes = 0;
-    c.position = 0;
+    c.level = Flat();
+    c.weight = 0;
     c.last_reward = 0;
-    c.reward_sum = 0;
-    c.bar_returns.clear();
-    c.bar_positions.clear();
+    c.ledger = WalkLedger();
   }
 
   void WriteObs(const Copy& c, int t, float* out) const {
     const float* row = features_.normalized.data();
     for (int k = 0; k < spec_.lags; ++k)
       std::copy_n(row + static_cast<size_t>(t - k) * kMarketFeatures, kMarketFeatures, out + k * kMarketFeatures);
-    out[kMarketFeatures * spec_.lags] = static_cast<float>(c.position / spec_.max_position);
+    out[kMarketFeatures * spec_.lags] = static_cast<float>(Position(c.level) / spec_.max_position);
     const double scale = spec_.max_position * features_.return_std;
     const double pnl = scale > 0 ? std::clamp(c.last_reward / scale, -kFeatureClip, kFeatureClip) : 0.0;
     out[kMarketFeatures * spec_.lags + 1] = static_cast<float>(pnl);
   }
 
-  void Finish(const Copy& c, bool ruined) {
-    const ReturnSummary agent = SummarizeReturns(c.bar_returns, features_.bars_per_year);
-    metric_sums_["return"] += agent.total_return;
-    metric_sums_["return_simple"] += c.reward_sum;
-    metric_sums_["sharpe"] += agent.sharpe;
-    metric_sums_["sharpe_se"] += agent.sharpe_se;
-    metric_sums_["max_drawdown"] += agent.max_drawdown;
-    metric_sums_["ruined"] += ruined ? 1 : 0;
-    metric_sums_["trade_fraction"] += static_cast<double>(c.changes) / c.steps;
-    metric_sums_["bars"] += agent.bars;
-    metric_sums_["bars_per_year"] += features_.bars_per_year;
-    for (const auto& [k, v] : baselines_) metric_sums_[k] += v;
+  void Finish(const Copy& c) {
+    std::map<std::string, double> m;
+    const ReturnSummary s = PutWalkFigures(c.ledger, bars_per_year_, "", m);
+    m["bar_return_mean"] = s.mean;
+    m["bar_return_sd"] = s.sd;
+    m["trade_fraction"] = static_cast<double>(c.ledger.changes) / c.ledger.steps;
+    m["bars"] = static_cast<double>(c.ledger.bar_returns.size());
+    m["bars_per_year"] = bars_per_year_;
+    m["span_begin_bar"] = span_.begin;
+    m["span_end_bar"] = span_.end;
+    m["span_first_time"] = market_->timestamps[static_cast<size_t>(span_.begin)];
+    m["span_last_time"] = market_->timestamps[static_cast<size_t>(span_.end - 1)];
+    for (const auto& [k, v] : baselines_.metrics) m[k] = v;
+    for (const auto& [k, v] : m) metric_sums_[k] += v;
     ++finished_;
     last_series_.clear();
-    last_series_["equity"] = Compound(c.bar_returns);
-    last_series_["position"] = c.bar_positions;
-    last_series_["buy_and_hold_equity"] = buy_and_hold_equity_;
+    last_series_["equity"] = Compound(c.ledger.bar_returns);
+    last_series_["position"] = c.ledger.bar_positions;
+    last_series_["buy_and_hold_equity"] = baselines_.buy_and_hold_equity;
   }
 
   EnvSpec spec_;
   bool eval_;
   std::shared_ptr<const MarketData> market_;
+  int warmup_;  // bars a decision bar needs before it in its span and segment
   MarketFeatures features_;
-  std::vector<int> decision_bars_;  // the decision bars in time order
+  Span span_;
+  std::unique_ptr<WalkPlan> plan_;
+  double bars_per_year_ = 0;  // of span_, calendar
   std::vector<Copy> copies_;
   bool started_ = false;
-  std::map<std::string, double> baselines_;  // eval: the baselines' metrics (the same every episode)
+  BaselineWalks baselines_;  // eval: the same every episode
   std::map<std::string, double> metric_sums_;
   int finished_ = 0;
-  std::vector<double> buy_and_hold_equity_;  // eval: buy-and-hold's compounded curve (n + 1 values)
   std::map<std::string, std::vector<double>> last_series_;  // eval: the last finished episode's series
 };
 
 }  // namespace
 }  // namespace detail
 
-std::unique_ptr<VecEnv> MakeTradingEnv(const EnvSpec& spec, bool eval) {
+std::unique_ptr<VecEnv> MakeTradingEnv(const EnvSpec& spec, EnvRole role) {
   detail::CheckSpec(spec);
   detail::CheckMarket(*spec.market);
-  return std::make_unique<detail::TradingEnv>(spec, eval);
+  return std::make_unique<detail::TradingEnv>(spec, role);
 }
 
 }  // namespace dqn

@@ -31,18 +31,18 @@ double TimeOfDay(double ts) {
   return r < 0 ? r + kDay : r;
 }
 
-double MedianSpacing(const MarketData& m, int train_end) {
-  std::vector<double> d(static_cast<size_t>(train_end - 1));
-  for (int i = 1; i < train_end; ++i) d[static_cast<size_t>(i - 1)] = m.timestamps[i] - m.timestamps[i - 1];
+double MedianSpacing(const MarketData& m, int train_begin, int train_end) {
+  std::vector<double> d(static_cast<size_t>(train_end - train_begin - 1));
+  for (int i = train_begin + 1; i < train_end; ++i) d[static_cast<size_t>(i - train_begin - 1)] = m.timestamps[i] - m.timestamps[i - 1];
   auto mid = d.begin() + static_cast<std::ptrdiff_t>((d.size() - 1) / 2);  // lower median
   std::nth_element(d.begin(), mid, d.end());
   return *mid;
 }
 
-/// Most common time of day (whole seconds) of a segment start in [0, train_end); ties: earliest.
-double SessionAnchor(const MarketData& m, const std::vector<int>& seg, int train_end) {
+/// Most common time of day (whole seconds) of a segment start in [train_begin, train_end); ties: earliest.
+double SessionAnchor(const MarketData& m, const std::vector<int>& seg, int train_begin, int train_end) {
   std::map<long long, int> count;
-  for (int t = 0; t < train_end; ++t)
+  for (int t = train_begin; t < train_end; ++t)
     if (seg[static_cast<size_t>(t)] == t) ++count[std::llround(TimeOfDay(m.timestamps[t])) % 86400];
   long long best = 0;
   int best_n = 0;
@@ -73,22 +73,22 @@ std::array<double, kMarketFeatures> RawFeatures(const MarketData& m, const Marke
 }  // namespace
 }  // namespace detail
 
-MarketFeatures ComputeMarketFeatures(const MarketData& m, int train_end, double max_gap_bars) {
+MarketFeatures ComputeMarketFeatures(const MarketData& m, int train_begin, int train_end, double max_gap_bars) {
   using detail::kDay;
   MarketFeatures f;
   const int n = static_cast<int>(m.close.size());
   f.num_bars = n;
+  f.train_begin = train_begin;
   f.train_end = train_end;
-  f.nominal_bar_s = detail::MedianSpacing(m, train_end);
+  f.nominal_bar_s = detail::MedianSpacing(m, train_begin, train_end);
   f.intraday = f.nominal_bar_s < kDay;
-  f.bars_per_year = (train_end - 1) / ((m.timestamps[train_end - 1] - m.timestamps[0]) / kSecondsPerYear);
 
   f.segment_start.resize(static_cast<size_t>(n));
   const double gap = max_gap_bars * f.nominal_bar_s;
   for (int t = 0; t < n; ++t)
     f.segment_start[static_cast<size_t>(t)] =
         t == 0 || m.timestamps[t] - m.timestamps[t - 1] > gap ? t : f.segment_start[static_cast<size_t>(t - 1)];
-  if (f.intraday) f.tod_anchor_s = detail::SessionAnchor(m, f.segment_start, train_end);
+  if (f.intraday) f.tod_anchor_s = detail::SessionAnchor(m, f.segment_start, train_begin, train_end);
 
   std::vector<double> raw(static_cast<size_t>(n) * kMarketFeatures, 0.0);
   for (int t = 0; t < n; ++t)
@@ -97,14 +97,14 @@ MarketFeatures ComputeMarketFeatures(const MarketData& m, int train_end, double 
       std::copy(x.begin(), x.end(), raw.begin() + static_cast<std::ptrdiff_t>(t) * kMarketFeatures);
     }
 
-  // Training-span statistics: bars t < train_end with a full lookback (they read no later bar).
+  // Training-span statistics: training bars whose lookback lies inside the training span.
   std::vector<int> train;
-  for (int t = 0; t < train_end; ++t)
+  for (int t = train_begin + kFeatureLookback; t < train_end; ++t)
     if (f.feature_valid(t)) train.push_back(t);
   if (train.empty())
     throw std::invalid_argument("trading env: no training bar has a full lookback of " + std::to_string(kFeatureLookback) +
-                                " bars inside its segment (training span: " + std::to_string(train_end) +
-                                " bars); give more bars, a smaller validation_fraction or a larger max_gap_bars");
+                                " bars inside its segment (training span: " + std::to_string(train_end - train_begin) +
+                                " bars); give more bars, smaller validation_fraction or test_fraction, or a larger max_gap_bars");
   std::vector<double> col(train.size());
   for (int k = 0; k < kMarketFeatures; ++k) {
     for (size_t i = 0; i < train.size(); ++i) col[i] = raw[static_cast<size_t>(train[i]) * kMarketFeatures + k];

@@ -34,9 +34,8 @@ inline constexpr double kSecondsPerYear = 365.25 * 86400.0;
 /// Normalized market features of every bar and the facts about the series they rest on.
 struct MarketFeatures {
   int num_bars = 0;
-  int train_end = 0;               ///< bars [0, train_end) are the training span
+  int train_begin = 0, train_end = 0;  ///< bars [train_begin, train_end) are the training span
   double nominal_bar_s = 0;        ///< median spacing of consecutive training bars, seconds
-  double bars_per_year = 0;        ///< (train_end - 1) bars / training time span in years
   double tod_anchor_s = 0;         ///< session-clock anchor, seconds after 00:00 UTC (intraday)
   bool intraday = false;           ///< nominal_bar_s < 1 day
   std::vector<int> segment_start;  ///< per bar: index of the first bar of its segment
@@ -52,11 +51,12 @@ struct MarketFeatures {
 /// Computes segments, raw features and their training-span normalization.
 /// A step between consecutive bars longer than max_gap_bars * nominal_bar_s is a gap: the bar
 /// after it starts a new segment, and no feature of a bar reads a bar of an earlier segment.
-/// Statistics use only bars t < train_end with feature_valid(t); a feature whose training
-/// standard deviation is 0 normalizes to 0.
+/// Statistics use only training bars whose whole lookback lies in the training span and in their
+/// segment (train_begin <= t - 20, feature_valid(t)); a feature whose training standard deviation
+/// is 0 normalizes to 0.
 /// @param market validated bars (strictly increasing timestamps, positive prices).
-/// @param train_end number of training bars, 2 <= train_end <= bars.
+/// @param train_begin, train_end the training span [train_begin, train_end), at least 2 bars.
 /// @throws std::invalid_argument if no training bar has a full lookback.
-MarketFeatures ComputeMarketFeatures(const MarketData& market, int train_end, double max_gap_bars);
+MarketFeatures ComputeMarketFeatures(const MarketData& market, int train_begin, int train_end, double max_gap_bars);
 
 }  // namespace dqn

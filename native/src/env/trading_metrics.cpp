@@ -29,6 +29,8 @@ ReturnSummary SummarizeReturns(const std::vector<double>& bar_returns, double ba
   double ss = 0;
   for (int i = 0; i < n; ++i) ss += (bar_returns[static_cast<size_t>(i)] - mean) * (bar_returns[static_cast<size_t>(i)] - mean);
   const double sd = std::sqrt(ss / (n - 1));
+  s.mean = mean;
+  s.sd = sd;
   if (!(sd > 0)) return s;
   const double per_bar = mean / sd;
   s.sharpe = per_bar * std::sqrt(bars_per_year);

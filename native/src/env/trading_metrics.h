@@ -20,6 +20,8 @@ struct ReturnSummary {
   /// (1 on ruin), 0 for a curve that never falls.
   double max_drawdown = 0;
   bool ruined = false;  ///< some r_i <= -1
+  double mean = 0;      ///< mean of the n returns used; 0 when n < 2
+  double sd = 0;        ///< their standard deviation, n - 1 in the denominator; 0 when n < 2
 };
 
 /// Summarizes per-bar returns (fractions of equity); bars_per_year annualizes the Sharpe ratio.

@@ -17,6 +17,8 @@ EnvSpec EvalSpec(EnvSpec spec) {
   return spec;
 }
 
+bool HasTestSpan(const EnvSpec& spec) { return spec.kind == "trading" && spec.test_fraction > 0; }
+
 }  // namespace
 
 namespace {
@@ -48,10 +50,11 @@ const TrainerConfig& Checked(const TrainerConfig& c) {
 
 }  // namespace
 
-Trainer::Trainer(const TrainerConfig& config)
+Trainer::Trainer(const TrainerConfig& config, const LearnerFactory& make)
     : config_(Checked(config)),
-      env_(MakeEnv(config.env, /*eval=*/false)),
-      eval_env_(MakeEnv(EvalSpec(config.env), /*eval=*/true)),
+      env_(MakeEnv(config.env, EnvRole::kTrain)),
+      eval_env_(MakeEnv(EvalSpec(config.env), EnvRole::kValidation)),
+      test_env_(HasTestSpan(config.env) ? MakeEnv(EvalSpec(config.env), EnvRole::kTest) : nullptr),
       n_step_(env_->num_envs(), env_->obs_dim(), config.n_step, config.gamma),
       staging_(env_->obs_dim()),
       explore_rng_(config.seed, kExploreStream) {
@@ -65,7 +68,8 @@ Trainer::Trainer(const TrainerConfig& config)
   replay_ = std::move(choice.replay);
   replay_fallback_ = std::move(choice.fallback_reason);
   replay_runtime_fallback_ = std::move(choice.runtime_fallback_reason);
-  learner_ = MakeLearner(config_.compute, config_.net, config_.learner, config.seed, env_->causal_features());
+  learner_ = make ? make(config_.net, config_.learner, config.seed, env_->causal_features())
+                 : MakeLearner(config_.compute, config_.net, config_.learner, config.seed, env_->causal_features());
   if (ScalarBlock* pinned = learner_->host_block()) {  // the CUDA learner's pinned block is the live block
     *pinned = *scalars_;
     scalars_ = pinned;
@@ -168,44 +172,57 @@ void Trainer::collect(bool random_actions, RunStats& stats) {
   scalars_->epsilon = random_actions ? 1.0 : epsilon();
 }
 
-// One gradient step: sample, learn, write the TD errors back as priorities (queued on CUDA).
-// A flagged step changes no parameter, so the flagged one is the step after the last counted.
-void Trainer::learn() {
-  const uint32_t flags = learner_->train(*replay_, *scalars_);
-  if (flags) halt(flags, scalars_->step + 1);
-}
-
-RunStats Trainer::run(int64_t steps) {
+void Trainer::begin_run(int64_t steps) const {
   if (!halted_.empty()) throw std::runtime_error(halted_);
   if (steps < 0) throw std::invalid_argument("steps must be >= 0, got " + std::to_string(steps));
-  RunStats stats;
+}
+
+bool Trainer::collect_until_due(RunStats& stats) {
   const auto stopping = [&] { return stop_.load(std::memory_order_relaxed); };
-  while (stats.steps < steps && !stopping()) {
-    // Random actions for the first learning_starts env steps, then train_every env steps
-    // (all copies together) per gradient step.
-    const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
-    while ((scalars_->env_steps < needed || replay_->size() == 0 || replay_->size() < refill_) && !stopping())
-      collect(scalars_->env_steps < config_.learning_starts, stats);
-    if (stopping()) break;
-    learn();
-    ++stats.steps;
-  }
+  // Random actions for the first learning_starts env steps, then train_every env steps (all
+  // copies together) per gradient step.
+  const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
+  while ((scalars_->env_steps < needed || replay_->size() == 0 || replay_->size() < refill_) && !stopping())
+    collect(scalars_->env_steps < config_.learning_starts, stats);
+  return !stopping();
+}
+
+// A flagged step changes no parameter, so the flagged one is the step after the last counted.
+void Trainer::after_train(uint32_t flags, RunStats& stats) {
+  if (flags) halt(flags, scalars_->step + 1);
+  ++stats.steps;
+}
+
+void Trainer::end_run(int64_t steps, RunStats& stats) {
   // The epoch boundary: the one place the CUDA learner waits for the device.
   if (const uint32_t flags = learner_->finish(*scalars_)) halt(flags, scalars_->step + 1);
   stats.stopped = stats.steps < steps;
+}
+
+RunStats Trainer::run(int64_t steps) {
+  begin_run(steps);
+  RunStats stats;
+  // One gradient step at a time: sample, learn, write the TD errors back as priorities
+  // (queued on CUDA).
+  while (stats.steps < steps && collect_until_due(stats)) after_train(learner_->train(*replay_, *scalars_), stats);
+  end_run(steps, stats);
   return stats;
 }
 
-EvalStats Trainer::evaluate(int episodes) {
+EvalStats Trainer::evaluate(int episodes, EnvRole span) {
   if (episodes < 1) throw std::invalid_argument("episodes must be >= 1, got " + std::to_string(episodes));
-  const int e = eval_env_->num_envs();
-  const auto n = static_cast<size_t>(e), d = static_cast<size_t>(eval_env_->obs_dim());
+  if (span == EnvRole::kTrain) throw std::invalid_argument("evaluate: the span must be validation or test");
+  if (span == EnvRole::kTest && !test_env_)
+    throw std::invalid_argument("evaluate: this run has no test span (env.test_fraction is 0)");
+  VecEnv& walk = span == EnvRole::kTest ? *test_env_ : *eval_env_;
+  const int e = walk.num_envs();
+  const auto n = static_cast<size_t>(e), d = static_cast<size_t>(walk.obs_dim());
   std::vector<float> obs(n * d), next(n * d), final_obs(n * d), rewards(n);
   std::vector<int32_t> actions(n);
   std::vector<uint8_t> term(n), trunc(n);
   std::vector<double> ret(n, 0.0);
   std::vector<bool> counted(n);
-  eval_env_->reset(obs.data());
+  walk.reset(obs.data());
   // A copy's episode counts only if it started while fewer than `episodes` had been started.
   int started = 0;
   for (size_t i = 0; i < n; ++i) counted[i] = started < episodes && ++started;
@@ -217,7 +234,7 @@ EvalStats Trainer::evaluate(int episodes) {
       break;
     }
     learner_->greedy(obs.data(), e, actions.data());
-    eval_env_->step(actions.data(), next.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
+    walk.step(actions.data(), next.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
     for (size_t i = 0; i < n; ++i) {
       if (!counted[i]) continue;
       ret[i] += rewards[i];
@@ -233,8 +250,8 @@ EvalStats Trainer::evaluate(int episodes) {
   double sum = 0;
   for (double r : out.returns) sum += r;
   out.mean_return = out.episodes ? sum / out.episodes : 0.0;
-  out.metrics = eval_env_->episode_metrics();
-  out.series = eval_env_->episode_series();
+  out.metrics = walk.episode_metrics();
+  out.series = walk.episode_series();
   return out;
 }
 

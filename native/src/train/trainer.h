@@ -64,14 +64,21 @@ struct EvalStats {
   std::map<std::string, std::vector<double>> series;
 };
 
+/// Builds the trainer's learner from the shapes and options the trainer derived (state and
+/// action sizes from the environment), its seed and the environment's causal features.
+using LearnerFactory = std::function<std::shared_ptr<Learner>(const NetConfig&, const LearnerConfig&, uint64_t seed,
+                                                              std::vector<FeatureGroup> causal_features)>;
+
 /// The trainer: collection on the CPU, the learner on the compute backend.
 class Trainer {
  public:
-  /// Builds the environments (MakeEnv(spec, false) and MakeEnv(spec, true)), the replay buffer
-  /// (MakeReplay: CPU, or GPU with its fallback) and the learner (MakeLearner). With the CUDA
-  /// learner the scalar block is its pinned host block. @throws std::invalid_argument for an
-  /// invalid config; CUDA: std::runtime_error when the learner does not fit or cannot run.
-  explicit Trainer(const TrainerConfig& config);
+  /// Builds the environments (MakeEnv with kTrain, kValidation and, for a trading spec with a
+  /// test span, kTest), the replay buffer (MakeReplay: CPU, or GPU with its fallback) and the
+  /// learner (`make`, or MakeLearner for config.compute). With the CUDA learner the scalar block
+  /// is its pinned host block.
+  /// @throws std::invalid_argument for an invalid config; CUDA: std::runtime_error when the
+  /// learner does not fit or cannot run.
+  explicit Trainer(const TrainerConfig& config, const LearnerFactory& make = {});
 
   /// Runs `steps` gradient steps: first the learning_starts env steps with random actions, then
   /// train_every env steps (epsilon-greedy) per gradient step; each step samples a batch,
@@ -82,15 +89,28 @@ class Trainer {
   ///         then stays halted: later calls throw the same error); DeviceLost ("CUDA context
   ///         lost: ...") when the GPU became unusable.
   RunStats run(int64_t steps);
+  /// run()'s parts, for TrainerGroup, which trains its members' learners in one call between
+  /// them: begin_run checks the trainer may run; collect_until_due collects (random actions
+  /// for the first learning_starts env steps, then epsilon-greedy) until the next gradient step
+  /// is due, false when a stop request came first; after_train takes the step's NaN flags
+  /// (throwing as run() does); end_run is the epoch boundary's finish, and fills stats.stopped.
+  void begin_run(int64_t steps) const;
+  bool collect_until_due(RunStats& stats);
+  void after_train(uint32_t flags, RunStats& stats);
+  void end_run(int64_t steps, RunStats& stats);
+  Replay& replay() { return *replay_; }
+
   /// Makes a running run() return after the current step (thread-safe).
   void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
   /// Clears a stop request (the binding calls it when it starts run()).
   void clear_stop() noexcept { stop_.store(false, std::memory_order_relaxed); }
 
-  /// Greedy (epsilon 0) evaluation over `episodes` >= 1 episodes on the evaluation env, which is
+  /// Greedy (epsilon 0) evaluation over `episodes` >= 1 episodes on the evaluation env of `span`
+  /// (kValidation: what selection reads; kTest: the held-out span, reported apart), which is
   /// reset first. Episodes are assigned to copies as they start, so short episodes are not
   /// over-represented. request_stop() ends it after the current env step (`stopped`).
-  EvalStats evaluate(int episodes);
+  /// @throws std::invalid_argument for kTrain, or kTest when the env has no test span.
+  EvalStats evaluate(int episodes, EnvRole span = EnvRole::kValidation);
 
   /// Versioned binary state (trainer_state.cpp): network shapes, the heads description
   /// (DescribeHeads, model/heads.h), online and target weights, Adam m, v and step, spectral
@@ -124,15 +144,14 @@ class Trainer {
 
  private:
   void collect(bool random_actions, RunStats& stats);
-  void learn();
   [[noreturn]] void halt(uint32_t flags, int64_t step);
 
   TrainerConfig config_;
-  std::unique_ptr<VecEnv> env_, eval_env_;
+  std::unique_ptr<VecEnv> env_, eval_env_, test_env_;  // test_env_: null without a test span
   std::unique_ptr<Replay> replay_;
   std::string replay_fallback_;
   std::function<std::string()> replay_runtime_fallback_;
-  std::unique_ptr<Learner> learner_;
+  std::shared_ptr<Learner> learner_;  // shared with its seed group, if any (MemberOf)
   NStepAccumulator n_step_;
   TransitionStaging staging_;
   Rng explore_rng_;

@@ -1,0 +1,63 @@
+// The configs of the runs on the charts side by side: the run the charts show and every overlaid
+// run, one column each under its name (in its overlay colour), one row per field that differs.
+import type { RunConfig } from '../../common/config.ts';
+import { runsConfigDiff } from '../config/runs-diff.ts';
+import { ink } from '../lib/theme.ts';
+import { useTheme } from '../lib/theme-store.ts';
+
+/** A run in the comparison: its folder name, its config, and the colour its overlay is drawn in (none for the shown run). */
+export interface ComparedRun {
+  name: string;
+  config: RunConfig;
+  color?: string;
+  /** What the run is on the charts ("shown", "overlay"), under its name. */
+  role: string;
+}
+
+const text = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : String(v));
+
+/** The config diff of `runs` (two or more): a table headed "field" and the runs' names. */
+export function ConfigCompare({ runs }: { runs: readonly ComparedRun[] }) {
+  const theme = useTheme();
+  const rows = runsConfigDiff(runs.map((r) => r.config));
+  return (
+    <div className="diff" role="region" aria-label="Config diff">
+      <h3>
+        Config diff of the {runs.length} runs on the charts ({rows.length} field{rows.length === 1 ? '' : 's'} differ{rows.length === 1 ? 's' : ''})
+      </h3>
+      {rows.length === 0 ? (
+        <p className="muted">the same config (names aside)</p>
+      ) : (
+        <div className="runs-scroll">
+          <table className="runs config-diff">
+            <thead>
+              <tr>
+                <th scope="col">field</th>
+                {runs.map((r) => (
+                  <th scope="col" key={r.name} title={r.name}>
+                    <span className="run-name" style={r.color ? { color: ink(theme, r.color) } : undefined}>
+                      {r.name}
+                    </span>
+                    <span className="run-role">{r.role}</span>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((d) => (
+                <tr key={d.path}>
+                  <th scope="row">
+                    <code>{d.path}</code>
+                  </th>
+                  {d.values.map((v, i) => (
+                    <td key={runs[i]!.name}>{text(v)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

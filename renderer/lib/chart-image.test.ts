@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chartImage, legendLayout, xmlEscape } from './chart-image.ts';
+import type { LegendEntry } from './legend.ts';
+import { SERIES_COLORS } from './palette.ts';
+import { ink, THEMES } from './theme.ts';
+
+const entry = (label: string, kind: LegendEntry['kind'], dash?: string): LegendEntry => ({ key: label, label, color: SERIES_COLORS.yellow, kind, series: 'replay/beta', ...(dash ? { dash } : {}) });
+
+test('legend entries wrap onto a new row when the next one would pass the right edge', () => {
+  const labels = ['TD loss (raw)', 'TD loss (EMA 0.60)', '20261201-120000-cartpole: TD loss'];
+  assert.deepEqual(legendLayout(labels, 2000).map((p) => p.row), [0, 0, 0]);
+  const narrow = legendLayout(labels, 300);
+  assert.deepEqual(narrow.map((p) => p.row), [0, 0, 1]);
+  assert.equal(narrow[2]!.x, narrow[0]!.x, 'a new row starts at the left margin');
+  assert.deepEqual(legendLayout(['a very long label that is wider than the chart by itself'], 100), [{ x: 8, row: 0 }], 'one entry too wide still takes the first row');
+});
+
+test('the image is the chart under its title and legend, on the theme panel, taller by the header', () => {
+  const chart = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="220"><path d="M0,0L10,10" stroke="#f4b400"/></svg>';
+  const img = chartImage(chart, 400, 220, 'Replay', [entry('beta', 'line'), entry('mean IS weight', 'raw'), entry('run-b: beta', 'line', '5 3')], THEMES.light);
+  assert.equal(img.width, 400);
+  assert.equal(img.height, 220 + 24 + 16 + 4, 'title row and one legend row above the chart');
+  assert.match(img.svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="400" height="264" viewBox="0 0 400 264"/);
+  assert.ok(img.svg.includes(`<rect width="100%" height="100%" fill="${THEMES.light.panel}"/>`));
+  assert.ok(img.svg.includes(`>Replay</text>`));
+  assert.ok(img.svg.includes(`stroke="${ink(THEMES.light, SERIES_COLORS.yellow)}"`), 'swatches in the colour drawn on this theme');
+  assert.ok(img.svg.includes('stroke-dasharray="5 3"'), "an overlaid run's swatch is dashed");
+  assert.ok(img.svg.includes(`<g transform="translate(0 44)">${chart}</g></svg>`), 'the chart itself, below the header');
+});
+
+test('titles and labels are escaped for XML', () => {
+  assert.equal(xmlEscape(`a<b & "c" 'd'>`), 'a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;');
+  const img = chartImage('<svg/>', 300, 100, 'Q <min>', [entry('x & y', 'band')], THEMES.dark);
+  assert.ok(img.svg.includes('>Q &lt;min&gt;</text>') && img.svg.includes('>x &amp; y</text>'));
+});
