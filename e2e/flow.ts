@@ -318,6 +318,7 @@ export async function overlayTwoRuns(page: Page, names: [string, string]): Promi
   await page.screenshot({ path: join(RESULTS, 'overlay-two-runs.png'), fullPage: true });
   for (const n of names) await table.getByRole('checkbox', { name: `Overlay ${n}`, exact: true }).uncheck();
   await diff.waitFor({ state: 'detached', ...LONG });
+  await page.evaluate(() => window.scrollTo(0, 0)); // back to the charts, which draw only on screen
   await legendList.getByRole('listitem').filter({ hasText: `${names[0]}: TD loss` }).waitFor({ state: 'detached', ...LONG });
 }
 
@@ -366,7 +367,7 @@ export const TINY_TRADING = {
   name: 'e2e-trading',
   backend: 'cpu',
   seed: 3,
-  env: { kind: 'trading', data: 'resources/data/spy_1d_1999-2020.csv', num_envs: 4, episode_length: 32 },
+  env: { kind: 'trading', data: 'resources/data/spy_1d_1999-2020.csv', num_envs: 4, episode_length: 32, test_fraction: 0.15 },
   network: { hidden: [16] },
   replay: { capacity: 4096 },
   optim: { batch_size: 32 },
@@ -408,13 +409,16 @@ export async function tradingViews(page: Page, presetLabel: string): Promise<voi
   assert.match((await tip.textContent()) ?? '', /^bar \d+agent : \d+\.\d\dbuy and hold : \d+\.\d\d$/);
   mkdirSync(RESULTS, { recursive: true });
   await page.screenshot({ path: join(RESULTS, 'trading-curves-hover.png') });
-  // The evaluation table shows every column inside its panel (Sharpe and drawdown included).
-  const table = page.getByRole('region', { name: 'Evaluation on the validation span' });
-  await table.scrollIntoViewIfNeeded();
-  const tableBox = (await table.boundingBox())!;
-  for (const head of ['Sharpe ± SE', 'Max drawdown']) {
-    const b = (await table.getByRole('columnheader', { name: head }).boundingBox())!;
-    assert.ok(b.x + b.width <= tableBox.x + tableBox.width, `${head} ends at x ${(b.x + b.width).toFixed(0)}, past its panel's ${(tableBox.x + tableBox.width).toFixed(0)}`);
+  // The evaluation tables (the validation span's, and the test span's once the run has ended) show every column inside their panels (Sharpe, drawdown, turnover and costs included).
+  for (const name of ['Evaluation on the validation span', 'Test span: held out']) {
+    const table = page.getByRole('region', { name });
+    await table.scrollIntoViewIfNeeded(LONG);
+    const tableBox = (await table.boundingBox())!;
+    for (const head of ['Sharpe ± SE', 'Max drawdown', 'Turnover', 'Costs']) {
+      const b = (await table.getByRole('columnheader', { name: head }).boundingBox())!;
+      assert.ok(b.x + b.width <= tableBox.x + tableBox.width, `${name}: ${head} ends at x ${(b.x + b.width).toFixed(0)}, past its panel's ${(tableBox.x + tableBox.width).toFixed(0)}`);
+    }
+    assert.match((await table.locator('tbody tr').first().textContent()) ?? '', /^agent \(trades on [\d.]+% of decisions\)-?\d+\.\d\d%/, `${name}: returns in percent`);
   }
   // An earlier evaluation, picked.
   await pick.selectOption('1');
@@ -433,7 +437,7 @@ export async function tradingViews(page: Page, presetLabel: string): Promise<voi
   const returns = page.getByRole('region', { name: 'Episodic return' });
   await returns.scrollIntoViewIfNeeded();
   await waitForPoints(page, 'Episodic return', 2);
-  await returns.getByText(`summed reward per ${TINY_TRADING.env.episode_length}-bar episode, bps of equity`).waitFor(LONG);
+  await returns.getByText(`bps of equity per ${TINY_TRADING.env.episode_length}-bar episode`).waitFor(LONG);
   assert.deepEqual((await legend(page, 'Episodic return')).map(([l]) => l), ['training episodes (raw)', 'training episodes (EMA 0.60)']);
   const sharpe = page.locator('div[title]', { has: page.getByRole('region', { name: 'Evaluation Sharpe' }) });
   assert.match((await sharpe.getAttribute('title')) ?? '', /√\(\d+ bars per year \(the validation span's bars per 365\.25-day calendar year\)/);

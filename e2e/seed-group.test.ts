@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_COLORS, SERIES_COLORS } from '../renderer/lib/palette.ts';
+import { runTitle } from '../renderer/lib/run-table.ts';
 import { ink, THEMES } from '../renderer/lib/theme.ts';
 import { legend, RESULTS, ROOT, TINY_CARTPOLE, waitForPoints } from './flow.ts';
 import { skip, withServedPage } from './served-page.ts';
@@ -37,13 +38,16 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       const row = table.locator(`tr.run-group[data-group="${group}"]`);
       await row.waitFor(LONG);
       const cell = (col: string) => row.locator(`[data-col=${col}]`).textContent();
-      assert.match((await cell('name')) ?? '', new RegExp(`${group} · 3 seeds$`));
+      assert.match((await cell('name')) ?? '', new RegExp(`^${runTitle(group)} · 3 seeds$`));
       assert.equal(await cell('state'), 'finished');
       const f = (v: number) => v.toFixed(1);
       assert.equal(await cell('lastEvalReturn'), `${f(summary.eval_mean_return.mean)} (95% CI ${f(summary.eval_mean_return.mean_ci95[0])}–${f(summary.eval_mean_return.mean_ci95[1])})`);
       assert.equal(await table.getByRole('button', { name: `Open ${members[0]}`, exact: true }).count(), 0, 'members hidden until the group is expanded');
       await row.getByRole('button', { name: `Members of ${group}` }).click();
       for (const m of members) await table.getByRole('button', { name: `Open ${m}`, exact: true }).waitFor(LONG);
+      mkdirSync(RESULTS, { recursive: true });
+      await page.getByRole('region', { name: 'Run history' }).screenshot({ path: join(RESULTS, 'seed-group-history.png') });
+      await page.evaluate(() => window.scrollTo(0, 0)); // back to the charts, which draw only on screen
 
       await row.getByRole('button', { name: `Open group ${group}` }).click();
       await page.getByText('showing a seed group').waitFor(LONG);
@@ -76,6 +80,8 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       const swatch = page.getByRole('group', { name: 'Members drawn over the mean' }).locator('label', { hasText: 'seed 4' }).locator('.swatch');
       assert.equal(hexOf(await swatch.evaluate((e) => getComputedStyle(e).backgroundColor)), memberStroke, "the picker's swatch matches the member's line");
       await page.screenshot({ path: join(RESULTS, 'seed-group-1920x1080-light.png') });
+      await page.getByRole('region', { name: 'Run history' }).screenshot({ path: join(RESULTS, 'seed-group-history-light.png') });
+      await page.evaluate(() => window.scrollTo(0, 0)); // back to the charts, which draw only on screen
       await page.getByRole('button', { name: /Dark theme/ }).click();
       await member.uncheck();
       await page.getByRole('list', { name: 'Loss legend' }).getByText('seed 4: TD loss').waitFor({ state: 'detached', ...LONG });

@@ -130,6 +130,9 @@ export async function overlaysAndDiff(page: Page, runs: { name: string; lr: stri
   await page.getByRole('button', { name: 'Back to live' }).click();
   for (const r of runs) await table.getByRole('checkbox', { name: `Overlay ${r.name}`, exact: true }).uncheck();
   await diff.waitFor({ state: 'detached', ...LONG });
+  // The unticking scrolled to the run history; back on screen, the Loss chart drops the overlays.
+  await region(page, 'Loss').scrollIntoViewIfNeeded();
+  for (const r of runs) await legendList.getByRole('listitem').filter({ hasText: `${r.name}: TD loss` }).waitFor({ state: 'detached', ...LONG });
 }
 
 /** The hyperparameter table: the runs with optim.lr as a column (it differs), sorted by it both ways; Esc closes it. */

@@ -164,7 +164,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   // config panel no longer shows it).
   const chartsEnv = (s.view.kind !== 'live' ? s.view.config : s.runConfig)?.env;
   const chartsTrading = chartsEnv?.kind === 'trading';
-  const returnUnit = chartsEnv?.kind === 'trading' ? `summed reward per ${chartsEnv.episode_length}-bar episode, bps of equity` : 'return';
+  const returnUnit = chartsEnv?.kind === 'trading' ? `bps of equity per ${chartsEnv.episode_length}-bar episode` : 'return';
   const editCopy = useCallback(() => {
     if (!shownRun) return;
     const full = shownRun.config as unknown as Record<string, unknown>;

@@ -4,16 +4,13 @@ import { useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
 import { groupRuns } from '../lib/run-groups.ts';
-import { RUN_COLUMNS, runMeta, runTable, runTitle, TABLE_COLUMNS, type RunSort } from '../lib/run-table.ts';
+import { createdText, RUN_COLUMNS, runMeta, runTable, runTitle, TABLE_COLUMNS, type RunSort } from '../lib/run-table.ts';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ConfigCompare, type ComparedRun } from './ConfigCompare.tsx';
 import { GroupRow } from './GroupRow.tsx';
 import { HparamTable } from './HparamTable.tsx';
 import { OverlayToggle } from './OverlayToggle.tsx';
-
-/** When a run started, short: "Dec 2, 08:01". */
-const created = (ms: number) => new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
 /** Past runs from the runs folder as a table of key results that fits the side panel, sorts (a heading or the sort list) and filters (runs of one `--seeds` group together): open one (its name) to draw its charts from disk; resume, rename or delete it from its row's menu. */
 export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
@@ -64,7 +61,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
           {runTitle(r.name)}
         </button>
         <span className="run-meta">
-          <span title="started">{created(r.createdMs)}</span>
+          <span title="started">{createdText(r.createdMs)}</span>
           {runMeta(r).map((m) => (
             <span key={m.key} data-col={m.key}>
               {m.text}
@@ -192,7 +189,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
               block.group === undefined ? (
                 row(block.runs[0]!)
               ) : (
-                <GroupRow key={block.group} name={block.group} listing={groups.find((g) => g.name === block.group)} members={block.runs} row={row} onOpen={() => send(() => transport.send({ type: 'openGroup', group: block.group! }))} />
+                <GroupRow key={block.group} name={block.group} listing={groups.find((g) => g.name === block.group)} members={block.runs} row={row} current={view.kind === 'group' && view.group === block.group} onOpen={() => send(() => transport.send({ type: 'openGroup', group: block.group! }))} />
               ),
             )}
           </tbody>

@@ -40,6 +40,9 @@ export const RUN_COLUMNS: RunColumn[] = [
 /** The columns the table shows as columns, in order (the run's name, then its key results); the others are the run's meta line (runMeta). */
 export const TABLE_COLUMNS: RunColumn[] = RUN_COLUMNS.filter((c) => c.key === 'name' || c.key === 'finalLoss' || c.key === 'lastEvalReturn' || c.key === 'stepsPerSec');
 
+/** When a run started, short: "Dec 2, 08:01". */
+export const createdText = (ms: number) => new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
 /** A run folder's name without the `yyyymmdd-hhmmss-` stamp the trainer puts first (the time is in the meta line); other names as they are. */
 export function runTitle(name: string): string {
   return /^\d{8}-\d{6}-(.+)$/.exec(name)?.[1] ?? name;
