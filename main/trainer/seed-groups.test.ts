@@ -64,6 +64,14 @@ test('a finished group shows its summary\'s headline figure; a member whose fold
   assert.deepEqual(groups, [{ name: GROUP, seeds: [3, 4, 5], summarized: true, headline: { figure: 'eval_mean_return', n: 3, mean: 480.5, ci95: [472.25, 488.75], interval: 'mean-t' }, state: 'finished' }]);
 });
 
+test("a summary written before the t interval shows its IQM bootstrap interval, named as such", async () => {
+  const { runs, dirs } = groupFolder([3, 4]);
+  const old = summary(dirs, [3, 4]);
+  const { mean_ci95: ci, ...stats } = old.eval_mean_return;
+  writeFileSync(join(runs, `${GROUP}.json`), JSON.stringify({ ...old, eval_mean_return: { ...stats, iqm_ci95: ci } }));
+  assert.deepEqual((await listing(runs)).groups[0]!.headline, { figure: 'eval_mean_return', n: 2, mean: 480.5, ci95: [472.25, 488.75], interval: 'iqm-bootstrap' });
+});
+
 test('runs of a summary written before markers existed are grouped by the summary alone, with its seeds', async () => {
   const runs = mkdtempSync(join(tmpdir(), 'dqn-groups-'));
   const dirs = [1, 2].map((seed) => createRunDir(runs, parseRunConfig({ name: `cp-seed${seed}`, seed, env: { kind: 'cartpole' } }), when));
