@@ -20,6 +20,7 @@ TrainerGroup::TrainerGroup(const TrainerConfig& config, const std::vector<uint64
     members_.push_back(std::make_shared<Trainer>(c, make));
   }
   active_.assign(seeds.size(), true);
+  retired_ = std::vector<std::atomic<bool>>(seeds.size());
 }
 
 void TrainerGroup::request_stop() noexcept {
@@ -44,12 +45,18 @@ std::vector<MemberRun> TrainerGroup::run(int64_t steps) {
       active_[s] = false;
     }
   };
-  std::vector<bool> running(n);
-  for (size_t s = 0; s < n; ++s) {
-    running[s] = active_[s];
-    if (running[s]) guarded(s, [&] { members_[s]->begin_run(steps); });
-    running[s] = running[s] && active_[s];
-  }
+  // Retirements asked meanwhile take effect at a step boundary; true while any member trains.
+  const auto take_retirements = [&] {
+    bool any = false;
+    for (size_t s = 0; s < n; ++s) {
+      if (retired_[s].load(std::memory_order_relaxed)) active_[s] = false;
+      any = any || active_[s];
+    }
+    return any;
+  };
+  take_retirements();
+  for (size_t s = 0; s < n; ++s)
+    if (active_[s]) guarded(s, [&] { members_[s]->begin_run(steps); });
   std::vector<Replay*> replays(n);
   std::vector<ScalarBlock*> outs(n);
   for (size_t s = 0; s < n; ++s) replays[s] = &members_[s]->replay(), outs[s] = &members_[s]->scalars();
@@ -57,17 +64,14 @@ std::vector<MemberRun> TrainerGroup::run(int64_t steps) {
   for (int64_t i = 0; i < steps; ++i) {
     bool stopped = false;
     for (size_t s = 0; s < n; ++s)
-      if (running[s]) guarded(s, [&] { stopped = !members_[s]->collect_until_due(out[s].stats) || stopped; });
-    bool any = false;
-    for (size_t s = 0; s < n; ++s) running[s] = running[s] && active_[s], any = any || running[s];
-    if (stopped || !any) break;
-    learners_->train(replays, outs, running, flags);
+      if (active_[s]) guarded(s, [&] { stopped = !members_[s]->collect_until_due(out[s].stats) || stopped; });
+    if (!take_retirements() || stopped) break;
+    learners_->train(replays, outs, active_, flags);
     for (size_t s = 0; s < n; ++s)
-      if (running[s]) guarded(s, [&] { members_[s]->after_train(flags[s], out[s].stats); });
-    for (size_t s = 0; s < n; ++s) running[s] = running[s] && active_[s];
+      if (active_[s]) guarded(s, [&] { members_[s]->after_train(flags[s], out[s].stats); });
   }
   for (size_t s = 0; s < n; ++s)
-    if (running[s]) guarded(s, [&] { members_[s]->end_run(steps, out[s].stats); });
+    if (active_[s]) guarded(s, [&] { members_[s]->end_run(steps, out[s].stats); });
   return out;
 }
 

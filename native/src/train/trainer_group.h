@@ -11,6 +11,7 @@
 //   std::vector<MemberRun> r = g.run(5000);    // r[s].stats, r[s].error
 //   g.member(s).evaluate(100);                 // each member is a Trainer for everything else
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,11 +38,9 @@ class TrainerGroup {
   int size() const { return static_cast<int>(members_.size()); }
   Trainer& member(int s) { return *members_.at(static_cast<size_t>(s)); }
   std::shared_ptr<Trainer> shared_member(int s) { return members_.at(static_cast<size_t>(s)); }
-  /// False once member s halted, failed or was retired: later runs leave it out.
-  bool active(int s) const { return active_.at(static_cast<size_t>(s)); }
   /// Leaves member s out of later runs (its trainer goes on working alone for evaluations and
-  /// checkpoints).
-  void retire(int s) { active_.at(static_cast<size_t>(s)) = false; }
+  /// checkpoints). Thread-safe: a run in progress leaves it out from its next step.
+  void retire(int s) { retired_.at(static_cast<size_t>(s)).store(true, std::memory_order_relaxed); }
 
   /// `steps` gradient steps of every active member in lockstep (Trainer::run's contract per
   /// member: the same collection, the same epoch-boundary finish). A member's own halt or
@@ -55,7 +54,10 @@ class TrainerGroup {
  private:
   std::shared_ptr<LearnerGroup> learners_;
   std::vector<std::shared_ptr<Trainer>> members_;
+  /// Members the run thread still trains (it alone reads and writes them): false once a member
+  /// halted, failed or was retired.
   std::vector<bool> active_;
+  std::vector<std::atomic<bool>> retired_;  ///< retire() requests, from any thread
 };
 
 }  // namespace dqn
