@@ -91,6 +91,24 @@ test('a run that starts while a past run is open takes the charts: they draw the
   assert.equal(d.shown().get('losses/td_loss')!.y[0], 4);
 });
 
+test('the host\'s state on connecting is a snapshot: a past run a ?run= link opened before it arrived stays shown; a run that starts later takes the charts', () => {
+  const d = createDashboard();
+  d.setConnection('open');
+  d.apply({ type: 'runData', runDir: '/runs/past', config, scalars: [{ step: 7, wall_s: 1, values: { 'losses/td_loss': 4 } }], episodes: [], epochs: [] });
+  d.apply({ type: 'state', state: 'idle', runDir: '/runs/last', config });
+  assert.equal(d.store.getState().view.kind, 'history');
+  assert.equal(d.shown().get('losses/td_loss')!.y[0], 4);
+  assert.equal(d.store.getState().runDir, '/runs/last', 'the snapshot still names the host\'s run');
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/new', config });
+  assert.equal(d.store.getState().view.kind, 'live');
+  // After a reconnect the host's snapshot is again only a snapshot.
+  d.apply({ type: 'runData', runDir: '/runs/past', config, scalars: [], episodes: [], epochs: [] });
+  d.setConnection('closed');
+  d.setConnection('open');
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/other', config });
+  assert.equal(d.store.getState().view.kind, 'history');
+});
+
 test('a host that dies mid-run halts the run with the exit reason; the new host is recorded', () => {
   const d = createDashboard();
   d.apply({ type: 'hostReady', pid: 41, restarts: 0 });

@@ -135,6 +135,12 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   let history: SeriesBook | undefined;
   let group: GroupView | undefined;
   let resuming: string | undefined;
+  /**
+   * The next state message is the host's answer to this connection's hello: a snapshot of the run
+   * it has, not a run that starts, so it never takes the charts from a past run opened meanwhile
+   * (a ?run= link's runData can arrive before it).
+   */
+  let snapshotDue = false;
   /** Recent (wall_s, step) pairs for the steps/s rate. */
   let recent: { wall: number; step: number }[] = [];
   const stream: StreamStats = { frames: 0, lost: 0, lastSeq: 0 };
@@ -228,15 +234,19 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       case 'state': {
         const s = get();
         const newRun = !!m.runDir && m.runDir !== s.runDir;
+        const takesCharts = newRun && !snapshotDue;
+        snapshotDue = false;
         if (newRun) {
           if (m.runDir !== resuming) resetLive();
           resuming = undefined;
+        }
+        if (takesCharts) {
           // A run that starts is what the charts show: an opened past run or seed group would hide it.
           history = undefined;
           group = undefined;
         }
         set({
-          view: newRun ? { kind: 'live' } : s.view,
+          view: takesCharts ? { kind: 'live' } : s.view,
           runState: m.state,
           stateDetail: m.detail,
           runDir: m.runDir ?? s.runDir,
@@ -326,7 +336,10 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       return (kind === 'history' && history) || (kind === 'group' && group?.book) || live;
     },
     apply,
-    setConnection: (connection, connectionDetail) => set({ connection, connectionDetail }),
+    setConnection: (connection, connectionDetail) => {
+      if (connection === 'open') snapshotDue = true;
+      set({ connection, connectionDetail });
+    },
     expectResume: (runDir) => {
       resuming = runDir;
     },

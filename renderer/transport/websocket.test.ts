@@ -22,3 +22,13 @@ test('a preset name the server would refuse is refused before sending, with what
   assert.equal(ws.sent.length, sentBefore, 'nothing was sent');
   transport.close();
 });
+
+test('on connecting, hello goes out before what the open listeners send (a ?run= link\'s openRun), so the host\'s state comes first', () => {
+  const ws = openSocket();
+  const transport = createWebSocketTransport('ws://127.0.0.1:1/ws?token=t', () => ws, 20);
+  transport.onConnection((st) => st === 'open' && transport.send({ type: 'openRun', runDir: 'run-1' }));
+  ws.onopen!({});
+  const types = ws.sent.map((d) => (JSON.parse(d) as { command?: { type: string } }).command?.type);
+  assert.deepEqual(types, ['hello', 'listRuns', 'openRun']);
+  transport.close();
+});

@@ -63,9 +63,10 @@ export function createWebSocketTransport(url: string | undefined, open: WebSocke
     socket = ws;
     ws.onopen = () => {
       delay = retryMs;
-      setState('open');
+      // hello first: what the 'open' listeners send (a ?run= link's openRun) is answered after the host's state.
       post({ channel: 'trainer', command: { type: 'hello' } });
       post({ channel: 'trainer', command: { type: 'listRuns' } });
+      setState('open');
     };
     ws.onmessage = (ev) => {
       let data: unknown;
