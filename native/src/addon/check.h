@@ -13,6 +13,8 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dqn::addon {
 
@@ -42,12 +44,14 @@ inline std::string Article(const char* name) {
 /// checked against this first.
 inline constexpr double kMaxOutputBytes = 1024.0 * 1024.0 * 1024.0;
 
-/// @throws RangeError "<what> would need N GiB, more than the 1 GiB one call may return".
-inline void CheckOutputBytes(Napi::Env env, double bytes, const std::string& what) {
+/// @throws RangeError "<what> would need N GiB, more than the 1 GiB one call may <verb>" (verb:
+/// "return" for an output; "use" for scratch memory, which the kernel may hand out lazily and
+/// take back with the process when touched).
+inline void CheckOutputBytes(Napi::Env env, double bytes, const std::string& what, const char* verb = "return") {
   if (bytes <= kMaxOutputBytes) return;
   char gib[32];
   std::snprintf(gib, sizeof gib, "%.2f", bytes / kMaxOutputBytes);
-  throw Napi::RangeError::New(env, what + " would need " + gib + " GiB, more than the 1 GiB one call may return");
+  throw Napi::RangeError::New(env, what + " would need " + gib + " GiB, more than the 1 GiB one call may " + verb);
 }
 
 /// A finite number in [lo, hi]; `what` names the argument in the message.
@@ -110,6 +114,45 @@ inline Napi::Value Prop(const Napi::Object& o, const char* key, const std::strin
   if (!o.Has(key)) ThrowType(o.Env(), where + "." + key + " is required");
   return o.Get(key);
 }
+
+/// The properties of an options object, all read at construction, before any is checked: getters
+/// and proxy traps (caller code) run there and nowhere later, so none can detach or shrink a
+/// typed array between its check and the native code's use of it (a resizable ArrayBuffer shrunk
+/// by the getter of a later key segfaulted insertBatch and adamUpdate).
+class Fields {
+ public:
+  Fields(const Napi::Object& o, std::initializer_list<const char*> keys, std::string where) : env_(o.Env()), where_(std::move(where)) {
+    for (const char* k : keys) {
+      const bool present = o.Has(k);
+      values_.push_back({k, present, present ? o.Get(k) : env_.Undefined()});
+    }
+  }
+  /// The value of `key` (checked by the caller, undefined included). @throws TypeError
+  /// "<where>.<key> is required" when the object has no such key.
+  Napi::Value required(const char* key) const {
+    const Field& f = get(key);
+    if (!f.present) ThrowType(env_, where_ + "." + key + " is required");
+    return f.value;
+  }
+  /// The value of `key`, undefined when missing.
+  Napi::Value optional(const char* key) const { return get(key).value; }
+  Napi::Env env() const { return env_; }
+
+ private:
+  struct Field {
+    const char* key;
+    bool present;
+    Napi::Value value;
+  };
+  const Field& get(const char* key) const {
+    for (const Field& f : values_)
+      if (std::strcmp(f.key, key) == 0) return f;
+    throw Napi::Error::New(env_, std::string("internal error: the binding did not read ") + where_ + "." + key);
+  }
+  Napi::Env env_;
+  std::string where_;
+  std::vector<Field> values_;
+};
 
 /// A string property equal to one of `choices`; returns its position in `choices`.
 /// Throws TypeError for a non-string, RangeError naming the choices for another string.

@@ -28,7 +28,8 @@ std::shared_ptr<const MarketData> ParseMarket(const Napi::Value& v) {
   for (const auto& [name, column] : columns) {
     const auto arr = Typed<double>(Prop(o, name, "market"), std::string("market.") + name, length);
     length = static_cast<int64_t>(arr.ElementLength());
-    column->assign(arr.Data(), arr.Data() + arr.ElementLength());
+    // Copied at once (a later getter may detach it); out of memory is an Error, not an abort.
+    CallNative(v.Env(), [&] { column->assign(arr.Data(), arr.Data() + arr.ElementLength()); });
   }
   return m;
 }

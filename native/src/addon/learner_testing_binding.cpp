@@ -7,6 +7,7 @@
 // Trainer runs.
 #include <napi.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <memory>
 #include <string>
@@ -130,59 +131,89 @@ Napi::Value NetInit(const Napi::CallbackInfo& info) {
   return o;
 }
 
-/// A network with caller-given parameters, for the forward/backward/probe functions.
+/// Floats per row of a Workspace of `layout` and of the heads' states (their outputs and output
+/// gradients; an IQN head's per fraction), for bounding a call's scratch before allocating it.
+double WorkspaceFloatsPerRow(const ParamLayout& layout) {
+  const NetConfig& net = layout.config();
+  double floats = net.n_actions + 2.0 * layout.max_width();
+  for (const DenseSlot& s : layout.trunk()) floats += s.out;
+  const IqnConfig& iqn = net.heads.iqn;
+  const double fractions = std::max({iqn.n, iqn.n_prime, iqn.k});
+  for (size_t k = 0; k < layout.heads().size(); ++k) {
+    const double per = layout.heads()[k]->name() == "iqn" ? fractions * (iqn.embedding + layout.feature_dim()) : 1.0;
+    for (const DenseSlot& s : layout.head_slots(k)) floats += 2.0 * per * s.out;
+  }
+  return floats;
+}
+
+/// A network with caller-given parameters, for the forward/backward/probe functions. Built in
+/// two steps: the constructor reads the network (info[0]); the function then reads the rest of
+/// its caller-controlled values (getters run), and Check checks params (info[1]) and states
+/// (info[2]): no caller code runs between the arrays' checks and their use.
 struct NetCall {
-  NetCall(const Napi::CallbackInfo& info, int64_t& rows)
-      : layout(CallNative(info.Env(), [&] { return ParamLayout(ToNet(info[0])); })),
-        params(Typed<float>(info[1], "params", layout.size())) {
+  explicit NetCall(const Napi::CallbackInfo& info)
+      : layout(CallNative(info.Env(), [&] { return ParamLayout(ToNet(info[0])); })) {}
+  /// @throws RangeError when `passes` workspaces over the rows would need more than 1 GiB.
+  void Check(const Napi::CallbackInfo& info, int passes = 1) {
+    params = Typed<float>(info[1], "params", layout.size());
     const auto s = Typed<float>(info[2], "states");
     const int d = layout.config().state_dim;
     if (s.ElementLength() == 0 || s.ElementLength() % static_cast<size_t>(d) != 0)
       ThrowRange(info.Env(), "states must hold a positive multiple of stateDim = " + std::to_string(d) + " floats");
     rows = static_cast<int64_t>(s.ElementLength()) / d;
+    CheckOutputBytes(info.Env(), passes * static_cast<double>(rows) * WorkspaceFloatsPerRow(layout) * 4,
+                     "the activations of " + std::to_string(rows) + " rows", "use");
     states = s.Data();
   }
   ParamLayout layout;
   Napi::Float32Array params;
   const float* states = nullptr;
+  int64_t rows = 0;
 };
 
 /// netForward(net, params, states, act?: {seed, step}) -> Q [rows x nActions], the main head's
 /// Q-values of an acting pass at `step` of the run seeded `seed` (default 0 and 0)
 Napi::Value NetForward(const Napi::CallbackInfo& info) {
-  int64_t rows = 0;
-  NetCall c(info, rows);
+  NetCall c(info);
   ForwardContext ctx;
   if (!info[3].IsUndefined()) {
-    const Napi::Object o = Obj(info[3], "act");
-    ctx.seed = static_cast<uint64_t>(Integer(Prop(o, "seed", "act"), "act.seed", 0, 9007199254740992.0));
-    ctx.step = Integer(Prop(o, "step", "act"), "act.step", 0, 9007199254740992.0);
+    const Fields act(Obj(info[3], "act"), {"seed", "step"}, "act");
+    ctx.seed = static_cast<uint64_t>(Integer(act.required("seed"), "act.seed", 0, 9007199254740992.0));
+    ctx.step = Integer(act.required("step"), "act.step", 0, 9007199254740992.0);
   }
-  ParamView p(c.layout, c.params.Data());
-  Workspace ws(c.layout, rows);
-  Forward(c.layout, p, c.states, rows, ws, ctx);
-  return Copy(info.Env(), ws.q(), static_cast<size_t>(rows * c.layout.config().n_actions));
+  c.Check(info);
+  const std::vector<float> q = CallNative(info.Env(), [&] {
+    ParamView p(c.layout, c.params.Data());
+    Workspace ws(c.layout, c.rows);
+    Forward(c.layout, p, c.states, c.rows, ws, ctx);
+    return std::vector<float>(ws.q(), ws.q() + c.rows * c.layout.config().n_actions);
+  });
+  return Copy(info.Env(), q.data(), q.size());
 }
 
 /// netBackward(net, params, states, dq) -> gradients of sum(dq ⊙ Q) [params.length]; throws an Error for a
 /// main head without deterministic Q-values (IQN)
 Napi::Value NetBackward(const Napi::CallbackInfo& info) {
-  int64_t rows = 0;
-  NetCall c(info, rows);
-  const auto dq = Typed<float>(info[3], "dq", rows * c.layout.config().n_actions);
-  std::vector<float> grads(static_cast<size_t>(c.layout.size()));
-  ParamView p(c.layout, c.params.Data()), g(c.layout, grads.data());
-  Workspace ws(c.layout, rows);
-  Forward(c.layout, p, c.states, rows, ws);
-  CallNative(info.Env(), [&] { Backward(c.layout, p, c.states, rows, ws, dq.Data(), g); });  // IQN: std::logic_error
+  NetCall c(info);
+  c.Check(info);
+  const auto dq = Typed<float>(info[3], "dq", c.rows * c.layout.config().n_actions);
+  const std::vector<float> grads = CallNative(info.Env(), [&] {  // IQN: std::logic_error
+    std::vector<float> out(static_cast<size_t>(c.layout.size()));
+    ParamView p(c.layout, c.params.Data()), g(c.layout, out.data());
+    Workspace ws(c.layout, c.rows);
+    Forward(c.layout, p, c.states, c.rows, ws);
+    Backward(c.layout, p, c.states, c.rows, ws, dq.Data(), g);
+    return out;
+  });
   return Copy(info.Env(), grads.data(), grads.size());
 }
 
 /// headOutputs(net, params, states) -> Float32Array[]: each head's raw outputs (Head::outputs) of
 /// an acting forward, in layout order.
 Napi::Value HeadOutputs(const Napi::CallbackInfo& info) {
-  int64_t rows = 0;
-  NetCall c(info, rows);
+  NetCall c(info);
+  c.Check(info);
+  const int64_t rows = c.rows;
   const std::vector<std::vector<float>> outputs = CallNative(info.Env(), [&] {
     ParamView p(c.layout, c.params.Data());
     Workspace ws(c.layout, rows);
@@ -202,13 +233,16 @@ Napi::Value HeadOutputs(const Napi::CallbackInfo& info) {
 /// headBackward(net, params, states, dOutputs: Float32Array[]) -> gradients [params.length] of
 /// sum_k sum(dOutputs[k] ⊙ outputs_k), each dOutputs[k] shaped as headOutputs()[k].
 Napi::Value HeadBackwardFn(const Napi::CallbackInfo& info) {
-  int64_t rows = 0;
-  NetCall c(info, rows);
+  NetCall c(info);
   const size_t n_heads = c.layout.heads().size();
   if (!info[3].IsArray() || info[3].As<Napi::Array>().Length() != n_heads)
     ThrowType(info.Env(), "dOutputs must be an array of one Float32Array per head (" + std::to_string(n_heads) + ")");
+  std::vector<Napi::Value> elements;  // every element read (index getters run) before any is checked
+  for (uint32_t k = 0; k < n_heads; ++k) elements.push_back(info[3].As<Napi::Array>().Get(k));
+  c.Check(info);
+  const int64_t rows = c.rows;
   std::vector<Napi::Float32Array> given;
-  for (uint32_t k = 0; k < n_heads; ++k) given.push_back(Typed<float>(info[3].As<Napi::Array>().Get(k), "dOutputs[" + std::to_string(k) + "]"));
+  for (uint32_t k = 0; k < n_heads; ++k) given.push_back(Typed<float>(elements[k], "dOutputs[" + std::to_string(k) + "]"));
   const std::vector<float> grads = CallNative(info.Env(), [&] {
     ParamView p(c.layout, c.params.Data());
     Workspace ws(c.layout, rows);
@@ -231,41 +265,44 @@ Napi::Value HeadBackwardFn(const Napi::CallbackInfo& info) {
   return Copy(info.Env(), grads.data(), grads.size());
 }
 
-/// A batch of caller-given transitions, checked against the network: {states, actions, rewards,
-/// nextStates, discounts, weights, slots?, generations?} (slots default to 0..B-1, generations
-/// to 0). batch < 0: B is the length of `actions`.
+/// The fields of a caller-given batch, read (getters run) before anything of the call is checked.
+Fields BatchFields(const Napi::Value& v) {
+  return Fields(Obj(v, "batch"), {"actions", "slots", "generations", "states", "rewards", "nextStates", "discounts", "weights"}, "batch");
+}
+
+/// A batch of caller-given transitions (BatchFields), checked against the network: {states,
+/// actions, rewards, nextStates, discounts, weights, slots?, generations?} (slots default to
+/// 0..B-1, generations to 0). batch < 0: B is the length of `actions`.
 struct BatchCall {
-  BatchCall(const Napi::Value& v, int64_t batch, const NetConfig& net) {
-    Napi::Env env = v.Env();
-    const Napi::Object o = Obj(v, "batch");
-    auto a = Typed<int32_t>(Prop(o, "actions", "batch"), "actions", batch);
+  BatchCall(const Fields& f, int64_t batch, const NetConfig& net) {
+    Napi::Env env = f.env();
+    auto a = Typed<int32_t>(f.required("actions"), "actions", batch);
     b = static_cast<int64_t>(a.ElementLength());
     if (b < 1 || b > 65536) ThrowRange(env, "actions must hold 1 to 65536 transitions, got " + std::to_string(b));
     for (size_t i = 0; i < a.ElementLength(); ++i)
       if (a[i] < 0 || a[i] >= net.n_actions) ThrowRange(env, "actions must be in [0, nActions)");
-    const auto opt = [&](const char* key) { return o.Has(key) && !o.Get(key).IsUndefined(); };
     slots.resize(static_cast<size_t>(b));
     generations.resize(static_cast<size_t>(b));
-    if (opt("slots")) {
-      const auto x = Typed<int32_t>(o.Get("slots"), "slots", b);
+    if (const Napi::Value given = f.optional("slots"); !given.IsUndefined()) {
+      const auto x = Typed<int32_t>(given, "slots", b);
       for (int64_t i = 0; i < b; ++i)
         if (x[static_cast<size_t>(i)] < 0) ThrowRange(env, "slots must be replay slots, >= 0");
       std::copy(x.Data(), x.Data() + b, slots.begin());
     } else {
       for (int64_t i = 0; i < b; ++i) slots[static_cast<size_t>(i)] = static_cast<int32_t>(i);
     }
-    if (opt("generations")) {
-      const auto x = Typed<uint32_t>(o.Get("generations"), "generations", b);
+    if (const Napi::Value given = f.optional("generations"); !given.IsUndefined()) {
+      const auto x = Typed<uint32_t>(given, "generations", b);
       std::copy(x.Data(), x.Data() + b, generations.begin());
     }
     s.indices = slots.data();
     s.generations = generations.data();
-    s.states = Typed<float>(Prop(o, "states", "batch"), "states", b * net.state_dim).Data();
+    s.states = Typed<float>(f.required("states"), "states", b * net.state_dim).Data();
     s.actions = a.Data();
-    s.rewards = Typed<float>(Prop(o, "rewards", "batch"), "rewards", b).Data();
-    s.next_states = Typed<float>(Prop(o, "nextStates", "batch"), "nextStates", b * net.state_dim).Data();
-    s.discounts = Typed<float>(Prop(o, "discounts", "batch"), "discounts", b).Data();
-    s.weights = Typed<float>(Prop(o, "weights", "batch"), "weights", b).Data();
+    s.rewards = Typed<float>(f.required("rewards"), "rewards", b).Data();
+    s.next_states = Typed<float>(f.required("nextStates"), "nextStates", b * net.state_dim).Data();
+    s.discounts = Typed<float>(f.required("discounts"), "discounts", b).Data();
+    s.weights = Typed<float>(f.required("weights"), "weights", b).Data();
   }
   int64_t b = 0;
   std::vector<int32_t> slots;
@@ -281,18 +318,22 @@ struct BatchCall {
 Napi::Value HeadLossFn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const ParamLayout layout = CallNative(env, [&] { return ParamLayout(ToNet(info[0])); });
+  const Fields batch_fields = BatchFields(info[3]);
+  const Fields o(Obj(info[4], "headLoss options"), {"step", "seed", "doubleDqn", "huberDelta"}, "options");
+  const auto opt = [&](const char* key, int64_t fallback, int64_t lo, int64_t hi) {
+    const Napi::Value v = o.optional(key);
+    return v.IsUndefined() ? fallback : Integer(v, key, lo, hi);
+  };
+  const int64_t step = opt("step", 1, 1, INT32_MAX);
+  const auto seed = static_cast<uint64_t>(opt("seed", 0, 0, int64_t{1} << 53));
+  const bool double_dqn = Bool(o.required("doubleDqn"), "doubleDqn");
+  const double huber_delta = Number(o.required("huberDelta"), "huberDelta", 1e-12, 1e12);
   auto online = Typed<float>(info[1], "online", layout.size());
   auto target = Typed<float>(info[2], "target", layout.size());
-  const BatchCall batch(info[3], -1, layout.config());
-  const Napi::Object o = Obj(info[4], "headLoss options");
-  const auto opt = [&](const char* key, int64_t fallback, int64_t lo, int64_t hi) {
-    return o.Has(key) && !o.Get(key).IsUndefined() ? Integer(o.Get(key), key, lo, hi) : fallback;
-  };
-  const int64_t b = batch.b, d = layout.config().state_dim, step = opt("step", 1, 1, INT32_MAX);
-  const auto seed = static_cast<uint64_t>(opt("seed", 0, 0, int64_t{1} << 53));
+  const BatchCall batch(batch_fields, -1, layout.config());
+  const int64_t b = batch.b, d = layout.config().state_dim;
   const LossBatch lb{batch.s.actions, batch.s.rewards, batch.s.discounts, batch.s.weights, batch.s.indices,
-                     batch.s.generations, b, Bool(Prop(o, "doubleDqn", "options"), "doubleDqn"),
-                     Number(Prop(o, "huberDelta", "options"), "huberDelta", 1e-12, 1e12), step, seed};
+                     batch.s.generations, b, double_dqn, huber_delta, step, seed};
   struct Result {
     HeadLoss loss;
     std::vector<float> td, d_outputs, grads;
@@ -328,8 +369,9 @@ Napi::Value HeadLossFn(const Napi::CallbackInfo& info) {
 
 /// causalSensitivity(net, params, states, features: Int32Array) -> {mean, perFeature}
 Napi::Value Causal(const Napi::CallbackInfo& info) {
-  int64_t rows = 0;
-  NetCall c(info, rows);
+  NetCall c(info);
+  c.Check(info, 2);  // the batch's pass and the probe's
+  const int64_t rows = c.rows;
   const auto f = Typed<int32_t>(info[3], "features");
   std::vector<FeatureGroup> features;  // one single-column group per index
   for (size_t i = 0; i < f.ElementLength(); ++i) {
@@ -337,12 +379,14 @@ Napi::Value Causal(const Napi::CallbackInfo& info) {
     if (x < 0 || x >= c.layout.config().state_dim) ThrowRange(info.Env(), "features must be observation indices");
     features.push_back({"obs[" + std::to_string(x) + "]", {x}});
   }
-  ParamView p(c.layout, c.params.Data());
-  Workspace ws(c.layout, rows), probe(c.layout, rows);
-  Forward(c.layout, p, c.states, rows, ws);
-  std::vector<float> scratch;
   std::vector<double> per(features.size());
-  const double mean = CausalSensitivity(c.layout, p, c.states, ws.q(), rows, features, probe, scratch, per.data());
+  const double mean = CallNative(info.Env(), [&] {
+    ParamView p(c.layout, c.params.Data());
+    Workspace ws(c.layout, rows), probe(c.layout, rows);
+    Forward(c.layout, p, c.states, rows, ws);
+    std::vector<float> scratch;
+    return CausalSensitivity(c.layout, p, c.states, ws.q(), rows, features, probe, scratch, per.data());
+  });
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("mean", mean);
   o.Set("perFeature", Copy(info.Env(), per.data(), per.size()));
@@ -368,24 +412,26 @@ Napi::Value QStatsFn(const Napi::CallbackInfo& info) {
 ///         doubleDqn, huberDelta}) -> {loss, tdMse, td, dq}
 Napi::Value TdLossFn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const Napi::Object o = Obj(info[0], "tdLoss input");
-  const int a = static_cast<int>(Integer(Prop(o, "nActions", "input"), "nActions", 1, 65536));
-  const auto actions = Typed<int32_t>(Prop(o, "actions", "input"), "actions");
+  const Fields f(Obj(info[0], "tdLoss input"),
+                 {"nActions", "actions", "q", "qNextOnline", "qNextTarget", "rewards", "discounts", "weights", "doubleDqn", "huberDelta"}, "input");
+  const int a = static_cast<int>(Integer(f.required("nActions"), "nActions", 1, 65536));
+  const bool double_dqn = Bool(f.required("doubleDqn"), "doubleDqn");
+  const double huber_delta = Number(f.required("huberDelta"), "huberDelta", 1e-12, 1e12);
+  const auto actions = Typed<int32_t>(f.required("actions"), "actions");
   const int64_t b = static_cast<int64_t>(actions.ElementLength());
   for (size_t i = 0; i < actions.ElementLength(); ++i)
     if (actions[i] < 0 || actions[i] >= a) ThrowRange(env, "actions must be in [0, nActions)");
-  TdInputs in{Typed<float>(Prop(o, "q", "input"), "q", b * a).Data(),
-              Typed<float>(Prop(o, "qNextOnline", "input"), "qNextOnline", b * a).Data(),
-              Typed<float>(Prop(o, "qNextTarget", "input"), "qNextTarget", b * a).Data(),
+  TdInputs in{Typed<float>(f.required("q"), "q", b * a).Data(),
+              Typed<float>(f.required("qNextOnline"), "qNextOnline", b * a).Data(),
+              Typed<float>(f.required("qNextTarget"), "qNextTarget", b * a).Data(),
               actions.Data(),
-              Typed<float>(Prop(o, "rewards", "input"), "rewards", b).Data(),
-              Typed<float>(Prop(o, "discounts", "input"), "discounts", b).Data(),
-              Typed<float>(Prop(o, "weights", "input"), "weights", b).Data(),
+              Typed<float>(f.required("rewards"), "rewards", b).Data(),
+              Typed<float>(f.required("discounts"), "discounts", b).Data(),
+              Typed<float>(f.required("weights"), "weights", b).Data(),
               b,
               a};
   std::vector<float> td(static_cast<size_t>(b)), dq(static_cast<size_t>(b * a));
-  const TdLoss l = ComputeTdLoss(in, Bool(Prop(o, "doubleDqn", "input"), "doubleDqn"),
-                                 Number(Prop(o, "huberDelta", "input"), "huberDelta", 1e-12, 1e12), td.data(), dq.data());
+  const TdLoss l = ComputeTdLoss(in, double_dqn, huber_delta, td.data(), dq.data());
   Napi::Object r = Napi::Object::New(env);
   r.Set("loss", l.loss);
   r.Set("tdMse", l.td_mse);
@@ -396,18 +442,20 @@ Napi::Value TdLossFn(const Napi::CallbackInfo& info) {
 
 /// adamUpdate({t, lr, beta1, beta2, eps, gradScale, g, w, m, v}): updates w, m, v in place.
 Napi::Value AdamFn(const Napi::CallbackInfo& info) {
-  const Napi::Object o = Obj(info[0], "adamUpdate input");
-  const auto g = Typed<float>(Prop(o, "g", "input"), "g");
-  const int64_t n = static_cast<int64_t>(g.ElementLength());
+  const Fields f(Obj(info[0], "adamUpdate input"), {"g", "lr", "beta1", "beta2", "eps", "t", "gradScale", "w", "m", "v"}, "input");
   AdamConfig c;
-  c.lr = Number(Prop(o, "lr", "input"), "lr", 0, 1e6);
-  c.beta1 = Number(Prop(o, "beta1", "input"), "beta1", 0, 1);
-  c.beta2 = Number(Prop(o, "beta2", "input"), "beta2", 0, 1);
-  c.eps = Number(Prop(o, "eps", "input"), "eps", 0, 1);
-  AdamUpdate(c, Integer(Prop(o, "t", "input"), "t", 1, INT32_MAX),
-             static_cast<float>(Number(Prop(o, "gradScale", "input"), "gradScale", 0, 1e6)), g.Data(),
-             Typed<float>(Prop(o, "w", "input"), "w", n).Data(), Typed<float>(Prop(o, "m", "input"), "m", n).Data(),
-             Typed<float>(Prop(o, "v", "input"), "v", n).Data(), n);
+  c.lr = Number(f.required("lr"), "lr", 0, 1e6);
+  c.beta1 = Number(f.required("beta1"), "beta1", 0, 1);
+  c.beta2 = Number(f.required("beta2"), "beta2", 0, 1);
+  c.eps = Number(f.required("eps"), "eps", 0, 1);
+  const int64_t t = Integer(f.required("t"), "t", 1, INT32_MAX);
+  const auto grad_scale = static_cast<float>(Number(f.required("gradScale"), "gradScale", 0, 1e6));
+  const auto g = Typed<float>(f.required("g"), "g");
+  const int64_t n = static_cast<int64_t>(g.ElementLength());
+  float* w = Typed<float>(f.required("w"), "w", n).Data();
+  float* m = Typed<float>(f.required("m"), "m", n).Data();
+  float* v = Typed<float>(f.required("v"), "v", n).Data();
+  AdamUpdate(c, t, grad_scale, g.Data(), w, m, v, n);
   return info.Env().Undefined();
 }
 
@@ -441,14 +489,14 @@ Napi::Value NStepFn(const Napi::CallbackInfo& info) {
   if (!info[1].IsArray()) ThrowType(env, "steps must be an array");
   const auto steps = info[1].As<Napi::Array>();
   for (uint32_t i = 0; i < steps.Length(); ++i) {
-    const Napi::Object s = Obj(steps.Get(i), "steps[i]");
-    acc.push(static_cast<int>(Integer(Prop(s, "env", "step"), "step.env", 0, e - 1)),
-             Typed<float>(Prop(s, "s", "step"), "step.s", d).Data(),
-             static_cast<int32_t>(Integer(Prop(s, "a", "step"), "step.a", 0, INT32_MAX)),
-             static_cast<float>(Number(Prop(s, "r", "step"), "step.r", -1e30, 1e30)),
-             Typed<float>(Prop(s, "sNext", "step"), "step.sNext", d).Data(),
-             Bool(Prop(s, "terminated", "step"), "step.terminated"), Bool(Prop(s, "truncated", "step"), "step.truncated"),
-             out);
+    const Fields f(Obj(steps.Get(i), "steps[i]"), {"env", "s", "a", "r", "sNext", "terminated", "truncated"}, "step");
+    const int env_index = static_cast<int>(Integer(f.required("env"), "step.env", 0, e - 1));
+    const auto a = static_cast<int32_t>(Integer(f.required("a"), "step.a", 0, INT32_MAX));
+    const auto r = static_cast<float>(Number(f.required("r"), "step.r", -1e30, 1e30));
+    const bool terminated = Bool(f.required("terminated"), "step.terminated"), truncated = Bool(f.required("truncated"), "step.truncated");
+    const float* s = Typed<float>(f.required("s"), "step.s", d).Data();
+    const float* s_next = Typed<float>(f.required("sNext"), "step.sNext", d).Data();
+    acc.push(env_index, s, a, r, s_next, terminated, truncated, out);
   }
   Napi::Object r = Napi::Object::New(env);
   r.Set("states", Copy(env, out.states().data(), out.states().size()));
@@ -545,7 +593,7 @@ class LearnerWrap : public Napi::ObjectWrap<LearnerWrap> {
  private:
   Napi::Value Step(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    const BatchCall batch(info[0], learner_->config().batch_size, learner_->layout().config());
+    const BatchCall batch(BatchFields(info[0]), learner_->config().batch_size, learner_->layout().config());
     std::vector<float> td(static_cast<size_t>(batch.b));
     ScalarBlock scalars;
     const uint32_t flags = learner_->step(batch.s, td.data(), scalars);

@@ -153,18 +153,18 @@ class ReplayBufferWrap : public Napi::ObjectWrap<ReplayBufferWrap> {
   Napi::Value InsertBatch(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject()) ThrowType(env, "insertBatch expects an object {states, actions, rewards, nextStates, dones, discounts?}");
-    const Napi::Object o = info[0].As<Napi::Object>();
-    const auto actions = Typed<int32_t>(Prop(o, "actions", "batch"), "actions");
+    const Fields f(info[0].As<Napi::Object>(), {"actions", "states", "rewards", "nextStates", "dones", "discounts"}, "batch");
+    const auto actions = Typed<int32_t>(f.required("actions"), "actions");
     const int64_t b = static_cast<int64_t>(actions.ElementLength());
     const int64_t bd = b * Live(info).state_dim();
     TransitionBatch batch;
     batch.count = b;
     batch.actions = actions.Data();
-    batch.states = Typed<float>(Prop(o, "states", "batch"), "states", bd).Data();
-    batch.rewards = Typed<float>(Prop(o, "rewards", "batch"), "rewards", b).Data();
-    batch.next_states = Typed<float>(Prop(o, "nextStates", "batch"), "nextStates", bd).Data();
-    batch.dones = Typed<uint8_t>(Prop(o, "dones", "batch"), "dones", b).Data();
-    if (Has(o, "discounts")) batch.discounts = Typed<float>(o.Get("discounts"), "discounts", b).Data();
+    batch.states = Typed<float>(f.required("states"), "states", bd).Data();
+    batch.rewards = Typed<float>(f.required("rewards"), "rewards", b).Data();
+    batch.next_states = Typed<float>(f.required("nextStates"), "nextStates", bd).Data();
+    batch.dones = Typed<uint8_t>(f.required("dones"), "dones", b).Data();
+    if (const Napi::Value d = f.optional("discounts"); !d.IsUndefined()) batch.discounts = Typed<float>(d, "discounts", b).Data();
     CallNative(env, [&] { Live(info).insert(batch); });
     return env.Undefined();
   }

@@ -107,6 +107,34 @@ calls['spectralNormalize(in 2^31-1)'] = () => rt.spectralNormalize(new Float32Ar
 calls['spectralNormalize(steps 1e12)'] = () => rt.spectralNormalize(new Float32Array(8), 2, 4, new Float32Array(4), 1, 1e12);
 calls['spectralNormalize(2^10 x 2^12, 2000 steps)'] = () => rt.spectralNormalize(new Float32Array(2 ** 22), 2 ** 10, 2 ** 12, new Float32Array(2 ** 12), 1, 2000);
 calls['spectralNormalize(detached w)'] = () => rt.spectralNormalize(detached(), 4, 8, new Float32Array(8), 1, 1);
+// Getters that shrink a resizable ArrayBuffer (or detach one) after another field was checked:
+// every field is read before any is checked, so the check sees what the native code will use.
+const shrinkable = (floats: number) => new Float32Array(new ArrayBuffer(floats * 4, { maxByteLength: floats * 4 }));
+const shrinkingBatch = () => {
+  const states = shrinkable(8);
+  return { actions: new Int32Array(2), states, get rewards() { (states.buffer as ArrayBuffer & { resize(n: number): void }).resize(0); return new Float32Array(2); },
+    nextStates: new Float32Array(8), dones: new Uint8Array(2) };
+};
+calls['insertBatch(the rewards getter shrinks states to 0 bytes)'] = () => replay().insertBatch(shrinkingBatch());
+calls['adamUpdate(the w getter shrinks g to 0 bytes)'] = () => {
+  const g = shrinkable(1024);
+  return lt.adamUpdate({ t: 1, lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, gradScale: 1, g,
+    get w() { (g.buffer as ArrayBuffer & { resize(n: number): void }).resize(0); return new Float32Array(1024); }, m: new Float32Array(1024), v: new Float32Array(1024) });
+};
+calls['Learner.step(the weights getter detaches states)'] = () => {
+  const states = new Float32Array(8);
+  return learner().step({ ...learnerBatch({ states }), get weights() { detached(states); return new Float32Array(2); } });
+};
+calls['netForward(the act.step getter shrinks states to 0 bytes)'] = () => {
+  const states = shrinkable(4);
+  return lt.netForward(tiny, tinyParams, states, { seed: 1, get step() { (states.buffer as ArrayBuffer & { resize(n: number): void }).resize(0); return 1; } });
+};
+// Scratch sized by the caller's rows is bounded before it is allocated (it aborted on std::bad_alloc).
+const wide = { stateDim: 1, nActions: 2, hidden: [4096, 4096], dueling: true };
+const wideParams = lt.netInit(wide, 1).params;
+calls['netForward(2^16 rows x hidden [4096, 4096])'] = () => lt.netForward(wide, wideParams, new Float32Array(2 ** 16));
+calls['netBackward(2^16 rows x hidden [4096, 4096])'] = () => lt.netBackward(wide, wideParams, new Float32Array(2 ** 16), new Float32Array(2 ** 17));
+calls['causalSensitivity(2^15 rows x hidden [4096, 4096])'] = () => lt.causalSensitivity(wide, wideParams, new Float32Array(2 ** 15), Int32Array.of(0));
 // Trainer.build checks its arguments before it queues the build: bad ones throw at once.
 const cfg = parseRunConfig({ env: { kind: 'cartpole' } });
 calls['Trainer.build(no config)'] = () => a.Trainer.build(undefined, undefined, 'cpu');
