@@ -109,17 +109,21 @@ calls['spectralNormalize(2^10 x 2^12, 2000 steps)'] = () => rt.spectralNormalize
 calls['spectralNormalize(detached w)'] = () => rt.spectralNormalize(detached(), 4, 8, new Float32Array(8), 1, 1);
 // Getters that shrink a resizable ArrayBuffer (or detach one) after another field was checked:
 // every field is read before any is checked, so the check sees what the native code will use.
-const shrinkable = (floats: number) => new Float32Array(new ArrayBuffer(floats * 4, { maxByteLength: floats * 4 }));
+/** ES2024's resizable ArrayBuffer (Node 20 has it; this TypeScript lib does not declare it). */
+type Resizable = ArrayBuffer & { resize(bytes: number): void };
+const ResizableBuffer = ArrayBuffer as unknown as new (bytes: number, options: { maxByteLength: number }) => Resizable;
+const shrinkable = (floats: number) => new Float32Array(new ResizableBuffer(floats * 4, { maxByteLength: floats * 4 }));
+const shrink = (a: Float32Array) => (a.buffer as Resizable).resize(0);
 const shrinkingBatch = () => {
   const states = shrinkable(8);
-  return { actions: new Int32Array(2), states, get rewards() { (states.buffer as ArrayBuffer & { resize(n: number): void }).resize(0); return new Float32Array(2); },
+  return { actions: new Int32Array(2), states, get rewards() { shrink(states); return new Float32Array(2); },
     nextStates: new Float32Array(8), dones: new Uint8Array(2) };
 };
 calls['insertBatch(the rewards getter shrinks states to 0 bytes)'] = () => replay().insertBatch(shrinkingBatch());
 calls['adamUpdate(the w getter shrinks g to 0 bytes)'] = () => {
   const g = shrinkable(1024);
   return lt.adamUpdate({ t: 1, lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, gradScale: 1, g,
-    get w() { (g.buffer as ArrayBuffer & { resize(n: number): void }).resize(0); return new Float32Array(1024); }, m: new Float32Array(1024), v: new Float32Array(1024) });
+    get w() { shrink(g); return new Float32Array(1024); }, m: new Float32Array(1024), v: new Float32Array(1024) });
 };
 calls['Learner.step(the weights getter detaches states)'] = () => {
   const states = new Float32Array(8);
@@ -127,7 +131,7 @@ calls['Learner.step(the weights getter detaches states)'] = () => {
 };
 calls['netForward(the act.step getter shrinks states to 0 bytes)'] = () => {
   const states = shrinkable(4);
-  return lt.netForward(tiny, tinyParams, states, { seed: 1, get step() { (states.buffer as ArrayBuffer & { resize(n: number): void }).resize(0); return 1; } });
+  return lt.netForward(tiny, tinyParams, states, { seed: 1, get step() { shrink(states); return 1; } });
 };
 // Scratch sized by the caller's rows is bounded before it is allocated (it aborted on std::bad_alloc).
 const wide = { stateDim: 1, nActions: 2, hidden: [4096, 4096], dueling: true };
