@@ -35,6 +35,11 @@ export interface RulesTesting {
     { budget: Float64Array; coefficient: Float64Array };
   /** Bootstrapped-DQN masks (0 / 1), [slots x heads], of the transitions in slots written with generations. */
   bootstrapMasks(seed: number, slots: Uint32Array, generations: Uint32Array, heads: number, p: number): Uint8Array;
+  /**
+   * CartPole's sin and cos of each of 1 to 2^20 angles (native/src/env/cartpole_dynamics.h SinCos:
+   * double-double Taylor series rounded once, the same bits on the host and on the GPU for |x| <= 0.5).
+   */
+  cartpoleSinCos(x: Float64Array): { sin: Float64Array; cos: Float64Array };
   /** The first power-iteration vector u [out] (unit length) of matrix number `matrix`. */
   powerIterationVector(out: number, seed: number, matrix: number): Float32Array;
   /**

@@ -9,6 +9,7 @@
 
 #include "addon/bindings.h"
 #include "addon/check.h"
+#include "env/cartpole_dynamics.h"
 #include "model/spectral_norm.h"
 #include "rules/head_rules.h"
 
@@ -198,6 +199,18 @@ Napi::Value SpectralFn(const Napi::CallbackInfo& info) {
   return sigmas;
 }
 
+/// cartpoleSinCos(x: Float64Array) -> {sin, cos}: CartPole's sin and cos (cartpole::SinCos, the
+/// host's and the device's alike) of each of 1 to 2^20 angles.
+Napi::Value SinCosFn(const Napi::CallbackInfo& info) {
+  const auto x = Vector<double>(info[0], "x");
+  auto s = NewF64(info.Env(), x.ElementLength()), c = NewF64(info.Env(), x.ElementLength());
+  for (size_t i = 0; i < x.ElementLength(); ++i) cartpole::SinCos(x[i], s[i], c[i]);
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("sin", s);
+  o.Set("cos", c);
+  return o;
+}
+
 }  // namespace
 
 void InitRulesTesting(Napi::Env env, Napi::Object exports) {
@@ -214,6 +227,7 @@ void InitRulesTesting(Napi::Env env, Napi::Object exports) {
   t.Set("bootstrapMasks", Napi::Function::New(env, MasksFn, "bootstrapMasks"));
   t.Set("powerIterationVector", Napi::Function::New(env, InitVectorFn, "powerIterationVector"));
   t.Set("spectralNormalize", Napi::Function::New(env, SpectralFn, "spectralNormalize"));
+  t.Set("cartpoleSinCos", Napi::Function::New(env, SinCosFn, "cartpoleSinCos"));
   exports.Set("rulesTesting", t);
 }
 

@@ -1,13 +1,10 @@
 // CartPole-v1 dynamics (see cartpole.h).
 #include "env/cartpole.h"
 
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace dqn {
-
-using C = CartPoleConstants;
 
 CartPoleVecEnv::CartPoleVecEnv(int num_envs, uint64_t seed, int max_episode_steps)
     : max_episode_steps_(max_episode_steps) {
@@ -38,22 +35,9 @@ void CartPoleVecEnv::step(const int32_t* actions, float* next_obs, float* reward
       throw std::out_of_range("cartpole env: action of copy " + std::to_string(e) + " must be in [0, 2), got " +
                               std::to_string(actions[e]));
   for (size_t e = 0; e < states_.size(); ++e) {
-    auto& [x, x_dot, theta, theta_dot] = states_[e];
-    const double force = actions[e] == 1 ? C::kForceMag : -C::kForceMag;
-    const double costheta = std::cos(theta), sintheta = std::sin(theta);
-    const double temp = (force + C::kPoleMassLength * theta_dot * theta_dot * sintheta) / C::kTotalMass;
-    const double thetaacc = (C::kGravity * sintheta - costheta * temp) /
-                            (C::kLength * (4.0 / 3.0 - C::kMassPole * costheta * costheta / C::kTotalMass));
-    const double xacc = temp - C::kPoleMassLength * thetaacc * costheta / C::kTotalMass;
-    // Euler: positions advance with the old velocities.
-    x = x + C::kTau * x_dot;
-    x_dot = x_dot + C::kTau * xacc;
-    theta = theta + C::kTau * theta_dot;
-    theta_dot = theta_dot + C::kTau * thetaacc;
+    const bool term = cartpole::Step(states_[e].data(), actions[e]);  // the step the device collector runs too
     ++elapsed_[e];
 
-    const bool term = x < -C::kXThreshold || x > C::kXThreshold || theta < -C::kThetaThreshold ||
-                      theta > C::kThetaThreshold;
     const bool trunc = !term && elapsed_[e] >= max_episode_steps_;
     rewards[e] = 1.0f;  // also on the terminating step
     terminated[e] = term ? 1 : 0;

@@ -12,23 +12,13 @@
 #include <vector>
 
 #include "cpu/rng.h"
+#include "env/cartpole_dynamics.h"
 #include "env/vec_env.h"
 
 namespace dqn {
 
-/// Gymnasium CartPole-v1 constants.
-struct CartPoleConstants {
-  static constexpr double kGravity = 9.8;
-  static constexpr double kMassCart = 1.0;
-  static constexpr double kMassPole = 0.1;
-  static constexpr double kTotalMass = kMassCart + kMassPole;
-  static constexpr double kLength = 0.5;  ///< half the pole's length
-  static constexpr double kPoleMassLength = kMassPole * kLength;
-  static constexpr double kForceMag = 10.0;
-  static constexpr double kTau = 0.02;  ///< seconds between state updates
-  static constexpr double kThetaThreshold = 12 * 2 * 3.14159265358979323846 / 360;  ///< radians
-  static constexpr double kXThreshold = 2.4;
-};
+/// Gymnasium CartPole-v1 constants (defined with the step in env/cartpole_dynamics.h).
+using CartPoleConstants = cartpole::Constants;
 
 /// `num_envs` CartPole copies; copy i draws its resets from Rng(seed, 1000 + i).
 class CartPoleVecEnv final : public VecEnv {
