@@ -5,14 +5,13 @@
 // --walk-forward every fold of env.folds, per fold and pooled (folds.ts).
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
-import { ConfigError, type RunConfig, type RunConfigInput } from '../../common/config.ts';
+import { ConfigError, type RunConfigInput } from '../../common/config.ts';
 import { loadPreset, readJsonFile } from '../trainer/presets.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
-import { seedGroupDeps } from '../trainer/seed-group.ts';
-import { resolveConfig, startRun, type SessionDeps } from '../trainer/session.ts';
+import { resolveConfig } from '../trainer/session.ts';
 import type { StartOptions } from '../trainer/session-api.ts';
-import { summaryJson, type RunSummary, type RunSource } from './summary.ts';
-import { prefixedStream, ProgressLine } from './progress.ts';
+import type { RunSummary, RunSource } from './summary.ts';
+import { stopOnSignals, trainOne, trainSeeds } from './train-runs.ts';
 import { foldList, foldRunName, summarizeFolds } from './folds.ts';
 import { groupMarker, groupSummaryPath, MAX_SEEDS, seedList, seedRunName, summarizeSeeds, writeGroupSummary } from './seeds.ts';
 
@@ -97,14 +96,7 @@ async function main(argv: string[]): Promise<number> {
     overrides: { epochs: o.epochs, steps_per_epoch: o.stepsPerEpoch, seed: o.seed, backend: o.backend, precision: o.precision },
   };
   const source: RunSource = { preset: o.preset, config: o.config ? resolve(o.config) : undefined, resumedFrom: opts.resume };
-  const stop: Stopper = { requested: false, current: new Set() };
-  const onSignal = () => {
-    stop.requested = true;
-    process.stderr.write('stopping (checkpoint will be kept)...\n');
-    for (const s of stop.current) void s();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stop = stopOnSignals();
 
   if (o.walkForward) {
     const base = resolveConfig(opts);
@@ -136,62 +128,11 @@ async function main(argv: string[]): Promise<number> {
     overrides: { ...opts.overrides, seed },
     group: groupMarker(summaryFile, seed, seeds),
   });
-  const summaries: RunSummary[] = [];
-  const gpuGroup = seeds.length > 1 ? await seedGroupDeps(base, seeds) : { reason: 'one seed' };
-  if ('deps' in gpuGroup) {
-    // One GPU seed group: the seeds train at once, one launch of the step kernel for all.
-    process.stderr.write(`training seeds ${seeds.join(', ')} at once as one GPU seed group\n`);
-    const runs = seeds.map((seed, k) => trainOne(seedOpts(seed), source, stop, gpuGroup.deps[k], `[seed ${seed}] `));
-    summaries.push(...(await Promise.all(runs)).map((r) => r.summary));
-  } else {
-    if (seeds.length > 1) process.stderr.write(`training the seeds one after another: ${gpuGroup.reason}\n`);
-    for (const [k, seed] of seeds.entries()) {
-      if (stop.requested) break;
-      process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
-      summaries.push((await trainOne(seedOpts(seed), source, stop)).summary);
-    }
-  }
+  const summaries = await trainSeeds(base, seeds.map((seed) => ({ seed, opts: seedOpts(seed) })), source, stop);
   const summary = writeGroupSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
   process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;
-}
-
-/** The runs a Ctrl-C stops (several at once for a seed group). */
-interface Stopper {
-  requested: boolean;
-  current: Set<() => Promise<unknown>>;
-}
-
-/**
- * Trains one run with a progress display on stderr (each line behind `prefix` when given: a seed
- * group's members print together); returns its summary (summaryJson).
- */
-async function trainOne(opts: StartOptions, source: RunSource, stop: Stopper, deps?: SessionDeps, prefix?: string): Promise<{ summary: RunSummary; config: RunConfig }> {
-  const resolved = resolveConfig(opts);
-  const out = prefix ? prefixedStream(process.stderr, prefix) : process.stderr;
-  const progress = new ProgressLine(out, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined);
-  let backend = '?';
-  let replay = '?';
-  const handle = await startRun(opts, {
-    onBackends: (b) => {
-      backend = b.compute.backend;
-      replay = b.replay.backend;
-      progress.message(`compute: ${b.compute.backend}${b.compute.reason ? ` (${b.compute.reason})` : ''}, replay: ${b.replay.backend}${b.replay.reason ? ` (${b.replay.reason})` : ''}`);
-    },
-    onScalars: (points) => progress.scalars(points),
-    onEpisodes: (eps) => progress.episodes(eps),
-    onEpoch: (e) => progress.epoch(e, resolved.schedule.epochs),
-    onEvent: (e) => (e.kind === 'fallback' || e.kind === 'halt' || e.kind === 'error' || e.kind === 'warning' ? progress.message(`${e.kind}: ${e.message}`) : undefined),
-  }, deps);
-  progress.message(`run directory: ${handle.runDir}`);
-  const stopThis = () => handle.stop();
-  stop.current.add(stopThis);
-  if (stop.requested) void stopThis();
-  const outcome = await handle.done;
-  stop.current.delete(stopThis);
-  progress.done(outcome);
-  return { summary: summaryJson(source, outcome, backend, replay, handle.runDir, resolved), config: resolved };
 }
 
 main(process.argv.slice(2)).then(
