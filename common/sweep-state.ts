@@ -11,6 +11,9 @@ export const SWEEP_STATE_FILE = 'sweep.json';
 /** Ending of a sweep folder's name (`<runsDir>/<name>-sweep`). */
 export const SWEEP_FOLDER_SUFFIX = '-sweep';
 
+/** Most sweeps the Sweep view's list names (the most recently updated). */
+export const MAX_LISTED_SWEEPS = 200;
+
 /** A figure over a trial's seeds: n, mean, sample std and the 95% Student-t interval of the mean (common/seed-stats.ts). */
 export const FigureStatsSchema = z.object({
   n: z.number().int().positive(),

@@ -7,7 +7,7 @@
 import { readdir } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { join } from 'node:path';
-import { SWEEP_FOLDER_SUFFIX, SWEEP_STATE_FILE, SweepViewSchema, sweepListing, type SweepListing, type SweepView } from '../../common/sweep-state.ts';
+import { MAX_LISTED_SWEEPS, SWEEP_FOLDER_SUFFIX, SWEEP_STATE_FILE, SweepViewSchema, sweepListing, type SweepListing, type SweepView } from '../../common/sweep-state.ts';
 import { SweepNameSchema } from '../../common/sweep.ts';
 import { sweepTableRows, type TableCell } from '../../common/sweep-table.ts';
 import { writeFileAtomic } from './atomic-file.ts';
@@ -18,8 +18,6 @@ import { readRegularText } from './regular-file.ts';
 
 /** Largest sweep.json read (1000 trials of 32 parameters and 100 seeds stay far below it). */
 export const MAX_SWEEP_STATE_BYTES = 16 * 1024 * 1024;
-/** Most sweeps one listing names (newest first). */
-export const MAX_LISTED_SWEEPS = 200;
 
 /** The folder of sweep `name` in `runsDir`. */
 export function sweepDir(runsDir: string, name: string): string {
