@@ -10,13 +10,18 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { RunConfigInput } from '../../common/config.ts';
 import type { EpochSummary } from '../../common/run.ts';
+import { planTrials, trialConfigs } from '../../common/sweep-plan.ts';
+import { parseSweepFile } from '../../common/sweep.ts';
 import { SweepViewSchema, type SweepView } from '../../common/sweep-state.ts';
 import { tradingEvalReport } from '../../common/trading-eval.ts';
 import { REPO_ROOT } from '../trainer/paths.ts';
+import { loadPreset } from '../trainer/presets.ts';
 import { readRunMetrics } from '../trainer/run-dir.ts';
 import { TINY_SWEEP, writeTinySweep } from '../testing/tiny-sweep.ts';
 import { sweep } from './run-cli.ts';
+import { metricProblem } from './sweep-run.ts';
 
 const readState = (runs: string): SweepView => SweepViewSchema.parse(JSON.parse(readFileSync(join(runs, 'tiny-sweep', 'sweep.json'), 'utf8')));
 
@@ -129,4 +134,17 @@ test('an invalid sweep file is refused before anything trains, one line per prob
   assert.equal(existsSync(join(dir, 'runs')), false, 'nothing written');
   const cartpole = writeTinySweep(dir, { ...TINY_SWEEP, metric: 'eval_mean_return' });
   assert.match(sweep(['--config', cartpole, '--runs-dir', join(dir, 'runs')]).stderr, /metric: a trading sweep ranks a validation walk figure/);
+});
+
+test('every bundled sweep file (resources/sweeps) parses, and each of its trials is a valid config of its base', () => {
+  const dir = join(REPO_ROOT, 'resources', 'sweeps');
+  const files = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  assert.ok(files.length >= 1);
+  for (const name of files) {
+    const file = parseSweepFile(JSON.parse(readFileSync(join(dir, name), 'utf8')));
+    const base = file.preset ? loadPreset(file.preset) : (JSON.parse(readFileSync(join(dir, file.config!), 'utf8')) as RunConfigInput);
+    const configs = trialConfigs(base, file, planTrials(file));
+    assert.ok(configs.length >= 2, name);
+    assert.equal(metricProblem(file.metric, configs[0]!), undefined, name);
+  }
 });
