@@ -3,8 +3,9 @@
 // each trial trained over N seeds, ranked on a validation figure with its 95% interval, the top
 // trial evaluated once on the test span (sweep-run.ts). Running the same command again after a
 // Ctrl-C resumes the sweep. With --json the last stdout line is the sweep's state (the view).
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { dirname, resolve } from 'node:path';
+import { oneOf, parseArgv } from './cli-args.ts';
 import { ConfigError, parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 import { SweepViewSchema } from '../../common/sweep-state.ts';
 import { parseSweepFile, SweepFileError } from '../../common/sweep.ts';
@@ -20,17 +21,10 @@ async function main(argv: string[]): Promise<number> {
     .description('Search run configs: every trial trained over several seeds, ranked on validation, the best evaluated once on the test span.')
     .requiredOption('--config <file>', 'sweep file (JSON; see the README, "Sweeps")')
     .option('--runs-dir <dir>', 'parent folder of run directories and of the sweep folder', defaultRunsDir())
-    .option('--backend <backend>', 'auto | cpu | cuda, for every trial', (v) => {
-      if (v !== 'auto' && v !== 'cpu' && v !== 'cuda') throw new InvalidArgumentError(`--backend must be auto, cpu or cuda, got '${v}'`);
-      return v;
-    })
-    .option('--json', "print the sweep's state as JSON on the last stdout line")
-    .exitOverride();
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    return (e as { exitCode?: number }).exitCode ?? 2;
-  }
+    .option('--backend <backend>', 'auto | cpu | cuda, for every trial', oneOf('--backend', ['auto', 'cpu', 'cuda']))
+    .option('--json', "print the sweep's state as JSON on the last stdout line");
+  const refused = parseArgv(program, argv);
+  if (refused !== undefined) return refused;
   const o = program.opts<{ config: string; runsDir: string; backend?: 'auto' | 'cpu' | 'cuda'; json?: boolean }>();
   const filePath = resolve(o.config);
   const file = parseSweepFile(readJsonFile(filePath));

@@ -5,6 +5,7 @@
 // --walk-forward every fold of env.folds, per fold and pooled (folds.ts).
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
+import { oneOf, parseArgv } from './cli-args.ts';
 import { ConfigError, type RunConfigInput } from '../../common/config.ts';
 import { loadPreset, readJsonFile } from '../trainer/presets.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
@@ -47,14 +48,8 @@ async function main(argv: string[]): Promise<number> {
     .description('Train a DQN agent headless (CPU or CUDA backend).')
     .option('--preset <name>', 'bundled preset (resources/presets/<name>.json)')
     .option('--config <file>', 'run config JSON file')
-    .option('--backend <backend>', 'auto | cpu | cuda', (v) => {
-      if (v !== 'auto' && v !== 'cpu' && v !== 'cuda') throw new InvalidArgumentError(`--backend must be auto, cpu or cuda, got '${v}'`);
-      return v;
-    })
-    .option('--precision <p>', 'CUDA matrix products: tf32 | bf16 | fp32 (config network.precision)', (v) => {
-      if (v !== 'tf32' && v !== 'bf16' && v !== 'fp32') throw new InvalidArgumentError(`--precision must be tf32, bf16 or fp32, got '${v}'`);
-      return v;
-    })
+    .option('--backend <backend>', 'auto | cpu | cuda', oneOf('--backend', ['auto', 'cpu', 'cuda']))
+    .option('--precision <p>', 'CUDA matrix products: tf32 | bf16 | fp32 (config network.precision)', oneOf('--precision', ['tf32', 'bf16', 'fp32']))
     .option('--epochs <n>', 'epochs to run (total, including resumed ones)', positiveInt('--epochs'))
     .option('--steps-per-epoch <n>', 'gradient steps per epoch', positiveInt('--steps-per-epoch'))
     .option('--seed <n>', 'seed of every random stream', nonNegativeInt('--seed'))
@@ -62,13 +57,9 @@ async function main(argv: string[]): Promise<number> {
     .option('--walk-forward', 'train every fold of env.folds (one run directory each) and report them per fold and pooled over their test spans')
     .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
     .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())
-    .option('--json', 'print a JSON summary as the last line on stdout')
-    .exitOverride();
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    return (e as { exitCode?: number }).exitCode ?? 2;
-  }
+    .option('--json', 'print a JSON summary as the last line on stdout');
+  const refused = parseArgv(program, argv);
+  if (refused !== undefined) return refused;
   const o = program.opts<CliOptions>();
   const sources = [o.preset, o.config, o.resume].filter(Boolean).length;
   if (sources !== 1) {
