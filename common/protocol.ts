@@ -11,6 +11,8 @@ import { z } from 'zod';
 import { RunConfigSchema } from './config.ts';
 import { EvalCurvesSchema } from './trading-curves.ts';
 import { GroupListingSchema, GroupNameSchema, MAX_GROUP_MEMBERS } from './seed-group.ts';
+import { SweepNameSchema } from './sweep.ts';
+import { MAX_LISTED_SWEEPS, SweepListingSchema, SweepViewSchema } from './sweep-state.ts';
 import { BackendStatusSchema, EpochSummarySchema, RunEventSchema, RunStateSchema, ScalarPointSchema, type EpochSummary } from './run.ts';
 
 /** How often the trainer host sends a frame of batched live records (DESIGN: 100-250 ms). */
@@ -59,6 +61,10 @@ export const HostCommandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openRun'), runDir: z.string().min(1) }),
   /** Read the metrics of every member of a seed group (common/seed-group.ts), answered by `groupData`. */
   z.object({ type: z.literal('openGroup'), group: GroupNameSchema }),
+  /** The sweeps of the runs folder (`<name>-sweep` folders, common/sweep-state.ts), answered by `sweeps`. */
+  z.object({ type: z.literal('listSweeps') }),
+  /** One sweep's trials, ranking and test figure, answered by `sweepData`. */
+  z.object({ type: z.literal('openSweep'), name: SweepNameSchema }),
   /** Answered at once by `pong` with the same id: measures the round trip (bench, liveness). */
   z.object({ type: z.literal('ping'), id: z.number().int().nonnegative() }),
   /**
@@ -294,6 +300,10 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
       .min(1)
       .max(MAX_GROUP_MEMBERS),
   }),
+  /** The answer to `listSweeps`: the sweeps of the runs folder, most recently updated first. */
+  z.object({ type: z.literal('sweeps'), sweeps: z.array(SweepListingSchema).max(MAX_LISTED_SWEEPS) }),
+  /** The answer to `openSweep`: the sweep's state as its sweep.json holds it (trials, ranking, the top trial's test figure). */
+  z.object({ type: z.literal('sweepData'), sweep: SweepViewSchema }),
   /**
    * The records of the run in `runDir` so far (its metrics file plus what is not flushed yet),
    * sent to a renderer that says `hello` while that run is live or was the last one, before any

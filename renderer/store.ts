@@ -8,6 +8,7 @@ import type { RunConfig } from '../common/config.ts';
 import { FRAME_SERIES, type GpuStatus, type HostMessage, type RunSummary, type SystemSample } from '../common/protocol.ts';
 import type { BackendStatus, EpochSummary, RunEvent, RunState } from '../common/run.ts';
 import type { GroupListing } from '../common/seed-group.ts';
+import type { SweepListing, SweepView } from '../common/sweep-state.ts';
 import { GroupView, type GroupBand } from './group-view.ts';
 import type { XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
@@ -68,6 +69,10 @@ export interface DashboardState {
   runs: RunSummary[];
   /** The seed groups among `runs` (their members name them in `seedGroup`). */
   groups: GroupListing[];
+  /** The sweeps of the runs folder (the Sweep view's list), most recently updated first. */
+  sweeps: SweepListing[];
+  /** The sweep opened in the Sweep view (its trials table), until closed. */
+  sweep?: SweepView;
   /**
    * What the charts show: the live run, a past run opened from the history, or a seed group
    * (its members' mean with `band` around it, and the members in `shownMembers` drawn over it).
@@ -124,6 +129,8 @@ export interface Dashboard {
   setGroupBand(band: GroupBand): void;
   /** Draws the member `runDir` of the opened group over its charts, or stops drawing it. */
   toggleGroupMember(runDir: string): void;
+  /** Closes the Sweep view's opened sweep. */
+  closeSweep(): void;
   setSmoothing(weight: number): void;
   setXAxis(axis: XAxisKind): void;
   dismissErrors(): void;
@@ -156,6 +163,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     errors: [],
     runs: [],
     groups: [],
+    sweeps: [],
     view: { kind: 'live' },
     version: 0,
     smoothing: DEFAULT_SMOOTHING,
@@ -262,6 +270,12 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         return;
       case 'runs':
         set({ runs: m.runs, groups: m.groups ?? [] });
+        return;
+      case 'sweeps':
+        set({ sweeps: m.sweeps });
+        return;
+      case 'sweepData':
+        set({ sweep: m.sweep });
         return;
       case 'groupData':
         group = new GroupView(m, get().smoothing, maxPoints);
@@ -390,6 +404,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       set({ smoothing: weight });
       bump();
     },
+    closeSweep: () => set({ sweep: undefined }),
     setXAxis: (xAxis) => set({ xAxis }),
     dismissErrors: () => set({ errors: [] }),
   };

@@ -2,8 +2,9 @@
 // Evaluates one checkpoint of a run on one span (main/trainer/evaluate-checkpoint.ts): by default
 // the checkpoint selection kept as the best by validation, on the held-out test span. Prints the
 // trading evaluation as one line (labelled with its span), or with --json one JSON object.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { resolve } from 'node:path';
+import { oneOf, parseArgv } from './cli-args.ts';
 import { formatTradingEval, isTradingMetrics, tradingEvalReport, type EvalSpan } from '../../common/trading-eval.ts';
 import { evaluateCheckpoint } from '../trainer/evaluate-checkpoint.ts';
 
@@ -13,17 +14,10 @@ async function main(argv: string[]): Promise<number> {
     .description('Evaluate a checkpoint of a run on its validation or test span (CPU).')
     .argument('<run_dir>', 'the run folder')
     .option('--checkpoint <which>', "best (selection's choice: the highest validation return), latest, or a checkpoint file name such as epoch-3", 'best')
-    .option('--span <span>', 'test (held out from every selection) or validation', (v) => {
-      if (v !== 'test' && v !== 'validation') throw new InvalidArgumentError(`--span must be test or validation, got '${v}'`);
-      return v;
-    }, 'test')
-    .option('--json', 'print one JSON object instead of a line')
-    .exitOverride();
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    return (e as { exitCode?: number }).exitCode ?? 2;
-  }
+    .option('--span <span>', 'test (held out from every selection) or validation', oneOf('--span', ['test', 'validation']), 'test')
+    .option('--json', 'print one JSON object instead of a line');
+  const refused = parseArgv(program, argv);
+  if (refused !== undefined) return refused;
   const o = program.opts<{ checkpoint: string; span: EvalSpan; json?: boolean }>();
   const r = await evaluateCheckpoint(resolve(program.args[0]!), o.checkpoint, o.span);
   const trading = isTradingMetrics(r.metrics);

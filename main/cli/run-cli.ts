@@ -1,4 +1,4 @@
-// Test helper: runs a headless CLI (main/cli/train.ts, main/cli/evaluate.ts) in a child process
+// Test helper: runs a headless CLI (main/cli/train.ts, evaluate.ts, sweep.ts) in a child process
 // and parses the JSON summary on its last stdout line.
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -17,6 +17,11 @@ export function train(args: string[], env: NodeJS.ProcessEnv = process.env, wrap
 /** `npm run evaluate`, as train() runs `npm run train`. */
 export function evaluate(args: string[]) {
   return runCli('evaluate.ts', args, process.env, [], 600_000);
+}
+
+/** `npm run sweep`, as train() runs `npm run train`. */
+export function sweep(args: string[]) {
+  return runCli('sweep.ts', args, process.env, [], 600_000);
 }
 
 function runCli(script: string, args: string[], env: NodeJS.ProcessEnv, wrapper: string[], timeoutMs: number) {

@@ -5,14 +5,14 @@
 // --walk-forward every fold of env.folds, per fold and pooled (folds.ts).
 import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
-import { ConfigError, type RunConfig, type RunConfigInput } from '../../common/config.ts';
+import { oneOf, parseArgv } from './cli-args.ts';
+import { ConfigError, type RunConfigInput } from '../../common/config.ts';
 import { loadPreset, readJsonFile } from '../trainer/presets.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
-import { seedGroupDeps } from '../trainer/seed-group.ts';
-import { resolveConfig, startRun, type SessionDeps } from '../trainer/session.ts';
+import { resolveConfig } from '../trainer/session.ts';
 import type { StartOptions } from '../trainer/session-api.ts';
-import { summaryJson, type RunSummary, type RunSource } from './summary.ts';
-import { prefixedStream, ProgressLine } from './progress.ts';
+import type { RunSummary, RunSource } from './summary.ts';
+import { stopOnSignals, trainOne, trainSeeds } from './train-runs.ts';
 import { foldList, foldRunName, summarizeFolds } from './folds.ts';
 import { groupMarker, groupSummaryPath, MAX_SEEDS, seedList, seedRunName, summarizeSeeds, writeGroupSummary } from './seeds.ts';
 
@@ -48,14 +48,8 @@ async function main(argv: string[]): Promise<number> {
     .description('Train a DQN agent headless (CPU or CUDA backend).')
     .option('--preset <name>', 'bundled preset (resources/presets/<name>.json)')
     .option('--config <file>', 'run config JSON file')
-    .option('--backend <backend>', 'auto | cpu | cuda', (v) => {
-      if (v !== 'auto' && v !== 'cpu' && v !== 'cuda') throw new InvalidArgumentError(`--backend must be auto, cpu or cuda, got '${v}'`);
-      return v;
-    })
-    .option('--precision <p>', 'CUDA matrix products: tf32 | bf16 | fp32 (config network.precision)', (v) => {
-      if (v !== 'tf32' && v !== 'bf16' && v !== 'fp32') throw new InvalidArgumentError(`--precision must be tf32, bf16 or fp32, got '${v}'`);
-      return v;
-    })
+    .option('--backend <backend>', 'auto | cpu | cuda', oneOf('--backend', ['auto', 'cpu', 'cuda']))
+    .option('--precision <p>', 'CUDA matrix products: tf32 | bf16 | fp32 (config network.precision)', oneOf('--precision', ['tf32', 'bf16', 'fp32']))
     .option('--epochs <n>', 'epochs to run (total, including resumed ones)', positiveInt('--epochs'))
     .option('--steps-per-epoch <n>', 'gradient steps per epoch', positiveInt('--steps-per-epoch'))
     .option('--seed <n>', 'seed of every random stream', nonNegativeInt('--seed'))
@@ -63,13 +57,9 @@ async function main(argv: string[]): Promise<number> {
     .option('--walk-forward', 'train every fold of env.folds (one run directory each) and report them per fold and pooled over their test spans')
     .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
     .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())
-    .option('--json', 'print a JSON summary as the last line on stdout')
-    .exitOverride();
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (e) {
-    return (e as { exitCode?: number }).exitCode ?? 2;
-  }
+    .option('--json', 'print a JSON summary as the last line on stdout');
+  const refused = parseArgv(program, argv);
+  if (refused !== undefined) return refused;
   const o = program.opts<CliOptions>();
   const sources = [o.preset, o.config, o.resume].filter(Boolean).length;
   if (sources !== 1) {
@@ -97,14 +87,7 @@ async function main(argv: string[]): Promise<number> {
     overrides: { epochs: o.epochs, steps_per_epoch: o.stepsPerEpoch, seed: o.seed, backend: o.backend, precision: o.precision },
   };
   const source: RunSource = { preset: o.preset, config: o.config ? resolve(o.config) : undefined, resumedFrom: opts.resume };
-  const stop: Stopper = { requested: false, current: new Set() };
-  const onSignal = () => {
-    stop.requested = true;
-    process.stderr.write('stopping (checkpoint will be kept)...\n');
-    for (const s of stop.current) void s();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stop = stopOnSignals();
 
   if (o.walkForward) {
     const base = resolveConfig(opts);
@@ -136,62 +119,11 @@ async function main(argv: string[]): Promise<number> {
     overrides: { ...opts.overrides, seed },
     group: groupMarker(summaryFile, seed, seeds),
   });
-  const summaries: RunSummary[] = [];
-  const gpuGroup = seeds.length > 1 ? await seedGroupDeps(base, seeds) : { reason: 'one seed' };
-  if ('deps' in gpuGroup) {
-    // One GPU seed group: the seeds train at once, one launch of the step kernel for all.
-    process.stderr.write(`training seeds ${seeds.join(', ')} at once as one GPU seed group\n`);
-    const runs = seeds.map((seed, k) => trainOne(seedOpts(seed), source, stop, gpuGroup.deps[k], `[seed ${seed}] `));
-    summaries.push(...(await Promise.all(runs)).map((r) => r.summary));
-  } else {
-    if (seeds.length > 1) process.stderr.write(`training the seeds one after another: ${gpuGroup.reason}\n`);
-    for (const [k, seed] of seeds.entries()) {
-      if (stop.requested) break;
-      process.stderr.write(`seed ${seed} (${k + 1} of ${seeds.length})\n`);
-      summaries.push((await trainOne(seedOpts(seed), source, stop)).summary);
-    }
-  }
+  const summaries = await trainSeeds(base, seeds.map((seed) => ({ seed, opts: seedOpts(seed) })), source, stop);
   const summary = writeGroupSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
   process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;
-}
-
-/** The runs a Ctrl-C stops (several at once for a seed group). */
-interface Stopper {
-  requested: boolean;
-  current: Set<() => Promise<unknown>>;
-}
-
-/**
- * Trains one run with a progress display on stderr (each line behind `prefix` when given: a seed
- * group's members print together); returns its summary (summaryJson).
- */
-async function trainOne(opts: StartOptions, source: RunSource, stop: Stopper, deps?: SessionDeps, prefix?: string): Promise<{ summary: RunSummary; config: RunConfig }> {
-  const resolved = resolveConfig(opts);
-  const out = prefix ? prefixedStream(process.stderr, prefix) : process.stderr;
-  const progress = new ProgressLine(out, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined);
-  let backend = '?';
-  let replay = '?';
-  const handle = await startRun(opts, {
-    onBackends: (b) => {
-      backend = b.compute.backend;
-      replay = b.replay.backend;
-      progress.message(`compute: ${b.compute.backend}${b.compute.reason ? ` (${b.compute.reason})` : ''}, replay: ${b.replay.backend}${b.replay.reason ? ` (${b.replay.reason})` : ''}`);
-    },
-    onScalars: (points) => progress.scalars(points),
-    onEpisodes: (eps) => progress.episodes(eps),
-    onEpoch: (e) => progress.epoch(e, resolved.schedule.epochs),
-    onEvent: (e) => (e.kind === 'fallback' || e.kind === 'halt' || e.kind === 'error' || e.kind === 'warning' ? progress.message(`${e.kind}: ${e.message}`) : undefined),
-  }, deps);
-  progress.message(`run directory: ${handle.runDir}`);
-  const stopThis = () => handle.stop();
-  stop.current.add(stopThis);
-  if (stop.requested) void stopThis();
-  const outcome = await handle.done;
-  stop.current.delete(stopThis);
-  progress.done(outcome);
-  return { summary: summaryJson(source, outcome, backend, replay, handle.runDir, resolved), config: resolved };
 }
 
 main(process.argv.slice(2)).then(

@@ -45,10 +45,11 @@ export class CsvExport {
     const out = this.rows.get(name);
     if (!out) return;
     if (++this.count > this.maxRows) throw new RangeError(`the export would hold more than ${this.maxRows.toLocaleString('en')} rows: read metrics.jsonl in the run folder instead`);
-    out.push(`${quote(name)},${x},${String(v)}`);
+    out.push(`${csvField(name)},${x},${String(v)}`);
   }
 }
 
-function quote(s: string): string {
+/** A CSV field: quoted (its quotes doubled) when it holds a quote, a comma or a newline. */
+export function csvField(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

@@ -30,6 +30,7 @@ import { ReadGate } from './read-gate.ts';
 import { readEvalCurves } from './eval-curves.ts';
 import { renameRunDir, trashRunDir } from './run-files.ts';
 import { runLockHolder } from './run-lock.ts';
+import { listSweeps, openSweep } from './sweep-dir.ts';
 
 export type { MetricsRecord };
 
@@ -229,6 +230,12 @@ export class TrainerHost {
           this.reply(from, await this.reads.run(from, () => this.groupData(cmd.group, members)));
           return;
         }
+        case 'listSweeps':
+          this.reply(from, { type: 'sweeps', sweeps: await this.reads.run(from, () => listSweeps(this.options.runsDir)) });
+          return;
+        case 'openSweep':
+          this.reply(from, { type: 'sweepData', sweep: await this.reads.run(from, async () => openSweep(this.options.runsDir, cmd.name)) });
+          return;
       }
     } catch (e) {
       this.reply(from, { type: 'error', command: cmd.type, message: (e as Error).message });

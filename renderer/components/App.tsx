@@ -27,6 +27,8 @@ import { TradingEpochCharts } from './TradingEpochCharts.tsx';
 import { ScalarsPanel } from './ScalarsPanel.tsx';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 import { ShortcutsDialog } from './ShortcutsDialog.tsx';
+import { SweepList } from './SweepList.tsx';
+import { SweepPanel } from './SweepPanel.tsx';
 import { SystemPanel } from './SystemPanel.tsx';
 import { featureColor, SERIES_COLORS } from '../lib/palette.ts';
 
@@ -232,6 +234,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
             disabled={busy}
           />
           <RunHistory dashboard={dashboard} transport={transport} send={guard} />
+          <SweepList dashboard={dashboard} transport={transport} send={guard} />
         </aside>
         <main className="charts">
           <div className="chart-toolbar">
@@ -251,6 +254,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
             {s.view.kind === 'history' && <span className="viewing">showing a past run</span>}
             {s.view.kind === 'group' && <span className="viewing">showing a seed group</span>}
           </div>
+          <SweepPanel dashboard={dashboard} transport={transport} send={guard} />
           <GroupPanel dashboard={dashboard} />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Loss" lines={LOSS} xLabel="step" xKind="step" yLabel="Huber TD loss" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" />

@@ -1,0 +1,123 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { expandGrid, gridValues, planTrials, sampleRandom, trialConfigs, withFields } from './sweep-plan.ts';
+import { rankTrials } from './sweep-state.ts';
+import { configField, parseSweepFile, SweepFileError, type SweepFile } from './sweep.ts';
+
+const BASE = { name: 's', preset: 'trading-6e', method: 'random', trials: 5, metric: 'return' };
+
+/** The problem lines parseSweepFile gives for `file`. */
+function problems(file: unknown): string[] {
+  try {
+    parseSweepFile(file);
+  } catch (e) {
+    if (e instanceof SweepFileError) return e.problems;
+    throw e;
+  }
+  return [];
+}
+
+test('a sweep file naming an unknown field, a section, or a field the sweep sets is refused with the names that exist', () => {
+  const p = problems({ ...BASE, params: { 'optim.learning_rate': { min: 1e-5, max: 1e-3 }, optim: { values: [1] }, seed: { values: [1, 2] }, 'optim.lr.x': { values: [1] } } });
+  assert.equal(p.length, 4);
+  assert.match(p[0]!, /^params\.optim\.learning_rate: unknown config field \(misspelled\?\): optim has lr, lr_end, lr_decay_steps/);
+  assert.match(p[1]!, /^params\.optim: is a section, not a field: name a field inside it, one of optim\.lr, /);
+  assert.match(p[2]!, /^params\.seed: is set by the sweep: the sweep's `seeds` and `first_seed`/);
+  assert.equal(p[3], "params.optim.lr.x: optim.lr is a field, not a section: it has no 'x'");
+  // A field of one option of a union (env's trading kind, target_update's polyak kind) is a field.
+  assert.equal(typeof configField('env.decision_interval'), 'object');
+  assert.equal(typeof configField('optim.target_update.tau'), 'object');
+  assert.deepEqual(problems({ ...BASE, fixed: { 'schedule.epochs': 0, 'env.bogus': 1 }, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), [
+    'fixed.schedule.epochs: 0 is not a valid value of this field: Too small: expected number to be >=1',
+    'fixed.env.bogus: unknown config field (misspelled?): env has kind, num_envs, max_episode_steps, data, bad_rows, episode_length, lags, n_actions, max_position, cost_bps, reward_scale, validation_fraction, test_fraction, embargo_bars, folds, fold, max_gap_bars, gap_policy, decision_interval, change_penalty_bps, action_space, financing_rate',
+  ]);
+});
+
+test('bad ranges are refused saying what to fix: min not below max, log with a non-positive bound, a bound outside the field, a range on a non-number', () => {
+  assert.deepEqual(problems({ ...BASE, params: { 'optim.lr': { min: 0, max: 1e-3, log: true } } }), [
+    'params.optim.lr: log scale needs a positive range: min is 0; give min > 0 (e.g. 0.00001) or drop log',
+    "params.optim.lr: min 0 is outside the field's valid range: Too small: expected number to be >0",
+  ]);
+  assert.deepEqual(problems({ ...BASE, params: { 'env.cost_bps': { min: 2, max: 1 } } }), ['params.env.cost_bps: min (2) must be below max (1); for a single value put it in fixed']);
+  assert.deepEqual(problems({ ...BASE, params: { 'optim.gamma': { min: 0.9, max: 1.5 } } }), ["params.optim.gamma: max 1.5 is outside the field's valid range: Too big: expected number to be <=1"]);
+  assert.deepEqual(problems({ ...BASE, params: { 'replay.sampler': { min: 0, max: 1 } } }), ['params.replay.sampler: a range (min, max) needs a number field; this field takes values: give them as a values list']);
+  assert.deepEqual(problems({ ...BASE, params: { 'env.n_actions': { values: [3, 4] } } }), ['params.env.n_actions.values[1]: 4 is not a valid value of this field: must be odd so that the middle action is the flat position (0); use 3 or 5']);
+  assert.deepEqual(problems({ ...BASE, params: { 'optim.lr': { values: [1e-3], min: 1 } } }), ['params.optim.lr: give either values (choices) or min and max (a range), not both']);
+  assert.deepEqual(problems({ ...BASE, params: { 'optim.lr': { max: 1 } } }), ['params.optim.lr: a range needs both min and max']);
+});
+
+test('the method decides what a file needs, and the trial count is bounded', () => {
+  assert.deepEqual(problems({ ...BASE, trials: undefined, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), ['trials: a random search needs the number of trials to draw (1 to 1000)']);
+  assert.match(problems({ ...BASE, trials: 1001, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } })[0]!, /^trials: Too big: expected number to be <=1000 \(got 1001\)$/);
+  assert.deepEqual(problems({ ...BASE, trials: 0, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), ['trials: Too small: expected number to be >=1 (got 0)']);
+  const grid = { ...BASE, method: 'grid', trials: undefined };
+  assert.deepEqual(problems({ ...grid, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), ['params.optim.lr: a grid needs steps for a range: how many values from min to max (at least 2)']);
+  assert.deepEqual(problems({ ...grid, trials: 4, params: { 'optim.lr': { values: [1e-3] } } }), ['trials: a grid has one trial per combination of its values; drop trials (or use method random)']);
+  assert.deepEqual(problems({ ...grid, params: { 'optim.lr': { min: 1e-5, max: 1e-3, steps: 100 }, 'env.cost_bps': { min: 0, max: 1, steps: 11 } } }), ['params: the grid has 1100 trials (100 x 11), more than 1000: fewer values or steps, or method random']);
+  assert.deepEqual(problems({ ...BASE, params: {} }), ['params: give at least one parameter to search, e.g. "optim.lr": { "min": 1e-5, "max": 1e-3, "log": true }']);
+  assert.deepEqual(problems({ ...BASE, config: 'x.json', params: { 'optim.lr': { values: [1e-3] } } }), ['preset / config: give exactly one base config: "preset": NAME (resources/presets) or "config": FILE (relative to the sweep file)']);
+  assert.match(problems({ ...BASE, metric: 'profit', params: { 'optim.lr': { values: [1e-3] } } })[0]!, /^metric: Invalid option: expected one of "return"\|"return_simple"\|"sharpe"/);
+  assert.deepEqual(problems({ ...BASE, extra: 1, params: { 'optim.lr': { values: [1e-3] } } }), ['extra: unknown field (misspelled?)']);
+});
+
+test('a grid tries every combination, the last parameter fastest; a log range is spaced evenly in log space, an integer range in whole numbers', () => {
+  const f = parseSweepFile({ ...BASE, method: 'grid', trials: undefined, params: { 'optim.lr': { min: 1e-4, max: 1e-2, log: true, steps: 3 }, 'env.decision_interval': { values: [1, 5] } } });
+  assert.deepEqual(expandGrid(f.params), [
+    { index: 1, params: { 'optim.lr': 1e-4, 'env.decision_interval': 1 } },
+    { index: 2, params: { 'optim.lr': 1e-4, 'env.decision_interval': 5 } },
+    { index: 3, params: { 'optim.lr': 1e-3, 'env.decision_interval': 1 } },
+    { index: 4, params: { 'optim.lr': 1e-3, 'env.decision_interval': 5 } },
+    { index: 5, params: { 'optim.lr': 1e-2, 'env.decision_interval': 1 } },
+    { index: 6, params: { 'optim.lr': 1e-2, 'env.decision_interval': 5 } },
+  ]);
+  assert.deepEqual(gridValues('env.decision_interval', { min: 1, max: 60, log: true, steps: 4 }), [1, 4, 15, 60]);
+  assert.deepEqual(gridValues('env.lags', { min: 1, max: 3, log: false, steps: 5 }), [1, 2, 3], 'rounded to whole numbers, repeats dropped');
+  assert.deepEqual(gridValues('env.cost_bps', { min: 0, max: 1, log: false, steps: 5 }), [0, 0.25, 0.5, 0.75, 1]);
+});
+
+test('a random search is reproducible from its seed: log ranges stay in range and cover their decades, integer fields get whole numbers, choices are drawn from the list', () => {
+  const f = parseSweepFile({ ...BASE, trials: 400, sample_seed: 7, params: { 'optim.lr': { min: 1e-5, max: 1e-2, log: true }, 'env.decision_interval': { min: 1, max: 30 }, 'replay.sampler': { values: ['proportional', 'uniform'] } } });
+  const a = planTrials(f);
+  assert.deepEqual(planTrials(f), a, 'the same seed draws the same trials');
+  assert.notDeepEqual(sampleRandom(f.params, 400, 8), a, 'another seed draws others');
+  assert.deepEqual(a.map((t) => t.index), Array.from({ length: 400 }, (_, k) => k + 1));
+  const lr = a.map((t) => t.params['optim.lr'] as number);
+  assert.ok(lr.every((v) => v >= 1e-5 && v <= 1e-2), 'every learning rate in [1e-5, 1e-2]');
+  // Log-uniform: each of the three decades holds about a third (uniform would put ~90% in the last).
+  for (const [lo, hi] of [[1e-5, 1e-4], [1e-4, 1e-3], [1e-3, 1e-2]] as const) {
+    const share = lr.filter((v) => v >= lo && v < hi).length / lr.length;
+    assert.ok(share > 0.25 && share < 0.42, `decade [${lo}, ${hi}) holds ${share}`);
+  }
+  const di = a.map((t) => t.params['env.decision_interval'] as number);
+  assert.ok(di.every((v) => Number.isInteger(v) && v >= 1 && v <= 30));
+  assert.ok(new Set(di).size > 20, 'integers spread over the range');
+  const samplers = a.map((t) => t.params['replay.sampler']);
+  assert.ok(samplers.every((s) => s === 'proportional' || s === 'uniform'));
+  const uniformShare = samplers.filter((s) => s === 'uniform').length / samplers.length;
+  assert.ok(uniformShare > 0.4 && uniformShare < 0.6, `uniform drawn ${uniformShare} of the time`);
+});
+
+test("each trial's config is the base with the fixed fields and its values set by path, validated as a whole", () => {
+  const base = { name: 'b', env: { kind: 'trading', data: 'x.csv', validation_fraction: 0.2 } } as const;
+  assert.deepEqual(withFields(base, { 'optim.lr': 0.01, 'env.cost_bps': 2 }), { name: 'b', env: { kind: 'trading', data: 'x.csv', validation_fraction: 0.2, cost_bps: 2 }, optim: { lr: 0.01 } });
+  const f: SweepFile = parseSweepFile({ ...BASE, method: 'grid', trials: undefined, fixed: { 'schedule.epochs': 2 }, params: { 'env.test_fraction': { values: [0.2, 0.8] } } });
+  const trials = planTrials(f);
+  assert.throws(() => trialConfigs(base, f, trials), (e: unknown) => e instanceof SweepFileError && e.problems.length === 1 && /^trial 2 \(env\.test_fraction=0\.8\): env\.test_fraction: validation_fraction \+ test_fraction \(0\.2 \+ 0\.8\) must be below 1/.test(e.problems[0]!));
+  const ok = trialConfigs(base, f, trials.slice(0, 1));
+  assert.equal(ok[0]!.name, 's-t001');
+  assert.equal(ok[0]!.schedule.epochs, 2);
+  assert.equal(ok[0]!.env.kind === 'trading' && ok[0]!.env.test_fraction, 0.2);
+});
+
+test('trials rank by the mean of their figure, then by the cautious end of the interval, then by number; trials without a figure are left out', () => {
+  const v = (mean: number, lo: number, hi: number) => ({ n: 2, mean, std: 1, mean_ci95: [lo, hi] as [number, number] });
+  const trials = [
+    { index: 1, validation: v(0.1, -1, 1.2) },
+    { index: 2 },
+    { index: 3, validation: v(0.3, 0, 0.6) },
+    { index: 4, validation: v(0.1, -0.5, 0.7) },
+    { index: 5, validation: v(0.1, -0.5, 0.7) },
+  ];
+  assert.deepEqual(rankTrials(trials, 'max'), [3, 4, 5, 1]);
+  assert.deepEqual(rankTrials(trials, 'min'), [4, 5, 1, 3]);
+});

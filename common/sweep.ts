@@ -1,0 +1,212 @@
+// Sweeps (issue 25 item 3): the sweep file that `npm run sweep -- --config FILE` reads, checked
+// field by field against the run config's own schema (common/config.ts), so a parameter is any
+// field of a run config named by its dotted path (`optim.lr`, `env.decision_interval`). Every
+// problem is one line that says what to fix. Pure TS + zod.
+import { z } from 'zod';
+import { formatIssue, RunConfigSchema } from './config.ts';
+import { WALK_FIGURES } from './trading-eval.ts';
+
+/** Most trials one sweep plans (a grid's product, or a random search's `trials`). */
+export const MAX_TRIALS = 1000;
+/** Most training seeds per trial (a GPU seed group trains up to 16 at once; more train one after another). */
+export const MAX_TRIAL_SEEDS = 100;
+/** Most parameters a sweep varies. */
+export const MAX_PARAMS = 32;
+/** Most values one `values` list, or one grid range (`steps`), gives. */
+export const MAX_CHOICES = 100;
+
+/** A sweep's name: its folder is `<runsDir>/<name>-sweep`, its trials' runs `<name>-t<k>-seed<S>`. */
+export const SweepNameSchema = z
+  .string()
+  .min(1)
+  .max(40)
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" and "-" only, starting with a letter, digit or "_"');
+
+/** The validation figure trials are ranked by: a trading walk figure of the validation span, or the episodic evaluation figure. */
+export const SWEEP_METRICS = [...WALK_FIGURES, 'eval_mean_reward_bps', 'eval_mean_return'] as const;
+export type SweepMetric = (typeof SWEEP_METRICS)[number];
+
+/** A value a parameter takes: what a config field holds (a number, a string, a boolean, or a list such as network.hidden). */
+const LeafValueSchema = z.union([z.number(), z.string(), z.boolean(), z.array(z.number())]);
+export type ParamValue = z.infer<typeof LeafValueSchema>;
+
+/**
+ * One parameter of the search: `values` (choices, tried in order in a grid, drawn uniformly in a
+ * random search), or a range `min`..`max` (uniform, or log-uniform with `log`; a grid takes
+ * `steps` evenly spaced values, in log space with `log`). Integer fields get whole numbers.
+ */
+export const SweepParamSchema = z.strictObject({
+  values: z.array(LeafValueSchema).min(1).max(MAX_CHOICES).optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  log: z.boolean().default(false),
+  steps: z.number().int().min(2).max(MAX_CHOICES).optional(),
+});
+export type SweepParam = z.infer<typeof SweepParamSchema>;
+
+/** The sweep file as written (before the checks against the config schema: parseSweepFile). */
+export const SweepFileSchema = z.strictObject({
+  name: SweepNameSchema,
+  /** The base config: a bundled or user preset name, or a config file (relative to the sweep file's folder). Exactly one. */
+  preset: z.string().min(1).max(64).optional(),
+  config: z.string().min(1).max(4096).optional(),
+  method: z.enum(['grid', 'random']),
+  /** Random search: how many trials to draw. A grid has one trial per combination. */
+  trials: z.number().int().min(1).max(MAX_TRIALS).optional(),
+  /** Seed of the random search's draws (the same seed draws the same trials). */
+  sample_seed: z.number().int().nonnegative().max(2 ** 31 - 1).default(1),
+  /** Training seeds per trial: first_seed (default: the base config's seed), +1, ... */
+  seeds: z.number().int().min(1).max(MAX_TRIAL_SEEDS).default(3),
+  first_seed: z.number().int().nonnegative().max(2 ** 31 - 1).optional(),
+  /** The validation figure ranked (its mean over seeds, with its 95% Student-t interval). */
+  metric: z.enum(SWEEP_METRICS),
+  /** Whether a larger (max) or smaller (min) metric is better. */
+  goal: z.enum(['max', 'min']).default('max'),
+  /** Config fields set the same in every trial (dotted path -> value), e.g. a shorter schedule. */
+  fixed: z.record(z.string(), LeafValueSchema).default({}),
+  /** The parameters searched (dotted path -> SweepParam), in the order a grid varies them (the last fastest). */
+  params: z.record(z.string(), SweepParamSchema),
+});
+/** A checked sweep file, defaults filled in. */
+export type SweepFile = z.output<typeof SweepFileSchema>;
+
+/** A sweep file that does not hold; `problems` has one line per problem, each saying what to fix. */
+export class SweepFileError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid sweep file:\n  ${problems.join('\n  ')}`);
+    this.name = 'SweepFileError';
+  }
+}
+
+/** Config fields a sweep sets itself: never a parameter. */
+const RESERVED: Record<string, string> = {
+  name: 'the sweep names every trial run itself (<name>-t<k>-seed<S>)',
+  seed: "the sweep's `seeds` and `first_seed` choose each trial's training seeds",
+  'env.kind': 'the environment is the base config\'s: sweep one environment at a time',
+};
+
+/** What unwraps to a field's own schema: defaults and optionals. */
+function unwrap(s: z.ZodType): z.ZodType {
+  let cur = s as z.ZodType & { def: { type: string; innerType?: z.ZodType } };
+  while ((cur.def.type === 'default' || cur.def.type === 'optional') && cur.def.innerType) cur = cur.def.innerType as typeof cur;
+  return cur;
+}
+
+/** The fields of an object schema, or of every option of a union of objects (env's kinds, target_update's). */
+function fieldsOf(s: z.ZodType): Map<string, z.ZodType> | undefined {
+  const u = unwrap(s) as z.ZodType & { def: { type: string; shape?: Record<string, z.ZodType>; options?: z.ZodType[] } };
+  if (u.def.type === 'object') return new Map(Object.entries(u.def.shape!));
+  if (u.def.type === 'union') {
+    const out = new Map<string, z.ZodType>();
+    for (const o of u.def.options!) for (const [k, v] of fieldsOf(o) ?? []) if (!out.has(k)) out.set(k, v);
+    return out.size ? out : undefined;
+  }
+  return undefined;
+}
+
+/** A config field's schema and kind, found by its dotted path. */
+export interface ConfigField {
+  schema: z.ZodType;
+  /** number (with whether it is an integer), or another kind (string, enum, boolean, list) that takes `values` only. */
+  numeric: boolean;
+  integer: boolean;
+}
+
+/**
+ * The field of the run config schema at a dotted path (`optim.lr`), or a line saying why there
+ * is none: an unknown name (with the names that exist there) or a section instead of a field.
+ */
+export function configField(path: string): ConfigField | string {
+  const parts = path.split('.');
+  let cur: z.ZodType = RunConfigSchema;
+  for (const [i, key] of parts.entries()) {
+    const fields = fieldsOf(cur);
+    const here = parts.slice(0, i).join('.');
+    if (!fields) return `${here} is a field, not a section: it has no '${key}'`;
+    const next = fields.get(key);
+    if (!next) return `unknown config field (misspelled?): ${here ? `${here} has` : 'the config has'} ${[...fields.keys()].join(', ')}`;
+    cur = next;
+  }
+  if (fieldsOf(cur)) return `is a section, not a field: name a field inside it, one of ${[...fieldsOf(cur)!.keys()].map((k) => `${path}.${k}`).join(', ')}`;
+  const leaf = unwrap(cur) as z.ZodType & { def: { type: string }; isInt?: boolean };
+  return { schema: cur, numeric: leaf.def.type === 'number', integer: leaf.def.type === 'number' && leaf.isInt === true };
+}
+
+/** The field's own complaint about `value`, or undefined when it takes it. */
+function fieldRefuses(field: ConfigField, value: unknown): string | undefined {
+  const r = field.schema.safeParse(value);
+  return r.success ? undefined : r.error.issues.map((i) => i.message).join('; ');
+}
+
+/** Problems of one searched parameter (`at` is its place in the file, e.g. `params.optim.lr`). */
+function paramProblems(at: string, p: SweepParam, field: ConfigField, method: SweepFile['method']): string[] {
+  const out: string[] = [];
+  const range = p.min !== undefined || p.max !== undefined;
+  if (p.values && range) return [`${at}: give either values (choices) or min and max (a range), not both`];
+  if (!p.values && !range) return [`${at}: give values (a list of choices) or min and max (a range)`];
+  if (p.values) {
+    if (p.log || p.steps !== undefined) out.push(`${at}: log and steps belong to a range (min, max); a values list is tried as written`);
+    for (const [k, v] of p.values.entries()) {
+      const why = fieldRefuses(field, v);
+      if (why) out.push(`${at}.values[${k}]: ${JSON.stringify(v)} is not a valid value of this field: ${why}`);
+    }
+    return out;
+  }
+  if (!field.numeric) return [`${at}: a range (min, max) needs a number field; this field takes values: give them as a values list`];
+  if (p.min === undefined || p.max === undefined) return [`${at}: a range needs both min and max`];
+  if (!(p.min < p.max)) out.push(`${at}: min (${p.min}) must be below max (${p.max}); for a single value put it in fixed`);
+  if (p.log && p.min <= 0) out.push(`${at}: log scale needs a positive range: min is ${p.min}; give min > 0 (e.g. ${p.max > 0 ? p.max / 100 : 1e-6}) or drop log`);
+  for (const [edge, v] of [['min', p.min], ['max', p.max]] as const) {
+    const why = fieldRefuses(field, field.integer ? Math.round(v) : v);
+    if (why) out.push(`${at}: ${edge} ${v} is outside the field's valid range: ${why}`);
+  }
+  if (field.integer && Math.ceil(p.min) > Math.floor(p.max)) out.push(`${at}: an integer field needs a whole number between min (${p.min}) and max (${p.max})`);
+  if (method === 'grid' && p.steps === undefined) out.push(`${at}: a grid needs steps for a range: how many values from min to max (at least 2)`);
+  if (method === 'random' && p.steps !== undefined) out.push(`${at}: steps is for a grid; a random search draws from the whole range (drop steps, or use values)`);
+  return out;
+}
+
+/** Number of values a parameter gives a grid (an integer range may give fewer distinct ones: see gridValues). */
+function gridSize(p: SweepParam): number {
+  return p.values?.length ?? p.steps ?? 1;
+}
+
+/**
+ * Parses a sweep file: the shape (zod), then every path and value against the run config schema,
+ * the ranges, the method's needs and the trial count.
+ * @throws SweepFileError listing every problem, one line each.
+ */
+export function parseSweepFile(input: unknown): SweepFile {
+  const r = SweepFileSchema.safeParse(input);
+  if (!r.success) throw new SweepFileError(r.error.issues.flatMap((i) => formatIssue(i, input)));
+  const f = r.data;
+  const out: string[] = [];
+  if ((f.preset === undefined) === (f.config === undefined)) out.push('preset / config: give exactly one base config: "preset": NAME (resources/presets) or "config": FILE (relative to the sweep file)');
+  const entries = Object.entries(f.params);
+  if (entries.length === 0) out.push('params: give at least one parameter to search, e.g. "optim.lr": { "min": 1e-5, "max": 1e-3, "log": true }');
+  if (entries.length > MAX_PARAMS) out.push(`params: at most ${MAX_PARAMS} parameters (got ${entries.length})`);
+  for (const [path, value] of Object.entries(f.fixed)) {
+    const at = `fixed.${path}`;
+    const field = RESERVED[path] ? `is set by the sweep: ${RESERVED[path]}` : configField(path);
+    if (typeof field === 'string') out.push(`${at}: ${field}`);
+    else {
+      const why = fieldRefuses(field, value);
+      if (why) out.push(`${at}: ${JSON.stringify(value)} is not a valid value of this field: ${why}`);
+    }
+    if (f.params[path]) out.push(`${at}: is also a searched parameter: keep it in one of fixed and params`);
+  }
+  for (const [path, p] of entries) {
+    const at = `params.${path}`;
+    const field = RESERVED[path] ? `is set by the sweep: ${RESERVED[path]}` : configField(path);
+    if (typeof field === 'string') out.push(`${at}: ${field}`);
+    else out.push(...paramProblems(at, p, field, f.method));
+  }
+  if (f.method === 'random' && f.trials === undefined) out.push(`trials: a random search needs the number of trials to draw (1 to ${MAX_TRIALS})`);
+  if (f.method === 'grid') {
+    if (f.trials !== undefined) out.push('trials: a grid has one trial per combination of its values; drop trials (or use method random)');
+    const product = entries.reduce((n, [, p]) => n * gridSize(p), 1);
+    if (product > MAX_TRIALS) out.push(`params: the grid has ${product} trials (${entries.map(([, p]) => gridSize(p)).join(' x ')}), more than ${MAX_TRIALS}: fewer values or steps, or method random`);
+  }
+  if (out.length) throw new SweepFileError(out);
+  return f;
+}

@@ -1,0 +1,47 @@
+// End-to-end test of the Sweep view in browser mode (issue 25 item 3): a tiny sweep (4 trials x 2
+// seeds) run to its end by `npm run sweep` into the served runs folder is listed under Sweeps;
+// opened, it shows its four trials ranked on validation with the best marked and its test-span
+// figure, and a trial opens on the charts as its seed group. Screenshot in test-results/.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SweepViewSchema } from '../common/sweep-state.ts';
+import { writeTinySweep } from '../main/testing/tiny-sweep.ts';
+import { statsText } from '../renderer/sweep-view.ts';
+import { RESULTS, ROOT, TINY_TRADING } from './flow.ts';
+import { skip, withServedPage } from './served-page.ts';
+
+const LONG = { timeout: 90_000 };
+
+test('browser mode: the Sweep view of a finished tiny sweep lists its trials ranked on validation, marks the best with its test figure, and opens a trial as its seed group', { skip, timeout: 300_000 }, async () => {
+  await withServedPage('e2e-trading', TINY_TRADING, async ({ page, server, tmp }) => {
+    const runs = join(tmp, 'runs');
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'main', 'cli', 'sweep.ts'), '--config', writeTinySweep(tmp), '--runs-dir', runs], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+    assert.equal(cli.status, 0, `the CLI ran the sweep: ${cli.stderr.slice(-2000)}`);
+    const sweep = SweepViewSchema.parse(JSON.parse(readFileSync(join(runs, 'tiny-sweep', 'sweep.json'), 'utf8')));
+    const best = sweep.trials.find((t) => t.index === sweep.ranking[0])!;
+
+    await page.goto(server.url);
+    await page.getByRole('button', { name: 'Open sweep tiny' }).click(LONG);
+    const panel = page.getByRole('region', { name: 'Sweep tiny' });
+    await panel.waitFor(LONG);
+    const rows = panel.getByRole('table', { name: 'Trials' }).locator('tbody tr');
+    assert.equal(await rows.count(), 4);
+    assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => Number((tr as HTMLElement).dataset.trial))), sweep.ranking, 'best first, as ranked');
+    const top = rows.first();
+    assert.match((await top.textContent()) ?? '', /★ best/);
+    assert.equal(await top.getAttribute('class'), 'best');
+    assert.equal(await top.locator('[data-col=validation]').textContent(), statsText('return', best.validation!));
+    assert.equal(await top.locator('[data-col=test]').textContent(), `${statsText('return', sweep.test!.stats!)} (n = 2)`);
+    assert.equal(await rows.nth(1).locator('[data-col=test]').textContent(), '', 'only the top trial is shown on the test span');
+    mkdirSync(RESULTS, { recursive: true });
+    await page.evaluate(() => window.scrollTo(0, 0)); // the Sweep view heads the charts; the list beside the run history scrolled the page
+    await page.screenshot({ path: join(RESULTS, 'sweep-view.png') });
+
+    await top.getByRole('button', { name: `Open trial ${best.index}` }).click();
+    await page.getByText('showing a seed group').waitFor(LONG);
+    await page.getByRole('region', { name: 'Seed group' }).locator('code', { hasText: best.group }).waitFor(LONG);
+  });
+});

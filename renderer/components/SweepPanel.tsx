@@ -1,0 +1,75 @@
+// The opened sweep (issue 25 item 3): its trials, ranked on the validation figure (mean ± the
+// half-width of its 95% Student-t interval over seeds, with n), the best marked, the top trial's
+// test-span figure once evaluated; a trial opens on the charts (its seed group, or its one run).
+import { useStore } from 'zustand';
+import type { Dashboard } from '../store.ts';
+import type { Transport } from '../transport/transport.ts';
+import { sweepRows } from '../sweep-view.ts';
+
+/** The Sweep view's table; nothing until a sweep is opened from the Sweeps list. */
+export function SweepPanel({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
+  const sweep = useStore(dashboard.store, (s) => s.sweep);
+  if (!sweep) return null;
+  const rows = sweepRows(sweep);
+  const goal = sweep.goal === 'max' ? 'higher is better' : 'lower is better';
+  return (
+    <section className="panel sweep-panel" aria-label={`Sweep ${sweep.name}`}>
+      <div className="panel-head">
+        <h2>
+          Sweep <code>{sweep.name}</code>: {sweep.state}
+        </h2>
+        <span>
+          <button type="button" onClick={() => send(() => transport.send({ type: 'openSweep', name: sweep.name }))}>
+            Refresh
+          </button>{' '}
+          <button type="button" onClick={() => dashboard.closeSweep()}>
+            Close
+          </button>
+        </span>
+      </div>
+      <p className="muted">
+        {sweep.method} search, {sweep.trials.length} trials x {sweep.seeds.length} seeds ({sweep.seeds.join(', ')}), ranked by the validation span&apos;s {sweep.metric} ({goal}): mean ± half-width of the 95% Student-t
+        interval over seeds. Only the top trial is evaluated on the held-out test span, once, after every trial ended.
+      </p>
+      <div className="sweep-table-wrap">
+        <table className="runs sweep-table" aria-label="Trials">
+          <thead>
+            <tr>
+              <th>rank</th>
+              <th>trial</th>
+              {sweep.param_paths.map((p) => (
+                <th key={p}>{p}</th>
+              ))}
+              <th>status</th>
+              <th>validation {sweep.metric}</th>
+              <th>95% CI</th>
+              <th>n</th>
+              <th>test span</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.index} className={r.best ? 'best' : undefined} data-trial={r.index}>
+                <td>{r.rank ?? ''}</td>
+                <td>
+                  <button type="button" className="run-name" disabled={!r.open} aria-label={`Open trial ${r.index}`} title={r.open ? 'open on the charts' : 'no run yet'} onClick={() => r.open && send(() => transport.send(r.open!))}>
+                    {r.index}
+                  </button>
+                  {r.best && <span className="best-mark"> ★ best</span>}
+                </td>
+                {r.params.map((p, k) => (
+                  <td key={sweep.param_paths[k]}>{p}</td>
+                ))}
+                <td>{r.status}</td>
+                <td data-col="validation">{r.validation}</td>
+                <td>{r.interval}</td>
+                <td>{r.n ?? ''}</td>
+                <td data-col="test">{r.test ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
