@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { RUN_COLORS, SERIES_COLORS } from '../renderer/lib/palette.ts';
 import { runTitle } from '../renderer/lib/run-table.ts';
 import { ink, THEMES } from '../renderer/lib/theme.ts';
@@ -15,6 +16,32 @@ import { skip, withServedPage } from './served-page.ts';
 import { hexOf } from './views.ts';
 
 const LONG = { timeout: 90_000 };
+
+/**
+ * With the group open and member seed 4 drawn: member seed 3 drawn too and a past run (`overlaid`)
+ * ticked as an overlay; the three dashed Loss curves take three run colours, none of them the
+ * mean's (one allocator for overlays and members: the overlay took the first member's colour).
+ * Screenshot test-results/seed-group-overlay-colours.png; then both are taken off again.
+ */
+async function runColoursApart(page: Page, overlaid: string): Promise<void> {
+  const members = page.getByRole('group', { name: 'Members drawn over the mean' });
+  await members.getByRole('checkbox', { name: 'seed 3' }).check();
+  await page.getByRole('table', { name: 'Runs' }).getByRole('checkbox', { name: `Overlay ${overlaid}`, exact: true }).check();
+  await page.evaluate(() => window.scrollTo(0, 0)); // back to the charts, which draw only on screen
+  const loss = page.getByRole('region', { name: 'Loss' });
+  await page.getByRole('list', { name: 'Loss legend' }).getByText(`${overlaid}: TD loss`).waitFor(LONG);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=chart-loss] path.recharts-curve[stroke-dasharray]').length === 3, undefined, LONG);
+  const dashed = await loss.locator('path.recharts-curve[stroke-dasharray]').evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
+  const mean = await loss.locator('path.recharts-curve:not([stroke-dasharray])').first().getAttribute('stroke');
+  assert.equal(new Set(dashed).size, 3, `seed 3, seed 4 and the overlaid run in three colours: ${dashed.join(', ')}`);
+  assert.ok(!dashed.includes(mean), `none in the mean's colour ${mean}`);
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, 'seed-group-overlay-colours.png') });
+  await members.getByRole('checkbox', { name: 'seed 3' }).uncheck();
+  await page.getByRole('table', { name: 'Runs' }).getByRole('checkbox', { name: `Overlay ${overlaid}`, exact: true }).uncheck();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=chart-loss] path.recharts-curve[stroke-dasharray]').length === 1, undefined, LONG);
+}
 /** Three epochs of 100 steps: a few seconds per seed on the CPU. */
 const GROUP_CONFIG = { ...TINY_CARTPOLE, name: 'e2e-group', schedule: { ...TINY_CARTPOLE.schedule, epochs: 3, steps_per_epoch: 100 } };
 
@@ -68,6 +95,7 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       await member.check();
       await page.getByRole('list', { name: 'Loss legend' }).getByText('seed 4: TD loss').waitFor(LONG);
       assert.equal(await loss.locator('path.recharts-curve[stroke-dasharray]').count(), 1, 'the member drawn over the mean');
+      await runColoursApart(page, members[2]!);
       await page.setViewportSize({ width: 1920, height: 1080 });
       await page.screenshot({ path: join(RESULTS, 'seed-group-1920x1080.png') });
       // The light theme: the band, the mean and the member are drawn in the theme's inks (legible on white), the member picker's swatch too.
