@@ -2,6 +2,7 @@
 // the CLI (`--seeds 3`) into the served runs folder is one row of the run history, expands to its
 // members and opens as the members' mean with a band on every chart, members drawn on demand.
 // Screenshots at 1280x800 and 1920x1080 (and 1920x1080 on the light theme) land in test-results/.
+// A group of trading runs shows its members' evaluations and the curves of a member picked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { RUN_COLORS, SERIES_COLORS } from '../renderer/lib/palette.ts';
 import { runTitle } from '../renderer/lib/run-table.ts';
 import { ink, THEMES } from '../renderer/lib/theme.ts';
-import { legend, RESULTS, ROOT, TINY_CARTPOLE, waitForPoints } from './flow.ts';
+import { legend, RESULTS, ROOT, TINY_CARTPOLE, TINY_TRADING, waitForPoints } from './flow.ts';
 import { skip, withServedPage } from './served-page.ts';
 import { hexOf } from './views.ts';
 
@@ -113,6 +114,53 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       await page.getByRole('button', { name: /Dark theme/ }).click();
       await member.uncheck();
       await page.getByRole('list', { name: 'Loss legend' }).getByText('seed 4: TD loss').waitFor({ state: 'detached', ...LONG });
+    },
+    { viewport: { width: 1280, height: 800 } },
+  );
+});
+
+test('browser mode at 1280 x 800: a seed group of trading runs shows an evaluation table with a row per member, their mean and the band\'s interval, and the curves of the member picked', { skip, timeout: 300_000 }, async () => {
+  await withServedPage(
+    'e2e-trading',
+    TINY_TRADING,
+    async ({ page, server, tmp }) => {
+      const runs = join(tmp, 'runs');
+      writeFileSync(join(tmp, 'group.json'), JSON.stringify({ ...TINY_TRADING, name: 'e2e-trading-group' }));
+      const cli = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'main', 'cli', 'train.ts'), '--config', join(tmp, 'group.json'), '--seeds', '2', '--runs-dir', runs, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+      assert.equal(cli.status, 0, `the CLI trained the group: ${cli.stderr.slice(-2000)}`);
+      const group = readdirSync(runs).find((n) => n.endsWith('-seeds.json'))!.slice(0, -'.json'.length);
+      await page.goto(server.url);
+      const row = page.getByRole('table', { name: 'Runs' }).locator(`tr.run-group[data-group="${group}"]`);
+      await row.waitFor(LONG);
+      await row.getByRole('button', { name: `Open group ${group}` }).click();
+      await page.getByText('showing a seed group').waitFor(LONG);
+
+      for (const [name, span] of [['Evaluation on the validation span', 'validation'], ['Test span: held out', 'test']] as const) {
+        const table = page.getByRole('region', { name: new RegExp(`^${name}.*: 2 of 2 seeds$`) });
+        await table.waitFor(LONG);
+        const names = (await table.locator('tbody tr td:first-child').allTextContents()).map((t) => t.replace(/ \(trades on .*\)$/, ''));
+        assert.deepEqual(names, ['agent, seed 3', 'agent, seed 4', 'mean over 2 seeds', 'min–max over seeds', 'buy and hold'], `${span}: a row per member, their mean, the band's interval, buy and hold`);
+        assert.match((await table.locator('tbody tr').nth(3).locator('td').nth(1).textContent()) ?? '', /^-?\d+\.\d\d% – -?\d+\.\d\d%$/, `${span}: the interval of the returns`);
+        await table.scrollIntoViewIfNeeded();
+        const box = (await table.boundingBox())!;
+        const costs = (await table.getByRole('columnheader', { name: 'Costs' }).boundingBox())!;
+        assert.ok(costs.x + costs.width <= box.x + box.width, `${span}: the Costs column ends at x ${(costs.x + costs.width).toFixed(0)}, past its panel's ${(box.x + box.width).toFixed(0)}`);
+      }
+      await page.getByRole('combobox', { name: 'Group band' }).selectOption({ label: '95% t-interval of the mean' });
+      await page.getByRole('region', { name: /^Evaluation on the validation span/ }).getByRole('cell', { name: '95% t-interval of the mean' }).waitFor(LONG);
+
+      const curves = page.getByTestId('trading-curves');
+      await curves.getByRole('heading', { name: 'Evaluation curves of seed 3' }).waitFor(LONG);
+      const equity = curves.getByRole('figure', { name: 'Equity' });
+      await equity.and(page.locator('[title*="epoch 2 at step 400"]')).waitFor(LONG);
+      await equity.locator('path.recharts-curve').nth(1).waitFor(LONG);
+      const seed3 = await equity.locator('path.recharts-curve').first().getAttribute('d');
+      await curves.getByRole('combobox', { name: 'group member' }).selectOption({ label: 'seed 4' });
+      await curves.getByRole('heading', { name: 'Evaluation curves of seed 4' }).waitFor(LONG);
+      await page.waitForFunction((d) => document.querySelector('[data-testid=trading-curves] figure[aria-label=Equity] path.recharts-curve')?.getAttribute('d') !== d, seed3, LONG);
+      mkdirSync(RESULTS, { recursive: true });
+      await page.getByRole('region', { name: /^Evaluation on the validation span/ }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(RESULTS, 'seed-group-trading.png'), fullPage: true });
     },
     { viewport: { width: 1280, height: 800 } },
   );
