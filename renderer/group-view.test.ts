@@ -63,7 +63,9 @@ test("a group's members get run colours of their own (never a series colour); a 
   d.apply({ type: 'runData', ...member(9, [[5, 1]]), runDir: '/runs/last' });
   assert.deepEqual(d.overlays().map((o) => o.runDir), [], 'live: the last run is shown as itself');
   d.apply(groupData);
-  assert.deepEqual(d.group()!.members.map((m) => m.color), [RUN_COLORS[0], RUN_COLORS[1]]);
+  const overlayColor = d.overlays()[0]!.color;
+  assert.equal(overlayColor, RUN_COLORS[0]);
+  assert.deepEqual(d.group()!.members.map((m) => m.color), [RUN_COLORS[1], RUN_COLORS[2]], 'the members take the colours after the overlaid run\'s');
   assert.ok(d.group()!.members.every((m) => !(Object.values(SERIES_COLORS) as string[]).includes(m.color)));
   assert.deepEqual(d.overlays().map((o) => o.runDir), ['/runs/last'], "a group's charts show no run as itself: the ticked run is drawn over them");
 });
@@ -77,4 +79,21 @@ test('a run that starts while a seed group is open takes the charts, as from an 
   assert.equal(d.store.getState().view.kind, 'live');
   assert.equal(d.group(), undefined);
   assert.equal(d.shown(), d.live);
+});
+
+test('an overlaid run never takes the colour of a member of the open group, whichever came first, and closing the group frees its colours', () => {
+  const d = createDashboard();
+  const past = (runDir: string): HostMessage => ({ type: 'runData', ...member(9, [[5, 1]]), runDir });
+  d.apply(groupData);
+  d.addOverlay('/runs/x');
+  d.apply(past('/runs/x'));
+  const colors = () => [...d.group()!.members.map((m) => m.color), ...d.overlays().map((o) => o.color)];
+  assert.equal(new Set(colors()).size, 3, `members and the overlay in three colours: ${colors().join(' ')}`);
+  assert.ok(colors().every((c) => (RUN_COLORS as readonly string[]).includes(c)));
+  d.toggleGroupMember('/runs/g-seed1');
+  assert.notEqual(d.groupOverlays()[0]!.color, d.overlays()[0]!.color);
+  // Another group opened: the old members' colours are free again, the overlay keeps its own.
+  d.showLive();
+  d.apply(groupData);
+  assert.deepEqual([...d.group()!.members.map((m) => m.color), d.overlays()[0]!.color], [RUN_COLORS[0], RUN_COLORS[1], RUN_COLORS[2]]);
 });

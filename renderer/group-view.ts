@@ -4,9 +4,9 @@
 // members picked to be drawn over the charts.
 import type { RunConfig } from '../common/config.ts';
 import type { HostMessage } from '../common/protocol.ts';
+import type { EpochSummary } from '../common/run.ts';
 import { aggregateMembers } from './lib/group-aggregate.ts';
 import type { ChartBand } from './lib/legend.ts';
-import { pickRunColor } from './lib/palette.ts';
 import { recordsBook, SeriesBook, type Overlay } from './series-book.ts';
 
 /** What a group's charts draw around each mean: the members' minimum and maximum, or the 95% t-interval of the mean. */
@@ -23,9 +23,10 @@ export type GroupChartBand = ChartBand & { source: SeriesBook };
 
 type GroupData = Extract<HostMessage, { type: 'groupData' }>;
 
-/** A member of the opened group: an Overlay (its folder, config, book, colour) named by its seed. */
+/** A member of the opened group: an Overlay (its folder, config, book, colour) named by its seed, with its last epoch's summary. */
 export interface GroupMember extends Overlay {
   seed: number;
+  lastEpoch?: EpochSummary;
 }
 
 /** The opened group: members, the mean book, the chosen band and the members drawn over the charts. */
@@ -39,7 +40,8 @@ export class GroupView {
   /** The members' shared config (the first member's: they differ in seed and name only). */
   readonly config: RunConfig;
 
-  constructor(m: GroupData, smoothing: number, maxPoints: number) {
+  /** `colorOf` gives each member its run colour (the dashboard's RunPalette: apart from the overlaid runs' colours too). */
+  constructor(m: GroupData, smoothing: number, maxPoints: number, colorOf: (runDir: string) => string) {
     this.name = m.group;
     this.members = [];
     for (const r of m.members)
@@ -50,7 +52,8 @@ export class GroupView {
         config: r.config,
         book: recordsBook({ ...r, system: [] }, smoothing, maxPoints),
         // Run colours (never a series colour), each member its own.
-        color: pickRunColor(this.members.map((mb) => mb.color)),
+        color: colorOf(r.runDir),
+        lastEpoch: r.epochs.at(-1),
       });
     this.config = m.members[0]!.config;
     this.book = new SeriesBook(smoothing, maxPoints);

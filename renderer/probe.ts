@@ -2,7 +2,8 @@
 // browser tests: `window.dqnProbe.ping()` times a round trip to the trainer host through the same
 // transport and message queue as the live frames; `stats()` reports the stream's frame counters,
 // the page's animation frames and long tasks since `start()`, and its JS heap; `shownBook()` which
-// series book the charts should be drawing (browser tests compare it with a chart's). It reads nothing
+// series book the charts should be drawing (browser tests compare it with a chart's), and
+// `seriesRange(name)` the range of one of its series (what a chart's y axis must cover). It reads nothing
 // the page does not already hold and sends only `ping`.
 import type { Dashboard } from './store.ts';
 import type { Transport } from './transport/transport.ts';
@@ -36,6 +37,8 @@ export interface Probe {
    * point count is current only where the two agree.
    */
   shownBook(): number;
+  /** Least and greatest finite value of the series `name` in the book shown now (what its chart's y axis must cover), or undefined without one. */
+  seriesRange(name: string): [number, number] | undefined;
 }
 
 /** Creates the probe (install it as `window.dqnProbe`). */
@@ -94,5 +97,15 @@ export function createProbe(transport: Transport, dashboard: Dashboard): Probe {
       seriesBytes: dashboard.live.bytes,
     }),
     shownBook: () => dashboard.shown().id,
+    seriesRange: (name) => {
+      const s = dashboard.shown().get(name);
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (let i = 0; i < (s?.length ?? 0); i++) {
+        const y = s!.y[i]!;
+        if (Number.isFinite(y)) [lo, hi] = [Math.min(lo, y), Math.max(hi, y)];
+      }
+      return lo <= hi ? [lo, hi] : undefined;
+    },
   };
 }

@@ -12,7 +12,7 @@ import type { SweepListing, SweepView } from '../common/sweep-state.ts';
 import { GroupView, type GroupBand } from './group-view.ts';
 import type { XAxisKind } from './lib/axis-map.ts';
 import { DEFAULT_SMOOTHING } from './lib/ema.ts';
-import { pickRunColor } from './lib/palette.ts';
+import { RunPalette } from './lib/palette.ts';
 import { DEFAULT_MAX_POINTS } from './lib/series.ts';
 import { recordsBook, SeriesBook, type Overlay } from './series-book.ts';
 import type { ConnectionState } from './transport/transport.ts';
@@ -153,6 +153,14 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
   const stream: StreamStats = { frames: 0, lost: 0, lastSeq: 0 };
   const overlays = new Map<string, Overlay>();
   const pendingOverlays = new Set<string>();
+  /** Colours of every run drawn over the charts: overlays and the opened group's members never share one. */
+  const palette = new RunPalette();
+  const overlayKey = (runDir: string) => `overlay:${runDir}`;
+  /** Opens `next` as the group (or closes the group): the old members give their colours back. */
+  const setGroup = (next: GroupView | undefined) => {
+    if (group) palette.release(...group.members.map((m) => `member:${m.runDir}`));
+    group = next;
+  };
 
   const store = createStore<DashboardState>(() => ({
     connection: 'connecting',
@@ -251,7 +259,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         if (takesCharts) {
           // A run that starts is what the charts show: an opened past run or seed group would hide it.
           history = undefined;
-          group = undefined;
+          setGroup(undefined);
         }
         set({
           view: takesCharts ? { kind: 'live' } : s.view,
@@ -277,17 +285,20 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       case 'sweepData':
         set({ sweep: m.sweep });
         return;
-      case 'groupData':
-        group = new GroupView(m, get().smoothing, maxPoints);
+      case 'groupData': {
+        setGroup(undefined); // the old members' colours are free before the new members take theirs
+        const opened = new GroupView(m, get().smoothing, maxPoints, (runDir) => palette.take(`member:${runDir}`));
+        setGroup(opened);
         history = undefined;
-        set({ view: { kind: 'group', group: m.group, config: group.config, band: 'minmax', shownMembers: [] } });
+        set({ view: { kind: 'group', group: m.group, config: opened.config, band: 'minmax', shownMembers: [] } });
         bump();
         return;
+      }
       case 'runData': {
         const book = bookOf(m);
         const system = runSystemInfo(m.system);
         if (pendingOverlays.delete(m.runDir)) {
-          const color = pickRunColor([...overlays.values()].map((o) => o.color));
+          const color = palette.take(overlayKey(m.runDir));
           overlays.set(m.runDir, { runDir: m.runDir, name: m.runDir.split(/[\\/]/).pop() ?? m.runDir, config: m.config, book, color });
           set((st) => ({ overlayDirs: [...st.overlayDirs] })); // a new array: the run history redraws
           bump();
@@ -301,7 +312,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
           resuming = undefined;
         } else {
           history = book;
-          group = undefined;
+          setGroup(undefined);
           set({ view: { kind: 'history', runDir: m.runDir, config: m.config, lastEpoch: m.epochs.at(-1), system } });
         }
         bump();
@@ -365,6 +376,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     removeOverlay: (runDir) => {
       pendingOverlays.delete(runDir);
       overlays.delete(runDir);
+      palette.release(overlayKey(runDir));
       set((st) => ({ overlayDirs: st.overlayDirs.filter((d) => d !== runDir) }));
       bump();
     },
@@ -392,7 +404,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     },
     showLive: () => {
       history = undefined;
-      group = undefined;
+      setGroup(undefined);
       set({ view: { kind: 'live' } });
       bump();
     },

@@ -1,6 +1,6 @@
 // Header: run state, compute and replay badges (with the fallback reason), steps/s, epoch, ETA,
 // the live indicator, the trainer host's pid and the Start / Stop buttons.
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type CSSProperties } from 'react';
 import { useStore } from 'zustand';
 import type { BackendStatus } from '../../common/run.ts';
 import type { StartBlocker } from '../config/start-blocker.ts';
@@ -27,6 +27,20 @@ export function replayBadge(b: BackendStatus | undefined, sampler: string | unde
   return `Replay: ${where} ${kind}${b.replay.reason ? ` (fallback: ${b.replay.reason})` : ''}`;
 }
 
+/** `6420 steps/s` (a decimal only under 100/s, where it says something); `– steps/s` before the first rate. */
+export function stepsPerSecText(rate: number | undefined): string {
+  if (!rate) return '– steps/s';
+  return `${rate >= 100 ? rate.toFixed(0) : rate.toFixed(1)} steps/s`;
+}
+
+/**
+ * The least width of a header item that may be cut short: its whole text when that is short, else
+ * `em` wide; so a short badge ("Replay: GPU PER") stays whole while a long fallback reason gives way.
+ */
+function keepWhole(text: string, em: number): CSSProperties {
+  return { minWidth: `min(${text.length}ch + 20px, ${em}em)` };
+}
+
 function formatEta(s: number | undefined): string {
   if (s === undefined || !Number.isFinite(s)) return '–';
   if (s < 60) return `${Math.round(s)} s`;
@@ -51,16 +65,28 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
   const live = s.runState === 'running' && s.progress.lastUpdateMs !== undefined && now - s.progress.lastUpdateMs < 3000;
   const cfg = s.runConfig;
   const running = s.runState === 'running' || s.runState === 'stopping';
+  // Long texts (a fallback reason, a connection error) are cut to the header's one line; their title holds them whole.
+  const compute = computeBadge(s.backends);
+  const replay = replayBadge(s.backends, cfg?.replay.sampler);
+  const hostText = s.connection !== 'open' ? `server: ${s.connection}${s.connectionDetail ? ` (${s.connectionDetail})` : ''}` : s.host.pid ? `pid ${s.host.pid}` : 'host: starting';
   return (
     <header className="header">
       <h1>DQN Console</h1>
       <span className={`run-state state-${s.runState}`} role="status" aria-label="Run state" data-testid="run-state">
         {STATE_LABEL[s.runState]}
       </span>
-      {s.stateDetail && <span className="state-detail" data-testid="state-detail">{s.stateDetail}</span>}
-      <span className="badge" data-testid="compute-badge">{computeBadge(s.backends)}</span>
-      <span className="badge" data-testid="replay-badge">{replayBadge(s.backends, cfg?.replay.sampler)}</span>
-      <span className="metric" title="gradient steps per second">{s.progress.stepsPerSec ? `${s.progress.stepsPerSec.toFixed(1)} steps/s` : '– steps/s'}</span>
+      {s.stateDetail && (
+        <span className="state-detail shrink" data-testid="state-detail" title={s.stateDetail} style={keepWhole(s.stateDetail, 12)}>
+          {s.stateDetail}
+        </span>
+      )}
+      <span className="badge shrink" data-testid="compute-badge" title={compute} style={keepWhole(compute, 10)}>
+        {compute}
+      </span>
+      <span className="badge shrink" data-testid="replay-badge" title={replay} style={keepWhole(replay, 14)}>
+        {replay}
+      </span>
+      <span className="metric" title="gradient steps per second">{stepsPerSecText(s.progress.stepsPerSec)}</span>
       <span className="metric">
         epoch {s.progress.epoch}
         {cfg ? ` / ${cfg.schedule.epochs}` : ''}
@@ -70,8 +96,8 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
       <span className={`live ${live ? 'on' : 'off'}`} title={s.progress.lastUpdateMs ? `last update ${new Date(s.progress.lastUpdateMs).toLocaleTimeString()}` : 'no update yet'}>
         {live ? '● live' : '○ not live'}
       </span>
-      <span className="metric" data-testid="host-pid" data-pid={s.host.pid ?? ''}>
-        {s.connection !== 'open' ? `server: ${s.connection}${s.connectionDetail ? ` (${s.connectionDetail})` : ''}` : s.host.pid ? `host pid ${s.host.pid}` : 'host: starting'}
+      <span className="metric shrink" data-testid="host-pid" data-pid={s.host.pid ?? ''} title={hostText === `pid ${s.host.pid}` ? `the trainer host's process id: ${s.host.pid}` : hostText} style={keepWhole(hostText, 8)}>
+        {hostText}
       </span>
       <span className="spacer" />
       {blocked && !running && blocked.field !== undefined && (

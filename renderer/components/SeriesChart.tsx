@@ -306,15 +306,17 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
         ) : (
           <span className="chart-note" title="Drag across the chart to zoom">following latest</span>
         )}
-        <button type="button" onClick={exportCsv} disabled={drawn.points === 0 || isGroup} aria-label={`Export ${title} as CSV`} title={isGroup ? "A seed group's charts are computed here: export a member's records from its own run" : 'Every raw record of these series, from the run folder'}>
-          CSV
-        </button>
-        <button type="button" onClick={() => exportImage('svg')} disabled={drawn.points === 0} aria-label={`Export ${title} as SVG`} title="The chart as drawn, with its title and legend, as a vector image">
-          SVG
-        </button>
-        <button type="button" onClick={() => exportImage('png')} disabled={drawn.points === 0} aria-label={`Export ${title} as PNG`} title="The chart as drawn, with its title and legend, as a PNG at twice the screen's CSS pixels">
-          PNG
-        </button>
+        <span className="chart-export" role="group" aria-label={`Export ${title}`}>
+          <button type="button" onClick={exportCsv} disabled={drawn.points === 0 || isGroup} aria-label={`Export ${title} as CSV`} title={isGroup ? "A seed group's charts are computed here: export a member's records from its own run" : 'Every raw record of these series, from the run folder'}>
+            CSV
+          </button>
+          <button type="button" onClick={() => exportImage('svg')} disabled={drawn.points === 0} aria-label={`Export ${title} as SVG`} title="The chart as drawn, with its title and legend, as a vector image">
+            SVG
+          </button>
+          <button type="button" onClick={() => exportImage('png')} disabled={drawn.points === 0} aria-label={`Export ${title} as PNG`} title="The chart as drawn, with its title and legend, as a PNG at twice the screen's CSS pixels">
+            PNG
+          </button>
+        </span>
         {exportNote && <span className="chart-note" role="status">{exportNote}</span>}
       </div>
       {legend.length > 0 && (

@@ -3,7 +3,8 @@
 // both drawdowns. The latest evaluation by default; any earlier epoch can be picked. The curves
 // come from the run folder (eval/epoch-<N>.json) through the host, at most MAX_CURVE_POINTS
 // points each, so they are drawn as they come (no further downsampling). Each plot is as wide as
-// the charts and names the values at the bar under the pointer (issue 26 item 10).
+// the charts and names the values at the bar under the pointer (issue 26 item 10). A seed group
+// has no curves of its own: the panel draws those of the member picked in it (the first by default).
 import { useEffect, useMemo, useState } from 'react';
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { useStore } from 'zustand';
@@ -116,9 +117,14 @@ export function TradingCurvesView({ curves }: { curves: EvalCurves }) {
   );
 }
 
-/** The panel: the shown trading run's latest evaluation (or a picked epoch) as curves; nothing for other runs. */
+/** The panel: the shown trading run's latest evaluation (or a picked epoch) as curves, a seed group's member's; nothing for other runs. */
 export function TradingCurves({ dashboard, request }: { dashboard: Dashboard; request: EvalCurvesRequest }) {
-  const run = useStore(dashboard.store, useShallow(shownTradingRun));
+  const shownRun = useStore(dashboard.store, useShallow(shownTradingRun));
+  const groupName = useStore(dashboard.store, (s) => (s.view.kind === 'group' ? s.view.group : undefined));
+  const members = (groupName !== undefined && dashboard.group()?.members) || [];
+  const [memberDir, setMemberDir] = useState<string | undefined>();
+  const member = members.find((m) => m.runDir === memberDir) ?? members[0];
+  const run = member ? { runDir: member.runDir, epoch: member.lastEpoch?.epoch ?? 0, trading: member.config.env.kind === 'trading' } : shownRun;
   const [picked, setPicked] = useState<number | undefined>();
   const [state, setState] = useState<{ key: string; curves?: EvalCurves | null; error?: string }>({ key: '' });
   useEffect(() => setPicked(undefined), [run.runDir]);
@@ -138,7 +144,19 @@ export function TradingCurves({ dashboard, request }: { dashboard: Dashboard; re
   return (
     <section className="panel trading-wide" aria-labelledby="trading-curves-title" data-testid="trading-curves">
       <div className="panel-head">
-        <h2 id="trading-curves-title">Evaluation curves</h2>
+        <h2 id="trading-curves-title">Evaluation curves{member ? ` of ${member.name}` : ''}</h2>
+        {member && (
+          <label title="A seed group has no curves of its own: these are one member's">
+            member{' '}
+            <select aria-label="group member" value={member.runDir} onChange={(e) => setMemberDir(e.target.value)}>
+              {members.map((m) => (
+                <option key={m.runDir} value={m.runDir}>
+                  {m.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label>
           epoch{' '}
           <select aria-label="evaluation epoch" value={picked !== undefined && picked <= run.epoch ? picked : 'latest'} onChange={(e) => setPicked(e.target.value === 'latest' ? undefined : Number(e.target.value))}>

@@ -1,7 +1,8 @@
 // The chart colours, in two sets that must not be confused: SERIES_COLORS name what a chart
 // draws for the run it shows (TD loss, Q mean, beta, ...), RUN_COLORS tell overlaid past runs
 // apart. Every run colour is at least MIN_RUN_DELTA_E (CIE76) from every series and feature colour and from
-// the other run colours, so an overlaid run never looks like a series of the shown one.
+// the other run colours, so an overlaid run never looks like a series of the shown one; RunPalette
+// hands them out to every run drawn over the charts (overlays and seed-group members alike).
 import { deltaE, hsl } from './color.ts';
 
 /** Colours of the charts' series (designed for the dark theme; theme.ts makes them legible on the light one). */
@@ -54,4 +55,28 @@ export function pickRunColor(used: readonly string[]): string {
     if (distance > best.distance) best = { color, distance };
   }
   return best.color;
+}
+
+/**
+ * The one allocator of run colours on the charts: every run drawn over them (an overlaid past run
+ * and a member of the opened seed group drawn on demand alike) takes its colour here under a key,
+ * so no two of them share one, whichever came first; a key keeps its colour until released.
+ */
+export class RunPalette {
+  private readonly held = new Map<string, string>();
+
+  /** The colour held by `key`, or the next free one (pickRunColor over every colour held now). */
+  take(key: string): string {
+    let color = this.held.get(key);
+    if (color === undefined) {
+      color = pickRunColor([...this.held.values()]);
+      this.held.set(key, color);
+    }
+    return color;
+  }
+
+  /** Frees the colours of `keys`. */
+  release(...keys: string[]): void {
+    for (const k of keys) this.held.delete(k);
+  }
 }

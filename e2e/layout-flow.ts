@@ -1,0 +1,68 @@
+// Flows of the layout browser tests (issue 26 items 2 and 10): the header stays on one line
+// while a run is running, and the Loss chart's y-axis tick labels follow its data as points
+// arrive. Waits for states only.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { RESULTS, waitForPoints } from './flow.ts';
+
+const LONG = { timeout: 90_000 };
+
+/**
+ * The header is one line high: every visible item of it (state, badges, rates, buttons) sits on
+ * the same row, inside the window, and a badge cut short holds its whole text in its title.
+ * Screenshot test-results/`screenshot` (the top of the page).
+ */
+export async function headerOnOneLine(page: Page, screenshot: string): Promise<void> {
+  const header = page.locator('header.header');
+  const items = await header.evaluate((h) =>
+    [...h.children]
+      .map((c) => ({ text: (c.textContent ?? '').trim() || c.className, r: c.getBoundingClientRect() }))
+      .filter(({ r }) => r.width > 0 && r.height > 0)
+      .map(({ text, r }) => ({ text, top: r.top, bottom: r.bottom, right: r.right })),
+  );
+  const rowTop = Math.max(...items.map((i) => i.top));
+  const rowBottom = Math.min(...items.map((i) => i.bottom));
+  for (const i of items) assert.ok(i.bottom > rowTop && i.top < rowBottom, `"${i.text}" (y ${i.top.toFixed(0)}-${i.bottom.toFixed(0)}) is not on the row of the others: the header wraps`);
+  const width = page.viewportSize()!.width;
+  for (const i of items) assert.ok(i.right <= width, `"${i.text}" ends at x ${i.right.toFixed(0)}, past the window's ${width}`);
+  for (const id of ['compute-badge', 'replay-badge']) {
+    const badge = page.getByTestId(id);
+    assert.equal(await badge.getAttribute('title'), await badge.textContent(), `${id}: the whole text in its title`);
+  }
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, screenshot) });
+}
+
+/**
+ * The Loss chart's y-axis tick labels span the range of the TD loss it draws (dqnProbe.seriesRange)
+ * without being far wider, once after the first points and again after many more arrived (the
+ * range moved): labels kept from an earlier frame would not cover the new range.
+ */
+export async function lossTicksFollowTheData(page: Page): Promise<void> {
+  const covered = () =>
+    page.waitForFunction(
+      () => {
+        type Probe = { shownBook(): number; seriesRange(n: string): [number, number] | undefined };
+        const probe = (window as unknown as { dqnProbe: Probe }).dqnProbe;
+        const region = document.querySelector<HTMLElement>('[data-testid=chart-loss]');
+        const range = probe.seriesRange('losses/td_loss');
+        if (!region || !range || region.dataset.book !== String(probe.shownBook())) return false;
+        const ticks = [...region.querySelectorAll('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value')].map((t) => Number(t.textContent));
+        if (ticks.length < 2 || !ticks.every(Number.isFinite)) return false;
+        const [lo, hi] = [Math.min(...ticks), Math.max(...ticks)];
+        const span = Math.max(range[1] - range[0], 0.5 * Math.abs(range[1]));
+        return lo <= range[0] && hi >= range[1] && hi - lo <= 4 * span ? `${ticks.join(' ')} for ${range.join(' – ')}` : false;
+      },
+      undefined,
+      LONG,
+    );
+  await waitForPoints(page, 'Loss', 3);
+  await covered();
+  const first = Number(/(\d+) points/.exec((await page.getByTestId('chart-loss-count').textContent()) ?? '')?.[1]);
+  await waitForPoints(page, 'Loss', 3 * first + 20);
+  await covered();
+  mkdirSync(RESULTS, { recursive: true });
+  await page.getByTestId('chart-loss').screenshot({ path: join(RESULTS, 'loss-ticks-follow-data.png') });
+}
