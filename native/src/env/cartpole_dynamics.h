@@ -4,8 +4,8 @@
 //
 // Two things would otherwise part them:
 // - nvcc contracts a * b + c into one fused multiply-add (one rounding instead of two); the host
-//   build has -ffp-contract=off. Every operation here goes through Mul/Add/Sub/Div, which are the
-//   round-to-nearest intrinsics on the device (never contracted) and plain operators on the host.
+//   build has -ffp-contract=off. Every operation here goes through rules/exact_ops.h (AddD,
+//   MulD, ...), the round-to-nearest intrinsics on the device and plain operators on the host.
 // - cos and sin: glibc's are not CUDA's (CUDA's double cos and sin are within 2 ulp, glibc's
 //   within about 0.55 ulp, and neither is always correctly rounded). SinCos computes both in
 //   double-double arithmetic (about 106 bits) and rounds once, so it returns the correctly
@@ -15,11 +15,7 @@
 #pragma once
 #include <cmath>
 
-#if defined(__CUDACC__)
-#define DQN_HOST_DEVICE __host__ __device__
-#else
-#define DQN_HOST_DEVICE
-#endif
+#include "rules/exact_ops.h"
 
 namespace dqn::cartpole {
 
@@ -40,35 +36,11 @@ struct Constants {
 /// Largest |x| that SinCos computes itself (beyond it: each side's libm, not bit-identical).
 inline constexpr double kSinCosRange = 0.5;
 
-// Each a single IEEE round-to-nearest operation on both sides.
-DQN_HOST_DEVICE inline double Add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-DQN_HOST_DEVICE inline double Sub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-DQN_HOST_DEVICE inline double Mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-DQN_HOST_DEVICE inline double Div(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
+// One rounding per operation on both sides (rules/exact_ops.h).
+using rules::AddD;
+using rules::DivD;
+using rules::MulD;
+using rules::SubD;
 
 /// A double-double number hi + lo with |lo| <= ulp(hi) / 2 (Dekker 1971; Shewchuk 1997).
 struct DD {
@@ -76,51 +48,51 @@ struct DD {
 };
 
 /// a + b exactly, as s + e with s = RN(a + b) (Knuth's TwoSum).
-DQN_HOST_DEVICE inline DD TwoSum(double a, double b) {
-  const double s = Add(a, b), bb = Sub(s, a);
-  return {s, Add(Sub(a, Sub(s, bb)), Sub(b, bb))};
+DQN_HD inline DD TwoSum(double a, double b) {
+  const double s = AddD(a, b), bb = SubD(s, a);
+  return {s, AddD(SubD(a, SubD(s, bb)), SubD(b, bb))};
 }
 
 /// a + b exactly for |a| >= |b| (Dekker's FastTwoSum).
-DQN_HOST_DEVICE inline DD FastTwoSum(double a, double b) {
-  const double s = Add(a, b);
-  return {s, Sub(b, Sub(s, a))};
+DQN_HD inline DD FastTwoSum(double a, double b) {
+  const double s = AddD(a, b);
+  return {s, SubD(b, SubD(s, a))};
 }
 
 /// a * b exactly, as p + e with p = RN(a * b) (Dekker's product with Veltkamp's split; no FMA,
 /// so the host needs none).
-DQN_HOST_DEVICE inline DD TwoProd(double a, double b) {
+DQN_HD inline DD TwoProd(double a, double b) {
   const auto split = [](double x, double& hi, double& lo) {
-    const double c = Mul(134217729.0, x);  // 2^27 + 1
-    hi = Sub(c, Sub(c, x));
-    lo = Sub(x, hi);
+    const double c = MulD(134217729.0, x);  // 2^27 + 1
+    hi = SubD(c, SubD(c, x));
+    lo = SubD(x, hi);
   };
   double ah, al, bh, bl;
   split(a, ah, al);
   split(b, bh, bl);
-  const double p = Mul(a, b);
-  const double e = Add(Add(Add(Sub(Mul(ah, bh), p), Mul(ah, bl)), Mul(al, bh)), Mul(al, bl));
+  const double p = MulD(a, b);
+  const double e = AddD(AddD(AddD(SubD(MulD(ah, bh), p), MulD(ah, bl)), MulD(al, bh)), MulD(al, bl));
   return {p, e};
 }
 
-DQN_HOST_DEVICE inline DD MulDD(DD a, DD b) {
+DQN_HD inline DD MulDD(DD a, DD b) {
   const DD p = TwoProd(a.hi, b.hi);
-  return FastTwoSum(p.hi, Add(p.lo, Add(Mul(a.hi, b.lo), Mul(a.lo, b.hi))));
+  return FastTwoSum(p.hi, AddD(p.lo, AddD(MulD(a.hi, b.lo), MulD(a.lo, b.hi))));
 }
 
-DQN_HOST_DEVICE inline DD AddDD(DD a, DD b) {
+DQN_HD inline DD AddDD(DD a, DD b) {
   const DD s = TwoSum(a.hi, b.hi);
-  return FastTwoSum(s.hi, Add(s.lo, Add(a.lo, b.lo)));
+  return FastTwoSum(s.hi, AddD(s.lo, AddD(a.lo, b.lo)));
 }
 
 /// sum_k terms[k] * x2^k (k = 0..N-1) by Horner's rule: terms 8 and up in double (with x2 <=
 /// 0.25 their part x2^8 R is below 2^-60 of the sum, so its rounding errors stay below 2^-113),
 /// the rest in double-double.
 template <int N>
-DQN_HOST_DEVICE inline DD Horner(const DD (&terms)[N], DD x2) {
+DQN_HD inline DD Horner(const DD (&terms)[N], DD x2) {
   constexpr int kDouble = 8;
   double r = terms[N - 1].hi;
-  for (int k = N - 2; k >= kDouble; --k) r = Add(Mul(r, x2.hi), terms[k].hi);
+  for (int k = N - 2; k >= kDouble; --k) r = AddD(MulD(r, x2.hi), terms[k].hi);
   DD p = AddDD(MulDD({r, 0.0}, x2), terms[kDouble - 1]);
   for (int k = kDouble - 2; k >= 0; --k) p = AddDD(MulDD(p, x2), terms[k]);
   return p;
@@ -130,7 +102,7 @@ DQN_HOST_DEVICE inline DD Horner(const DD (&terms)[N], DD x2) {
 /// midpoint, and the same bits on the host and on the device, for |x| <= kSinCosRange (Taylor
 /// series to 2^-120, double-double Horner). Beyond that range: std::sin / std::cos on the host,
 /// CUDA's sin / cos on the device (not bit-identical; CartPole never gets there).
-DQN_HOST_DEVICE inline void SinCos(double x, double& s, double& c) {
+DQN_HD inline void SinCos(double x, double& s, double& c) {
   if (!(std::fabs(x) <= kSinCosRange)) {  // NaN included
     s = std::sin(x);
     c = std::cos(x);
@@ -172,7 +144,7 @@ DQN_HOST_DEVICE inline void SinCos(double x, double& s, double& c) {
 /// 1 (push right), Gymnasium's equations in Gymnasium's order of operations (positions advance
 /// with the old velocities). Returns whether the new state is terminal (|x| > 2.4 or |theta| >
 /// 12 degrees). The caller checks the action.
-DQN_HOST_DEVICE inline bool Step(double* state, int action) {
+DQN_HD inline bool Step(double* state, int action) {
   using C = Constants;
   double& x = state[0];
   double& x_dot = state[1];
@@ -182,17 +154,17 @@ DQN_HOST_DEVICE inline bool Step(double* state, int action) {
   double sintheta, costheta;
   SinCos(theta, sintheta, costheta);
   // temp = (force + pml * theta_dot^2 * sin) / total_mass
-  const double temp = Div(Add(force, Mul(Mul(Mul(C::kPoleMassLength, theta_dot), theta_dot), sintheta)), C::kTotalMass);
+  const double temp = DivD(AddD(force, MulD(MulD(MulD(C::kPoleMassLength, theta_dot), theta_dot), sintheta)), C::kTotalMass);
   // thetaacc = (g sin - cos temp) / (l (4/3 - m_pole cos^2 / total_mass))
   const double thetaacc =
-      Div(Sub(Mul(C::kGravity, sintheta), Mul(costheta, temp)),
-          Mul(C::kLength, Sub(4.0 / 3.0, Div(Mul(Mul(C::kMassPole, costheta), costheta), C::kTotalMass))));
+      DivD(SubD(MulD(C::kGravity, sintheta), MulD(costheta, temp)),
+          MulD(C::kLength, SubD(4.0 / 3.0, DivD(MulD(MulD(C::kMassPole, costheta), costheta), C::kTotalMass))));
   // xacc = temp - pml * thetaacc * cos / total_mass
-  const double xacc = Sub(temp, Div(Mul(Mul(C::kPoleMassLength, thetaacc), costheta), C::kTotalMass));
-  x = Add(x, Mul(C::kTau, x_dot));
-  x_dot = Add(x_dot, Mul(C::kTau, xacc));
-  theta = Add(theta, Mul(C::kTau, theta_dot));
-  theta_dot = Add(theta_dot, Mul(C::kTau, thetaacc));
+  const double xacc = SubD(temp, DivD(MulD(MulD(C::kPoleMassLength, thetaacc), costheta), C::kTotalMass));
+  x = AddD(x, MulD(C::kTau, x_dot));
+  x_dot = AddD(x_dot, MulD(C::kTau, xacc));
+  theta = AddD(theta, MulD(C::kTau, theta_dot));
+  theta_dot = AddD(theta_dot, MulD(C::kTau, thetaacc));
   return x < -C::kXThreshold || x > C::kXThreshold || theta < -C::kThetaThreshold || theta > C::kThetaThreshold;
 }
 

@@ -17,45 +17,9 @@
 #include <cmath>
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define DQN_HD __host__ __device__
-#else
-#define DQN_HD
-#endif
+#include "rules/exact_ops.h"
 
 namespace dqn::rules {
-
-// ---- f32 arithmetic with one rounding per operation on both sides ----
-DQN_HD inline float AddF(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-DQN_HD inline float SubF(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-DQN_HD inline float MulF(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-DQN_HD inline float DivF(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-/// IEEE-rounded square root (the device's sqrtf is, with nvcc's default -prec-sqrt=true).
-DQN_HD inline float SqrtF(float a) { return sqrtf(a); }
 
 // ---- Targets and losses ----
 
