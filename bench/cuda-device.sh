@@ -12,6 +12,7 @@
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
 #   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-seeds train-deterministic train-trading torch-dqn
+#   collector steps: env-check (device CartPole against the host's, bit for bit) env-bench
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
@@ -38,7 +39,7 @@ for s in "$@"; do
       cmake -S native -B build/native -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DCMAKE_JS_INC="$HERE/node_modules/node-api-headers/include;$HERE/node_modules/node-addon-api" \
         -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$HERE/build/native/Release" -DNODE_RUNTIME=node > "$OUT/build.log" 2>&1 &&
-        make -C build/native -j16 dqn_native replay_cuda_tool learner_cuda_tool >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+        make -C build/native -j16 dqn_native replay_cuda_tool learner_cuda_tool env_cuda_tool >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
       grep -E "warning|error" "$OUT/build.log" | head -20 ;;
     check)
       step check
@@ -72,6 +73,12 @@ for s in "$@"; do
       ncu -i "$OUT/profile.ncu-rep" --page source --csv --print-source sass > "$OUT/profile-sass.csv" 2>&1
       ncu -i "$OUT/profile.ncu-rep" --page details > "$OUT/profile-details.txt" 2>&1
       grep -E "Duration|Registers|Warp Cycles Per Issued|Stall" "$OUT/profile-details.txt" | head -40 ;;
+    env-check)
+      step env-check
+      ./build/native/env_cuda_tool check 2>&1 | tee "$OUT/env-check.log" | tail -12; [ "${PIPESTATUS[0]}" = 0 ] || status=1 ;;
+    env-bench)
+      step env-bench
+      ./build/native/env_cuda_tool bench 2>&1 | tee "$OUT/env-bench.log" | grep -v '^JSON' ;;
     learner-check)
       # The learner check CHECK_RUNS times (default 20: a GPU check counts only at 20 of 20).
       step learner-check

@@ -275,6 +275,13 @@ export async function runHistoryTable(page: Page): Promise<void> {
   const rows = table.locator('tbody tr:not(.run-group)');
   await rows.nth(1).waitFor(LONG);
   const cell = (row: number, col: string) => (col === 'name' ? rows.nth(row).getAttribute('data-name') : rows.nth(row).locator(`[data-col=${col}]`).textContent());
+  // The host announces 'idle' before the run's lock is released: a listing asked for then still
+  // says 'live'; the listing sent once the run has ended says 'stopped'.
+  await page.waitForFunction(
+    () => document.querySelector('table[aria-label=Runs] tbody tr:not(.run-group) [data-col=state]')?.textContent === 'stopped',
+    undefined,
+    LONG,
+  );
   assert.equal(await cell(0, 'state'), 'stopped');
   assert.equal(await cell(0, 'backend'), 'cpu');
   assert.match((await rows.nth(0).getByRole('button', { name: /^Open / }).textContent()) ?? '', /^e2e-cartpole$/, 'the name without its folder stamp');

@@ -16,10 +16,7 @@ CartPoleVecEnv::CartPoleVecEnv(int num_envs, uint64_t seed, int max_episode_step
   for (int i = 0; i < num_envs; ++i) rngs_.emplace_back(seed, 1000 + static_cast<uint64_t>(i));
 }
 
-void CartPoleVecEnv::reset_one(size_t env) {
-  for (double& v : states_[env]) v = rngs_[env].uniform(-0.05, 0.05);
-  elapsed_[env] = 0;
-}
+void CartPoleVecEnv::reset_one(size_t env) { cartpole::ResetCopy(states_[env].data(), elapsed_[env], rngs_[env]); }
 
 void CartPoleVecEnv::reset(float* obs) {
   for (size_t e = 0; e < states_.size(); ++e) {
@@ -34,18 +31,9 @@ void CartPoleVecEnv::step(const int32_t* actions, float* next_obs, float* reward
     if (actions[e] != 0 && actions[e] != 1)
       throw std::out_of_range("cartpole env: action of copy " + std::to_string(e) + " must be in [0, 2), got " +
                               std::to_string(actions[e]));
-  for (size_t e = 0; e < states_.size(); ++e) {
-    const bool term = cartpole::Step(states_[e].data(), actions[e]);  // the step the device collector runs too
-    ++elapsed_[e];
-
-    const bool trunc = !term && elapsed_[e] >= max_episode_steps_;
-    rewards[e] = 1.0f;  // also on the terminating step
-    terminated[e] = term ? 1 : 0;
-    truncated[e] = trunc ? 1 : 0;
-    for (int k = 0; k < 4; ++k) final_obs[e * 4 + k] = static_cast<float>(states_[e][k]);
-    if (term || trunc) reset_one(e);
-    for (int k = 0; k < 4; ++k) next_obs[e * 4 + k] = static_cast<float>(states_[e][k]);
-  }
+  for (size_t e = 0; e < states_.size(); ++e)  // the step the device collector runs too
+    cartpole::StepCopy(states_[e].data(), elapsed_[e], rngs_[e], actions[e], max_episode_steps_, next_obs + e * 4, rewards[e],
+                       terminated[e], truncated[e], final_obs + e * 4);
 }
 
 std::vector<FeatureGroup> CartPoleVecEnv::causal_features() const {

@@ -44,7 +44,7 @@ class CartPoleVecEnv final : public VecEnv {
   void reset_one(size_t env);
   int max_episode_steps_;
   std::vector<std::array<double, 4>> states_;
-  std::vector<int> elapsed_;
+  std::vector<int32_t> elapsed_;
   std::vector<Rng> rngs_;
 };
 

@@ -15,6 +15,9 @@
 #pragma once
 #include <cmath>
 
+#include <cstdint>
+
+#include "cpu/rng.h"
 #include "rules/exact_ops.h"
 
 namespace dqn::cartpole {
@@ -166,6 +169,30 @@ DQN_HD inline bool Step(double* state, int action) {
   theta = AddD(theta, MulD(C::kTau, theta_dot));
   theta_dot = AddD(theta_dot, MulD(C::kTau, thetaacc));
   return x < -C::kXThreshold || x > C::kXThreshold || theta < -C::kThetaThreshold || theta > C::kThetaThreshold;
+}
+
+/// A copy's reset: each state variable uniform in [-0.05, 0.05] from the copy's stream, in order
+/// (Gymnasium's reset), and no steps elapsed.
+DQN_HD inline void ResetCopy(double* state, int32_t& elapsed, Rng& rng) {
+  for (int k = 0; k < 4; ++k) state[k] = rng.uniform(-0.05, 0.05);
+  elapsed = 0;
+}
+
+/// One environment step of a copy (the host's CartPoleVecEnv::step and the device collector's
+/// kernel alike): Step, reward 1 (the terminating step's too), truncation at max_episode_steps
+/// unless terminal, the final observation, and on either end a reset whose first observation is
+/// next_obs. Observations are 4 floats, the f64 state rounded. action: 0 or 1 (checked by the caller).
+DQN_HD inline void StepCopy(double* state, int32_t& elapsed, Rng& rng, int action, int max_episode_steps, float* next_obs,
+                            float& reward, uint8_t& terminated, uint8_t& truncated, float* final_obs) {
+  const bool term = Step(state, action);
+  ++elapsed;
+  const bool trunc = !term && elapsed >= max_episode_steps;
+  reward = 1.0f;
+  terminated = term ? 1 : 0;
+  truncated = trunc ? 1 : 0;
+  for (int k = 0; k < 4; ++k) final_obs[k] = static_cast<float>(state[k]);
+  if (term || trunc) ResetCopy(state, elapsed, rng);
+  for (int k = 0; k < 4; ++k) next_obs[k] = static_cast<float>(state[k]);
 }
 
 }  // namespace dqn::cartpole

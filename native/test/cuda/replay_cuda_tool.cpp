@@ -32,10 +32,6 @@ using dqn::cuda::CudaReplayOptions;
 
 namespace {
 
-void CudaOk(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
 /// Host transitions with distinct, checkable values (state row of transition t starts at t).
 struct HostBatch {
   std::vector<float> states, next_states, rewards, discounts;

@@ -1,6 +1,7 @@
-// Scaffolding shared by the CUDA tools (replay_cuda_tool, learner_cuda_tool): the soft
-// assertion EXPECT(cond, fmt, ...), which prints the failed condition with a message and counts
-// it in g_failures (a check mode exits non-zero when any failed), and ToolMain, the tools' main.
+// Scaffolding shared by the CUDA tools (replay_cuda_tool, learner_cuda_tool, env_cuda_tool): the
+// soft assertion EXPECT(cond, fmt, ...), which prints the failed condition with a message and
+// counts it in g_failures (a check mode exits non-zero when any failed), CudaOk, and ToolMain,
+// the tools' main.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -8,6 +9,8 @@
 #include <cstring>
 #include <exception>
 #include <initializer_list>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 inline int g_failures = 0;
@@ -21,6 +24,11 @@ inline int g_failures = 0;
       std::printf("\n");                                          \
     }                                                             \
   } while (0)
+
+/// @throws std::runtime_error "<what>: <CUDA's message>" unless e is cudaSuccess.
+inline void CudaOk(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
 
 /// Prints the device, runs the mode named by argv[1] ("check" when absent) and returns its exit
 /// status: 1 without a CUDA device or when the mode throws (the message is printed), 2 for an
