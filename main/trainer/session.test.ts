@@ -14,7 +14,7 @@ import type { SystemSample } from '../../common/protocol.ts';
 import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 import { readCheckpointHeader, RUN_ID_FILE, writeCheckpoint } from './checkpoint.ts';
 import { renameRunDir } from './run-files.ts';
-import { LOCK_FILE } from './run-lock.ts';
+import { LOCK_FILE, runLockHolder } from './run-lock.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
 
 const layout = loadAddon().scalarLayout;
@@ -141,6 +141,19 @@ test('a NaN halts the run at once, names the tensor and writes no further checkp
   assert.deepEqual(states, ['running', 'halted: NaN in loss at step 60']);
   assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')), ['epoch-1']);
   assert.match(readFileSync(join(h.runDir, 'events.log'), 'utf8'), /"kind":"halt","message":"NaN in loss at step 60 \(last good checkpoint kept\)"/);
+});
+
+test('the end of a run is announced once its lock is released: a run history listed then says how it ended', async () => {
+  for (const [script, ending] of [[{ nanAtStep: 60 }, 'halted'], [{}, 'idle']] as const) {
+    const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+    // The one run folder of runsDir, found when the end is announced (the handle may not be back yet).
+    const holder = () => runLockHolder(join(runsDir, readdirSync(runsDir).find((n) => !n.startsWith('.'))!));
+    const ends: { state: string; holder: string | undefined }[] = [];
+    const h = await startRun({ config, runsDir }, { onState: (s) => s !== 'running' && ends.push({ state: s, holder: holder() }) }, deps((o) => new ScriptedTrainer(o, script)));
+    assert.ok(holder(), 'the lock is held while the run trains');
+    await h.done;
+    assert.deepEqual(ends, [{ state: ending, holder: undefined }]);
+  }
 });
 
 test('asking for CUDA without a device refuses to start and says why; auto falls back to the CPU and says why', async () => {

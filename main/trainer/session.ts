@@ -423,7 +423,6 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
         const haltReason = /NaN|Inf/.test(message) || flags.length ? message : `error: ${message}`;
         flushLive(); // a halt from a failing disk must still be reported
         event('halt', `${haltReason} (last good checkpoint kept)`);
-        cb.onState?.('halted', haltReason);
         return { state: 'halted', haltReason, ...counts(), last };
       }
     }
@@ -436,15 +435,22 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
     } else {
       event('finish', `finished ${meta.epoch} epoch${meta.epoch === 1 ? '' : 's'}, ${meta.step} steps`);
     }
-    cb.onState?.('idle');
     return { state: stopRequested ? 'stopped' : 'finished', ...counts(), last };
   };
   const counts = () => ({ steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), session_steps: meta.step - firstStep, session_wall_s: (deps.now() - t0) / 1000 });
 
-  const done = loop().finally(() => {
-    closeTrainer();
-    lock.release();
-  });
+  // The end is announced once the run's lock is released, so that a run history listed on it
+  // says how the run ended (not 'live').
+  const done = loop()
+    .finally(() => {
+      closeTrainer();
+      lock.release();
+    })
+    .then((outcome) => {
+      if (outcome.state === 'halted') cb.onState?.('halted', outcome.haltReason);
+      else cb.onState?.('idle');
+      return outcome;
+    });
   return {
     runDir,
     done,
