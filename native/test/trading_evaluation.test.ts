@@ -45,11 +45,19 @@ function expectWalk(m: Record<string, number>, prefix: string, w: WalkResult, ba
   near(m[`${prefix}costs`], w.costs, 1e-9, `${what} ${prefix}costs`);
 }
 
+/**
+ * A bundled trading preset's env, deciding at every decision bar (decision_interval 1), as the
+ * float64 reference walks them; the decision interval has its own tests (trading_no_trade.test.ts).
+ */
+function presetWalkingEveryBar(name: string) {
+  const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', `${name}.json`), 'utf8')));
+  if (config.env.kind !== 'trading') throw new Error('a trading preset');
+  return { ...config.env, decision_interval: 1 };
+}
+
 for (const presetName of ['trading-6e', 'trading-spy']) {
   test(`${presetName}: always-flat, always-long, always-short and a fixed random policy reproduce a float64 portfolio from the CSV, beside its baselines, on the validation span under both gap policies and on the test span`, () => {
-    const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', `${presetName}.json`), 'utf8')));
-    if (config.env.kind !== 'trading') throw new Error('a trading preset');
-    const e = config.env;
+    const e = presetWalkingEveryBar(presetName);
     const bars = readCsv(resolve(e.data));
     const ref = new Reference(bars, refParams(e));
     for (const [role, gapPolicy] of [['validation', 'hold'], ['validation', 'flat'], ['test', 'hold']] as const) {
@@ -210,9 +218,7 @@ test('the exported per-bar series: equity ends at 1 + return, buy-and-hold is th
   assert.deepEqual(Array.from(s.equity!), Array.from(s.buy_and_hold_equity!), 'always long is buy-and-hold, bar by bar');
 
   // A fixed random policy on 6E: every bar of the equity and position series against the float64 reference walk.
-  const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', 'trading-6e.json'), 'utf8')));
-  if (config.env.kind !== 'trading') throw new Error('a trading preset');
-  const e = config.env;
+  const e = presetWalkingEveryBar('trading-6e');
   const six = readCsv(resolve(e.data));
   const r6 = new Reference(six, refParams(e));
   const u = rng(5);
