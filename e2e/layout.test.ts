@@ -18,6 +18,10 @@ test('browser mode: while a run is running the header is one line at 1280 x 800 
     async ({ page, server }) => {
       await page.goto(server.url);
       await openDashboard(page, 'e2e-layout (user)');
+      // Before any run: the All scalars button says nothing is logged, not "Show all 0 logged scalars".
+      const scalars = page.getByRole('region', { name: 'All scalars' }).getByRole('button', { name: 'No scalars logged yet' });
+      await scalars.waitFor();
+      assert.equal(await scalars.isDisabled(), true);
       // Every text the live indicator shows while the state reads Running (the walkthrough saw
       // "Running ... ○ not live" before the first update, which reads as a dead run).
       await page.evaluate(() => {
