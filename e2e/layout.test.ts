@@ -3,6 +3,7 @@
 // with its reason) cut short with its text in a title, and the Loss chart's y ticks following
 // the data as points arrive (flows in layout-flow.ts, harness in served-page.ts).
 import { test } from 'node:test';
+import assert from 'node:assert/strict';
 import { openDashboard, stop, TINY_CARTPOLE, waitForState } from './flow.ts';
 import { headerOnOneLine, lossTicksFollowTheData } from './layout-flow.ts';
 import { skip, withServedPage } from './served-page.ts';
@@ -17,9 +18,28 @@ test('browser mode: while a run is running the header is one line at 1280 x 800 
     async ({ page, server }) => {
       await page.goto(server.url);
       await openDashboard(page, 'e2e-layout (user)');
+      // Before any run: the All scalars button says nothing is logged, not "Show all 0 logged scalars".
+      const scalars = page.getByRole('region', { name: 'All scalars' }).getByRole('button', { name: 'No scalars logged yet' });
+      await scalars.waitFor();
+      assert.equal(await scalars.isDisabled(), true);
+      // Every text the live indicator shows while the state reads Running (the walkthrough saw
+      // "Running ... ○ not live" before the first update, which reads as a dead run).
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { liveSeen: string[] }).liveSeen = seen;
+        const header = document.querySelector('header.header')!;
+        // An anonymous callback: tsx names a `const f = () => ...` with a helper the page lacks.
+        new MutationObserver(() => {
+          const live = header.querySelector('.live')?.textContent ?? '';
+          if (header.querySelector('[data-testid=run-state]')?.textContent === 'Running' && !seen.includes(live)) seen.push(live);
+        }).observe(header, { subtree: true, childList: true, characterData: true });
+      });
       await page.keyboard.press('Control+Enter');
       await waitForState(page, 'Running');
       await lossTicksFollowTheData(page);
+      const liveSeen = await page.evaluate(() => (window as unknown as { liveSeen: string[] }).liveSeen);
+      assert.ok(liveSeen.includes('● live'), `seen: ${liveSeen.join(' | ')}`);
+      assert.ok(!liveSeen.some((t) => /not live/.test(t)), `"not live" beside Running: ${liveSeen.join(' | ')}`);
       await headerOnOneLine(page, 'header-running-1280.png');
       await page.setViewportSize({ width: 1920, height: 1080 });
       await headerOnOneLine(page, 'header-running-1920.png');

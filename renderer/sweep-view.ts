@@ -39,8 +39,9 @@ export function metricText(metric: SweepMetric, v: number): string {
   return formatValue(v);
 }
 
-/** `mean ± half-width` of a figure's 95% interval, in the metric's words. */
+/** `mean ± half-width` of a figure's 95% interval, in the metric's words; one seed has no interval, and says so (not "± 0"). */
 export function statsText(metric: SweepMetric, s: FigureStats): string {
+  if (s.n < 2) return `${metricText(metric, s.mean)} (1 seed: no interval)`;
   const half = (s.mean_ci95[1] - s.mean_ci95[0]) / 2;
   return `${metricText(metric, s.mean)} ± ${metricText(metric, half)}`;
 }
@@ -60,9 +61,9 @@ export function sweepRows(v: SweepView): SweepRow[] {
       status: t.error ? `${t.status}: ${t.error}` : t.status,
       params: v.param_paths.map((p) => (t.params[p] === undefined ? '' : Array.isArray(t.params[p]) ? JSON.stringify(t.params[p]) : String(t.params[p]))),
       validation: val ? statsText(v.metric, val) : '–',
-      interval: val ? `[${metricText(v.metric, val.mean_ci95[0])}, ${metricText(v.metric, val.mean_ci95[1])}]` : '',
+      interval: val && val.n < 2 ? '–' : val ? `[${metricText(v.metric, val.mean_ci95[0])}, ${metricText(v.metric, val.mean_ci95[1])}]` : '',
       n: val?.n,
-      ...(top ? { test: top.stats ? `${statsText(v.metric, top.stats)} (n = ${top.stats.n})` : `not evaluated: ${top.skipped ?? ''}` } : {}),
+      ...(top ? { test: top.stats ? (top.stats.n < 2 ? `${metricText(v.metric, top.stats.mean)} (n = 1: no interval)` : `${statsText(v.metric, top.stats)} (n = ${top.stats.n})`) : `not evaluated: ${top.skipped ?? ''}` } : {}),
       ...(open ? { open } : {}),
     };
   });

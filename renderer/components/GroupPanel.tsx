@@ -16,7 +16,7 @@ export function GroupPanel({ dashboard }: { dashboard: Dashboard }) {
   return (
     <section className="group-panel" aria-label="Seed group">
       <p>
-        Seed group <code>{group.name}</code>: each chart draws the mean of {group.members.length} members per step{' '}
+        Seed group <code>{group.name}</code>: each chart draws the mean of {group.members.length} {group.members.length === 1 ? 'member' : 'members'} per step{' '}
         <span className="muted" title="Members log at slightly different steps: at each step a member counts with its last value, between its first and last logged step">(values carried forward within each member's span)</span>, with a band.
       </p>
       <label>

@@ -94,7 +94,8 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
       <span className="metric">step {s.progress.step}</span>
       <span className="metric">ETA {formatEta(running ? s.progress.etaSec : undefined)}</span>
       <span className={`live ${live ? 'on' : 'off'}`} title={s.progress.lastUpdateMs ? `last update ${new Date(s.progress.lastUpdateMs).toLocaleTimeString()}` : 'no update yet'}>
-        {live ? '● live' : '○ not live'}
+        {/* A running run without a recent update (building, or between frames) is still live: "not live" beside "Running" read as a dead run. */}
+        {live ? '● live' : s.runState === 'running' ? '○ waiting for data' : '○ not live'}
       </span>
       <span className="metric shrink" data-testid="host-pid" data-pid={s.host.pid ?? ''} title={hostText === `pid ${s.host.pid}` ? `the trainer host's process id: ${s.host.pid}` : hostText} style={keepWhole(hostText, 8)}>
         {hostText}

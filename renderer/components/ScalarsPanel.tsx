@@ -31,8 +31,9 @@ export function ScalarsPanel({ dashboard, scheduler, csv }: { dashboard: Dashboa
     <section className="scalars-panel" aria-labelledby="scalars-title">
       <div className="scalars-head">
         <h2 id="scalars-title">All scalars</h2>
-        <button type="button" aria-expanded={open} aria-controls="scalars-body" onClick={() => setOpen(!open)}>
-          {open ? 'Hide' : `Show all ${count} logged scalars`}
+        {/* Nothing logged yet: say so rather than offer to "Show all 0 logged scalars". */}
+        <button type="button" aria-expanded={open} aria-controls="scalars-body" disabled={!open && count === 0} onClick={() => setOpen(!open)}>
+          {open ? 'Hide' : count === 0 ? 'No scalars logged yet' : `Show all ${count} logged scalars`}
         </button>
         {open && <input type="search" aria-label="Filter scalars" placeholder="filter: grad, epsilon, q/ …" value={filter} onChange={(e) => setFilter(e.target.value)} />}
         {!open && <span className="chart-note">one chart per logged series (gradient norm, TD mse, Q variance, epsilon, …)</span>}

@@ -28,7 +28,7 @@ export function SweepPanel({ dashboard, transport, send }: { dashboard: Dashboar
         </span>
       </div>
       <p className="muted">
-        {sweep.method} search, {sweep.trials.length} trials x {sweep.seeds.length} seeds ({sweep.seeds.join(', ')}), ranked by the validation span&apos;s {sweep.metric} ({goal}): mean ± half-width of the 95% Student-t
+        {sweep.method} search, {sweep.trials.length} {sweep.trials.length === 1 ? 'trial' : 'trials'} x {sweep.seeds.length} {sweep.seeds.length === 1 ? `seed (seed ${sweep.seeds[0]})` : `seeds (seeds ${sweep.seeds.join(', ')})`}, ranked by the validation span&apos;s {sweep.metric} ({goal}): mean ± half-width of the 95% Student-t
         interval over seeds. Only the top trial is evaluated on the held-out test span, once, after every trial ended.
       </p>
       <div className="sweep-table-wrap">

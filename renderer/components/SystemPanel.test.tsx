@@ -87,11 +87,11 @@ test("a past run opened from the history draws its own system charts and its las
   assert.match(gpuNote(d.store.getState())!, /GPU readings hidden: NVML not found/);
 });
 
-test('a past run recorded before runs kept system samples says so in place of the charts', () => {
+test('a past run without system samples (a CLI run, a short run, an older run) says why in place of the charts', () => {
   const d = createDashboard();
   d.apply({ type: 'runData', runDir: 'runs/older', config: parseRunConfig({ env: { kind: 'cartpole' } }), scalars: [], episodes: [], epochs: [] });
   const html = render(d);
-  assert.match(html, /role="note"[^>]*>No system readings for this run: it was recorded before runs kept them in metrics\.jsonl/);
+  assert.match(html, /role="note"[^>]*>No system readings in this run(&#x27;|')s metrics\.jsonl: .*runs trained by the CLI \(npm run train, npm run sweep\)/);
   assert.doesNotMatch(html, /Throughput/);
   assert.doesNotMatch(html, /GPU utilisation/);
   // A run whose samples say NVML was absent: the charts, and the GPU note with that run's reason.

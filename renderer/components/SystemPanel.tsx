@@ -34,12 +34,13 @@ type NoteState = Pick<DashboardState, 'gpu' | 'view' | 'runState'>;
 
 /**
  * The sentence shown in place of the whole panel, or undefined when its charts are shown: a past
- * run whose metrics.jsonl holds no system samples (recorded before runs kept them), or a seed group.
+ * run whose metrics.jsonl holds no system samples (a CLI run, a run shorter than the first sample, or one
+ * recorded before runs kept them), or a seed group.
  */
 export function systemNote(st: NoteState): string | undefined {
   if (st.view.kind === 'group') return "No system readings for a seed group: its charts are the members' mean; open a member for its steps/s, CPU, memory and GPU charts.";
   if (st.view.kind !== 'history' || (st.view.system?.samples ?? 0) > 0) return undefined;
-  return 'No system readings for this run: it was recorded before runs kept them in metrics.jsonl (steps/s, CPU, memory and GPU charts are there for runs recorded since).';
+  return "No system readings in this run's metrics.jsonl: the dashboard samples steps/s, CPU, memory and GPU about once a second while it trains a run; runs trained by the CLI (npm run train, npm run sweep), runs that ended before their first sample, and runs recorded before runs kept them have none.";
 }
 
 /** The sentence shown in place of the GPU charts, or undefined when they are shown. */

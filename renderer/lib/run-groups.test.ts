@@ -19,5 +19,6 @@ test("a group's row names its members against its seeds and its summary's mean w
   assert.equal(groupMembersText(1, 0), '1 seed', 'a group known from its summary without seeds');
   assert.equal(groupHeadlineText({ figure: 'eval_mean_return', n: 3, mean: 480.54, ci95: [472.25, 488.75], interval: 'mean-t' }), '480.5 (95% CI 472.3–488.8)');
   assert.equal(groupHeadlineText({ figure: 'eval_mean_return', n: 3, mean: 480.54, ci95: [472.25, 488.75], interval: 'iqm-bootstrap' }), '480.5 (IQM CI 472.3–488.8)', 'a summary written before the t interval');
+  assert.equal(groupHeadlineText({ figure: 'eval_mean_reward_bps', n: 1, mean: -554.54, ci95: [-554.54, -554.54], interval: 'mean-t' }), '-554.5 (1 seed: no interval)', 'one seed: no interval');
   assert.equal(groupHeadlineText(undefined), '–');
 });

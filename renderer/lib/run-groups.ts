@@ -33,11 +33,14 @@ export function groupRuns(runs: readonly RunSummary[]): RunBlock[] {
 /**
  * A group's headline figure as the run history shows it: the summary's mean of the final
  * evaluation over seeds and its 95% interval, e.g. "480.5 (95% CI 472.3–488.8)" (Student-t
- * interval of the mean), or "480.5 (IQM CI 472.3–488.8)" for a summary written before it.
+ * interval of the mean), or "480.5 (IQM CI 472.3–488.8)" for a summary written before it; a
+ * group of one seed, "480.5 (1 seed: no interval)".
  */
 export function groupHeadlineText(h: GroupHeadline | undefined): string {
   if (!h) return '–';
   const f = (v: number) => v.toFixed(1);
+  // One seed has no interval: "-554.5 (95% CI -554.5–-554.5)" read as a certain figure.
+  if (h.n < 2) return `${f(h.mean)} (1 seed: no interval)`;
   return `${f(h.mean)} (${h.interval === 'mean-t' ? '95% CI' : 'IQM CI'} ${f(h.ci95[0])}–${f(h.ci95[1])})`;
 }
 
