@@ -17,7 +17,7 @@ import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { tooltipValue } from '../lib/format.ts';
 import { legendEntries, niceTicks, overlayDash, type ChartBand, type LegendEntry } from '../lib/legend.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
-import { ink } from '../lib/theme.ts';
+import { ink, RAW_LINE_OPACITY, rawSwatchOpacity } from '../lib/theme.ts';
 import { useTheme } from '../lib/theme-store.ts';
 import { useScheduledRedraw } from '../lib/use-redraw.ts';
 import type { Overlay, SeriesBook } from '../series-book.ts';
@@ -69,13 +69,14 @@ const PX_PER_TICK = 90;
 
 /** A small picture of how an entry's curve is drawn. */
 function Swatch({ entry }: { entry: LegendEntry }) {
-  const color = ink(useTheme(), entry.color);
+  const theme = useTheme();
+  const color = ink(theme, entry.color);
   return (
     <svg width="18" height="10" aria-hidden="true">
       {entry.kind === 'band' ? (
         <rect x="0" y="1" width="18" height="8" fill={color} fillOpacity={0.3} />
       ) : (
-        <line x1="0" y1="5" x2="18" y2="5" stroke={color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? 0.35 : 1} strokeDasharray={entry.dash} />
+        <line x1="0" y1="5" x2="18" y2="5" stroke={color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? rawSwatchOpacity(theme) : 1} strokeDasharray={entry.dash} />
       )}
       {entry.kind === 'dots' && <circle cx="9" cy="5" r="3" fill={color} />}
     </svg>
@@ -354,7 +355,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
               line.smooth === false
                 ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={ink(theme, line.color)} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
                 : [
-                    <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={ink(theme, line.color)} strokeOpacity={0.25} dot={false} isAnimationActive={false} strokeWidth={1} />,
+                    <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={ink(theme, line.color)} strokeOpacity={RAW_LINE_OPACITY[theme.name]} dot={false} isAnimationActive={false} strokeWidth={1} />,
                     <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={ink(theme, line.color)} dot={false} isAnimationActive={false} strokeWidth={1.75} />,
                   ],
             )}

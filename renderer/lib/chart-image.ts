@@ -2,7 +2,7 @@
 // title and legend on the theme's panel colour, as one standalone SVG document; and that document
 // rasterised to PNG through a canvas at a chosen pixel ratio.
 import type { LegendEntry } from './legend.ts';
-import { ink, type Theme } from './theme.ts';
+import { ink, rawSwatchOpacity, type Theme } from './theme.ts';
 
 /** Heights (px) of the title row and of one legend row above the chart; width per character of legend text (11 px system font, generous). */
 const TITLE_H = 24;
@@ -57,7 +57,7 @@ export function chartImage(chartSvg: string, width: number, height: number, titl
     const swatch =
       e.kind === 'band'
         ? `<rect x="${x}" y="${y - 4}" width="18" height="8" fill="${c}" fill-opacity="0.3"/>`
-        : `<line x1="${x}" y1="${y}" x2="${x + 18}" y2="${y}" stroke="${c}" stroke-width="${e.kind === 'raw' ? 1 : 2}" stroke-opacity="${e.kind === 'raw' ? 0.35 : 1}"${e.dash ? ` stroke-dasharray="${xmlEscape(e.dash)}"` : ''}/>` +
+        : `<line x1="${x}" y1="${y}" x2="${x + 18}" y2="${y}" stroke="${c}" stroke-width="${e.kind === 'raw' ? 1 : 2}" stroke-opacity="${e.kind === 'raw' ? rawSwatchOpacity(theme) : 1}"${e.dash ? ` stroke-dasharray="${xmlEscape(e.dash)}"` : ''}/>` +
           (e.kind === 'dots' ? `<circle cx="${x + 9}" cy="${y}" r="3" fill="${c}"/>` : '');
     return `${swatch}<text x="${x + SWATCH_W}" y="${y + 4}" font-size="11" fill="${theme.text}">${xmlEscape(e.label)}</text>`;
   });

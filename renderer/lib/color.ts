@@ -26,6 +26,12 @@ export function contrast(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
+/** The colour a line of `color` at `alpha` opacity shows over `background` (sRGB compositing, as browsers do). */
+export function over(color: string, alpha: number, background: string): string {
+  const [c, b] = [channels(color), channels(background)];
+  return `#${c.map((v, i) => Math.round(255 * (alpha * v + (1 - alpha) * b[i]!)).toString(16).padStart(2, '0')).join('')}`;
+}
+
 /** CIELAB (D65) of a colour. */
 function lab(hex: string): [number, number, number] {
   const [r, g, b] = channels(hex).map(linear) as [number, number, number];

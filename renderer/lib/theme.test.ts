@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contrast } from './color.ts';
+import { contrast, over } from './color.ts';
 import { FEATURE_COLORS, RUN_COLORS, SERIES_COLORS } from './palette.ts';
-import { ink, THEMES, themeProperties } from './theme.ts';
+import { ink, RAW_LINE_OPACITY, THEMES, themeProperties } from './theme.ts';
 import { storedTheme } from './theme-store.ts';
 
 const CHART_COLORS = [...Object.values(SERIES_COLORS), ...FEATURE_COLORS, ...RUN_COLORS];
@@ -26,6 +26,16 @@ test('the dark theme draws the palette as designed; the light one darkens only w
   for (const c of CHART_COLORS) if (contrast(c, THEMES.dark.panel) >= 3) assert.equal(ink(THEMES.dark, c), c);
   assert.notEqual(ink(THEMES.light, SERIES_COLORS.yellow), SERIES_COLORS.yellow);
   assert.equal(ink(THEMES.light, RUN_COLORS[5]), RUN_COLORS[5], 'a deep violet already stands out on white');
+});
+
+test('raw lines are faint but visible, and as visible on the light panel as on the dark one', () => {
+  const seen = (name: 'dark' | 'light') =>
+    CHART_COLORS.map((c) => contrast(over(ink(THEMES[name], c), RAW_LINE_OPACITY[name], THEMES[name].panel), THEMES[name].panel));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const [dark, light] = [seen('dark'), seen('light')];
+  for (const x of [...dark, ...light]) assert.ok(x >= 1.25 && x < 3, `a raw line at ${x.toFixed(2)}:1: visible, fainter than its curve`);
+  assert.ok(mean(light) >= mean(dark), `light ${mean(light).toFixed(2)}:1 against dark ${mean(dark).toFixed(2)}:1 on average`);
+  assert.equal(over('#ffffff', 0.5, '#000000'), '#808080');
 });
 
 test('every theme token becomes a CSS custom property in kebab case', () => {

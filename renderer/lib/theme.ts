@@ -54,6 +54,18 @@ export function themeProperties(theme: Theme): [string, string][] {
     .map(([k, v]) => [`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, v]);
 }
 
+/**
+ * Opacity of a chart's raw (unsmoothed) line under its smoothed curve: faint, and on the light
+ * panel as visible as on the dark one (mean contrast over the chart colours; theme.test.ts). At the
+ * dark theme's 0.25 the light theme's raw lines were nearly invisible (1.27-1.41:1 on white).
+ */
+export const RAW_LINE_OPACITY: Record<ThemeName, number> = { dark: 0.25, light: 0.5 };
+
+/** Opacity of a raw line's legend swatch (a short 1-px stroke reads fainter than a long line: a little more). */
+export function rawSwatchOpacity(theme: Theme): number {
+  return Math.min(1, RAW_LINE_OPACITY[theme.name] + 0.1);
+}
+
 const inked = new Map<string, string>();
 
 /** `color` (a chart colour, #rrggbb) as drawn on `theme`'s panels: its hue, with at least 3:1 contrast. */
