@@ -22,6 +22,8 @@ test('browser mode: while a run is running the header is one line at 1280 x 800 
       const scalars = page.getByRole('region', { name: 'All scalars' }).getByRole('button', { name: 'No scalars logged yet' });
       await scalars.waitFor();
       assert.equal(await scalars.isDisabled(), true);
+      // An empty chart says how to fill it before any run, not only "No data yet.".
+      await page.getByRole('region', { name: 'Loss', exact: true }).getByText('No data yet: press Start, or open a past run from the run history.').waitFor();
       // Every text the live indicator shows while the state reads Running (the walkthrough saw
       // "Running ... ○ not live" before the first update, which reads as a dead run).
       await page.evaluate(() => {

@@ -158,6 +158,8 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
   const smoothing = useStore(dashboard.store, (s) => s.smoothing);
   const chosenAxis = useStore(dashboard.store, (s) => s.xAxis);
   const isGroup = useStore(dashboard.store, (s) => s.view.kind === 'group');
+  // Nothing trained or opened yet: the empty chart says how to fill it.
+  const noRunYet = useStore(dashboard.store, (s) => s.view.kind === 'live' && !s.runDir);
   const shownAxis = xKind ? chosenAxis : undefined;
   const xLabel = shownAxis ? X_AXIS_LABEL[shownAxis] : fixedXLabel;
   const [logY, setLogY] = useState(logDefault);
@@ -332,7 +334,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       )}
       <div ref={ref} className="chart-body">
         {drawn.series.length === 0 && drawn.overlaid.length === 0 ? (
-          <p className="chart-empty">No data yet.</p>
+          <p className="chart-empty">{noRunYet ? 'No data yet: press Start, or open a past run from the run history.' : 'No data yet.'}</p>
         ) : (
           <ComposedChart width={width} height={220} margin={{ top: 8, right: 12, bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
             <CartesianGrid strokeDasharray="3 3" stroke={frame.grid} />
