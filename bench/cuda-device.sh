@@ -11,7 +11,7 @@
 #   the pack step, e.g.  OUT=/tmp/o PACK=$OUT/logs.tgz bash bench/cuda-device.sh build learner-check pack
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
 #   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-epoch learner-profile learner-tests
-#                  train-cartpole cartpole-seeds train-deterministic train-trading torch-dqn
+#                  train-cartpole cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
 #   collector steps: env-check (device CartPole against the host's, bit for bit) env-bench
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
@@ -139,6 +139,21 @@ for s in "$@"; do
           --precision $0 --seed $1 --runs-dir /tmp/runs-seeds --json > "'"$OUT"'/cartpole-$0-seed$1.log" 2>&1'
       for f in "$OUT"/cartpole-*-seed*.log; do
         printf "%s: %s\n" "$(basename "$f" .log)" "$(tail -1 "$f" | grep -o '"eval_mean_return":[^,]*')"
+      done ;;
+    cartpole-group)
+      # The cartpole preset in deterministic mode, its seeds 1..N (GROUP_SEEDS, default 8) trained
+      # at once as one GPU seed group per precision (PRECISIONS, default tf32 bf16): wall time, and
+      # each seed's greedy mean return after every epoch (metrics.jsonl).
+      step cartpole-group
+      sed 's/"schedule": {/"schedule": {\n    "deterministic": true,/' resources/presets/cartpole.json > /tmp/cartpole-group.json
+      for p in ${PRECISIONS:-tf32 bf16}; do
+        t0=$(date +%s%N)
+        PATH=/tmp:$PATH node --import tsx main/cli/train.ts --config /tmp/cartpole-group.json --backend cuda --precision $p \
+          --seeds "${GROUP_SEEDS:-8}" --runs-dir /tmp/runs-group-$p --json > "$OUT/cartpole-group-$p.log" 2>&1 || status=1
+        echo "$p: ${GROUP_SEEDS:-8} seeds in $(( ($(date +%s%N) - t0) / 1000000 )) ms; greedy mean return per epoch:"
+        for d in /tmp/runs-group-$p/*/; do
+          [ -f "$d/metrics.jsonl" ] && echo "  $(basename "$d"): $(grep -o '"eval_mean_return":[0-9.]*' "$d/metrics.jsonl" | cut -d: -f2 | tr '\n' ' ')"
+        done
       done ;;
     train-deterministic)
       # schedule.deterministic's cost: the cartpole preset on cuda (TF32), free-running and then
