@@ -13,6 +13,7 @@
 #   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
 #   collector steps: env-check (device CartPole against the host's, bit for bit) env-bench
+#                    collect-check (the GPU collector against the host's collection) collect-bench jax-collect
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
@@ -39,7 +40,7 @@ for s in "$@"; do
       cmake -S native -B build/native -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DCMAKE_JS_INC="$HERE/node_modules/node-api-headers/include;$HERE/node_modules/node-addon-api" \
         -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$HERE/build/native/Release" -DNODE_RUNTIME=node > "$OUT/build.log" 2>&1 &&
-        make -C build/native -j16 dqn_native replay_cuda_tool learner_cuda_tool env_cuda_tool >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+        make -C build/native -j16 dqn_native replay_cuda_tool learner_cuda_tool env_cuda_tool collect_cuda_tool >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
       grep -E "warning|error" "$OUT/build.log" | head -20 ;;
     check)
       step check
@@ -79,6 +80,23 @@ for s in "$@"; do
     env-bench)
       step env-bench
       ./build/native/env_cuda_tool bench 2>&1 | tee "$OUT/env-bench.log" | grep -v '^JSON' ;;
+    collect-check)
+      # The GPU collector against the host's collection (CHECK_RUNS times, default 1 here: set 20
+      # for a check that counts).
+      step collect-check
+      runs=${CHECK_RUNS:-1} passed=0
+      for i in $(seq "$runs"); do
+        ./build/native/collect_cuda_tool check > "$OUT/collect-check-$i.log" 2>&1 && passed=$((passed + 1))
+      done
+      tail -8 "$OUT/collect-check-1.log"; grep -hE "FAIL|ERROR" "$OUT"/collect-check-*.log | head -20
+      echo "collector check: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1 ;;
+    collect-bench)
+      step collect-bench
+      ./build/native/collect_cuda_tool bench 2>&1 | tee "$OUT/collect-bench.log" | grep -v '^JSON' ;;
+    jax-collect)
+      # The JAX anchor of the collector (bench/jax_collect.py), in the same command as collect-bench.
+      step jax-collect
+      python3 bench/jax_collect.py 2>&1 | tee "$OUT/jax-collect.log" | grep -v '^JSON' ;;
     learner-check)
       # The learner check CHECK_RUNS times (default 20: a GPU check counts only at 20 of 20).
       step learner-check

@@ -105,3 +105,21 @@ export async function episodesAtTheirStepBeforeTheFirstEpoch(page: Page): Promis
   await page.screenshot({ path: join(RESULTS, 'episodes-before-first-epoch.png') });
   await page.evaluate(() => window.scrollTo(0, 0));
 }
+
+/**
+ * A past run opened from the run history names itself in the address (`?run=`), so a reload
+ * shows it again; Back to live takes the name out of the address.
+ */
+export async function pastRunSurvivesAReload(page: Page, pastRun: string): Promise<void> {
+  const note = page.locator('.chart-toolbar').getByText('showing a past run');
+  await page.getByRole('button', { name: `Open ${pastRun}`, exact: true }).click();
+  await note.waitFor(LONG);
+  await page.waitForURL((url) => url.searchParams.get('run') === pastRun, LONG);
+  await page.reload();
+  await note.waitFor(LONG);
+  const viewing = (await page.getByRole('region', { name: 'Run history' }).locator('.viewing').textContent()) ?? '';
+  assert.ok(viewing.includes(pastRun), `after the reload the run history says '${viewing}', not ${pastRun}`);
+  await page.getByRole('button', { name: 'Back to live' }).click();
+  await note.waitFor({ state: 'detached', ...LONG });
+  await page.waitForURL((url) => !url.searchParams.has('run'), LONG);
+}

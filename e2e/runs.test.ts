@@ -2,13 +2,13 @@
 // (issue 26 items 8-10; flows in runs-flow.ts, harness in served-page.ts).
 import { test } from 'node:test';
 import { openDashboard, stop, TINY_CARTPOLE, waitForState } from './flow.ts';
-import { episodesAtTheirStepBeforeTheFirstEpoch, newRunTakesTheCharts, runHistoryFitsItsPanel, setField } from './runs-flow.ts';
+import { episodesAtTheirStepBeforeTheFirstEpoch, newRunTakesTheCharts, pastRunSurvivesAReload, runHistoryFitsItsPanel, setField } from './runs-flow.ts';
 import { skip, withServedPage } from './served-page.ts';
 
 /** The tiny CartPole preset, ending after two short epochs. */
 const TWO_EPOCHS = { ...TINY_CARTPOLE, schedule: { ...TINY_CARTPOLE.schedule, epochs: 2 } };
 
-test('browser mode at 1280 x 800: the run history fits its panel; a run started while a past run is open takes the charts; before its first epoch ends its episodes are drawn at their step', { skip, timeout: 300_000 }, async () => {
+test('browser mode at 1280 x 800: the run history fits its panel; a past run opened survives a reload; a run started while a past run is open takes the charts; before its first epoch ends its episodes are drawn at their step', { skip, timeout: 300_000 }, async () => {
   await withServedPage(
     'e2e-cartpole',
     TWO_EPOCHS,
@@ -21,6 +21,8 @@ test('browser mode at 1280 x 800: the run history fits its panel; a run started 
       const open = await page.getByRole('table', { name: 'Runs' }).getByRole('button', { name: /^Open / }).first().getAttribute('aria-label', { timeout: 90_000 });
       const past = open!.slice('Open '.length);
       await runHistoryFitsItsPanel(page, 'run-history-1280.png');
+      await pastRunSurvivesAReload(page, past);
+      await openDashboard(page, 'e2e-cartpole (user)'); // after the reload: the preset again
       // The next run: long epochs (the first one lasts well past the checks), 4 env steps per gradient step.
       await setField(page, 'schedule.epochs', '1');
       await setField(page, 'schedule.steps_per_epoch', '100000000');

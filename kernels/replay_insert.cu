@@ -5,7 +5,8 @@
 // node range that covers the written leaves (two ranges when the write wraps), down to the
 // partition level P. A last one-block launch derives the levels above P from level P (as the
 // sample does) and stores them, then advances cursor and size. Cursor and size are read on the
-// device: capturable.
+// device: capturable; so can the count be (LaunchInsertCounted: the GPU collector's rows, counted
+// by a kernel before it), the grids then sized for the most rows it may be.
 #include <cuda_runtime.h>
 
 #include "kernels/replay_launch.cuh"
@@ -17,7 +18,8 @@ namespace {
 constexpr int kThreads = 256;
 
 template <bool kBf16>
-__global__ void InsertRowsKernel(ReplayView v, InsertView in, int64_t count) {
+__global__ void InsertRowsKernel(ReplayView v, InsertView in, InsertCount rows) {
+  const int64_t count = rows.get();
   const int64_t n = count < v.capacity ? count : v.capacity;
   const int64_t first_row = count - n;
   const int64_t cursor = v.state->cursor;
@@ -46,10 +48,11 @@ __global__ void InsertRowsKernel(ReplayView v, InsertView in, int64_t count) {
 
 /// Recomputes the nodes of level l that cover the leaves just written.
 template <int K>
-__global__ void PropagateRangeKernel(ReplayView v, int64_t count, int l) {
+__global__ void PropagateRangeKernel(ReplayView v, InsertCount rows, int l) {
   __shared__ int64_t offset[kMaxTreeLevels + 1];
   StageOffsets(v, offset);
   __syncthreads();
+  const int64_t count = rows.get();
   const int64_t n = count < v.capacity ? count : v.capacity;
   const int64_t cursor = v.state->cursor;
   const int64_t start = (cursor + (count - n)) % v.capacity;
@@ -71,9 +74,9 @@ __global__ void PropagateRangeKernel(ReplayView v, int64_t count, int l) {
 }
 
 /// Derives the levels above the partition level P from level P and stores them (one block of
-/// kTopThreads); with count >= 0 it then advances cursor and size past an insert of `count` rows.
+/// kTopThreads); with `advance` it then advances cursor and size past an insert of `rows` rows.
 template <int K>
-__global__ void __launch_bounds__(kTopThreads) DeriveTopKernel(ReplayView v, int64_t count) {
+__global__ void __launch_bounds__(kTopThreads) DeriveTopKernel(ReplayView v, InsertCount rows, bool advance) {
   __shared__ TopShared s;
   StageTop<K, true>(LoadTopChunk<K>(v), v, nullptr, s);
   __syncthreads();
@@ -89,7 +92,8 @@ __global__ void __launch_bounds__(kTopThreads) DeriveTopKernel(ReplayView v, int
   double total, min_total;
   RootFromWarps(s, total, min_total);
   store(0, 0, total, min_total);
-  if (count < 0) return;
+  if (!advance) return;
+  const int64_t count = rows.get();
   DeviceState& ws = *v.state;
   const int64_t n = count < v.capacity ? count : v.capacity;
   ws.cursor = (ws.cursor + count) % v.capacity;
@@ -119,25 +123,40 @@ cudaError_t LaunchResetTree(const ReplayView& v, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t LaunchInsert(const ReplayView& v, const InsertView& in, int64_t count, cudaStream_t stream) {
-  if (count <= 0) return cudaSuccess;
-  const int64_t n = count < v.capacity ? count : v.capacity;
-  if (v.state_bf16) InsertRowsKernel<true><<<GridFor(n * v.state_dim), kThreads, 0, stream>>>(v, in, count);
-  else InsertRowsKernel<false><<<GridFor(n * v.state_dim), kThreads, 0, stream>>>(v, in, count);
+namespace {
+
+// The insert's launches for at most max_rows rows (the grids' size); the kernels read the count.
+cudaError_t QueueInsert(const ReplayView& v, const InsertView& in, InsertCount rows, int64_t max_rows, cudaStream_t stream) {
+  const int64_t n = max_rows < v.capacity ? max_rows : v.capacity;
+  if (v.state_bf16) InsertRowsKernel<true><<<GridFor(n * v.state_dim), kThreads, 0, stream>>>(v, in, rows);
+  else InsertRowsKernel<false><<<GridFor(n * v.state_dim), kThreads, 0, stream>>>(v, in, rows);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   DQN_FANOUT_SWITCH(v.tree.fan_log, K, {
     for (int l = v.tree.levels - 1; l >= v.tree.part_level; --l) {
       const int shift = v.tree.fan_log * (v.tree.levels - l);
-      PropagateRangeKernel<K><<<GridFor((n >> shift) + 2), kThreads, 0, stream>>>(v, count, l);
+      PropagateRangeKernel<K><<<GridFor((n >> shift) + 2), kThreads, 0, stream>>>(v, rows, l);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
-    DeriveTopKernel<K><<<1, kTopThreads, 0, stream>>>(v, count);
+    DeriveTopKernel<K><<<1, kTopThreads, 0, stream>>>(v, rows, true);
   })
   return cudaGetLastError();
 }
 
+}  // namespace
+
+cudaError_t LaunchInsert(const ReplayView& v, const InsertView& in, int64_t count, cudaStream_t stream) {
+  if (count <= 0) return cudaSuccess;
+  return QueueInsert(v, in, InsertCount{count, nullptr}, count, stream);
+}
+
+cudaError_t LaunchInsertCounted(const ReplayView& v, const InsertView& in, const int64_t* count, int64_t max_count,
+                                cudaStream_t stream) {
+  if (max_count <= 0 || count == nullptr) return cudaErrorInvalidValue;
+  return QueueInsert(v, in, InsertCount{0, count}, max_count, stream);
+}
+
 cudaError_t LaunchDeriveTop(const ReplayView& v, cudaStream_t stream) {
-  DQN_FANOUT_SWITCH(v.tree.fan_log, K, { DeriveTopKernel<K><<<1, kTopThreads, 0, stream>>>(v, -1); })
+  DQN_FANOUT_SWITCH(v.tree.fan_log, K, { DeriveTopKernel<K><<<1, kTopThreads, 0, stream>>>(v, InsertCount{}, false); })
   return cudaGetLastError();
 }
 

@@ -130,6 +130,16 @@ struct InsertView {
   const float* discounts = nullptr;
 };
 
+/// How many rows an insert writes: `value`, or *device when `device` is set (read on the device,
+/// so that a graph inserts the rows a kernel before it counted).
+struct InsertCount {
+  int64_t value = 0;
+  const int64_t* device = nullptr;
+#ifdef __CUDACC__
+  __device__ int64_t get() const { return device ? *device : value; }
+#endif
+};
+
 // Launchers: each enqueues on `stream` and returns the launch error (cudaSuccess when queued).
 // None synchronizes, allocates or reads device values on the host, so all are capturable.
 
@@ -142,6 +152,11 @@ cudaError_t LaunchDeriveTop(const ReplayView& v, cudaStream_t stream);
 /// generations, recomputes the touched ancestors level by level down to the partition level,
 /// derives the levels above it, and advances cursor and size.
 cudaError_t LaunchInsert(const ReplayView& v, const InsertView& in, int64_t count, cudaStream_t stream);
+/// LaunchInsert of the *count (device memory, 0 <= *count <= max_count) rows a kernel queued
+/// before it counted; the launches are sized for max_count rows. cudaErrorInvalidValue when
+/// max_count < 1 or count is null.
+cudaError_t LaunchInsertCounted(const ReplayView& v, const InsertView& in, const int64_t* count, int64_t max_count,
+                                cudaStream_t stream);
 /// Draws `batch` transitions, gathers them and their IS weights into `out`, advances the
 /// Philox counter and the beta schedule.
 cudaError_t LaunchSample(const ReplayView& v, const SampleView& out, int64_t batch, cudaStream_t stream);

@@ -9,6 +9,7 @@ import type { XAxisKind } from '../lib/axis-map.ts';
 import { createCsvRequester } from '../lib/csv-request.ts';
 import { createEvalCurvesRequester } from '../lib/eval-curves-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
+import { addressForRun } from '../lib/run-link.ts';
 import { loadDraft, saveDraft } from '../config/draft-storage.ts';
 import { shortcutFor, takesText } from '../lib/shortcuts.ts';
 import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
@@ -122,6 +123,14 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
       off2();
     };
   }, [dashboard, transport]);
+
+  // The address names the past run shown (its folder's name), so that a reload (or the copied
+  // link) opens it again.
+  const shownPastRun = s.view.kind === 'history' ? s.view.runDir.split(/[\\/]/).pop() : undefined;
+  useEffect(() => {
+    const next = addressForRun(window.location.href, shownPastRun);
+    if (next !== undefined) window.history.replaceState(null, '', next);
+  }, [shownPastRun]);
 
   const loadPreset = useCallback((p: Preset) => {
     try {

@@ -668,6 +668,18 @@ void CudaLearner::launch_probe(cudaStream_t s) {
   Check(detail::LaunchProbeReduce(params_, B.probe, B.ctl, B.scalars, s), "launching the causal probe's reduction");
 }
 
+void CudaLearner::queue_act_forward(const ActForward& act, cudaStream_t s) {
+  if (act.rows < 1 || act.x == nullptr || act.a == nullptr || act.h.size() != buf_->on.trunk.size() ||
+      (layout_.config().dueling && act.v == nullptr))
+    throw std::invalid_argument("the acting forward needs rows >= 1, observations, one buffer per hidden layer (" +
+                                std::to_string(buf_->on.trunk.size()) + "), A and, with dueling heads, V");
+  CoreProgram pr;
+  pr.params = params_;
+  pr.barrier = buf_->barrier;
+  add_forward(pr, Pass{&buf_->on, act.x, act.rows, act.h, act.v, act.a}, nullptr);
+  guarded([&] { launch_core(pr, s, "launching the acting forward pass"); });
+}
+
 void CudaLearner::publish(ScalarBlock& out) const {
   if (&out != pinned_scalars_) CopyLearnerScalars(*pinned_scalars_, out);
 }

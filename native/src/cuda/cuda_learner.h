@@ -86,6 +86,21 @@ class CudaLearner final : public Learner {
   ScalarBlock* host_block() override { return pinned_scalars_; }
   void inject_nan(uint32_t flag, int64_t at_step) override;
 
+  /// Device buffers of an acting forward pass over `rows` observations (the GPU collector).
+  struct ActForward {
+    const float* x = nullptr;   ///< [rows x D] observations
+    int rows = 0;
+    std::vector<float*> h;      ///< one [rows x width] buffer per hidden layer
+    float* v = nullptr;         ///< [rows] V (dueling; unused otherwise)
+    float* a = nullptr;         ///< [rows x A] A (dueling) or Q
+  };
+  /// The acting forward of the GPU collector (issue 24): queues on `s` the online network's
+  /// forward pass over act.rows device observations: the step's own program and tiles
+  /// (add_forward) at the learner's precision, so the network is defined once. `s` must be the
+  /// stream this learner's steps run on (the GPU replay's): the launch uses the learner kernel's
+  /// grid barrier. @throws std::invalid_argument for a bad shape; CudaError when the launch fails.
+  void queue_act_forward(const ActForward& act, cudaStream_t s);
+
   // ---- For the device checks and benchmarks (native/test/cuda/learner_cuda_tool.cpp). ----
   /// One step of the learner's core (forward, loss, backward, clip, Adam, target update) on a
   /// batch given in host arrays, eagerly; writes the TD errors into td [B]. Synchronizes.

@@ -242,6 +242,12 @@ void CudaReplay::insert_device(const detail::InsertView& in, int64_t count) {
   size_ = std::min(config_.capacity, size_ + count);
 }
 
+void CudaReplay::insert_device_counted(const detail::InsertView& in, const int64_t* count, int64_t max_count) {
+  Check(detail::LaunchInsertCounted(view_, in, count, max_count, stream_), "launching the counted insert kernels");
+}
+
+void CudaReplay::sync_size() { size_ = read_state().size; }
+
 void CudaReplay::rank_resort_if_due() {
   if (view_.sampler != detail::SamplerKind::kRank) return;
   if (samples_since_sort_ >= 0 && samples_since_sort_ < config_.rank_sort_interval) return;

@@ -77,6 +77,13 @@ class CudaReplay final : public Replay {
   // ---- Device entry points: enqueue on stream(), never synchronize. ----
   /// Inserts `count` transitions from device arrays (device-to-device).
   void insert_device(const detail::InsertView& in, int64_t count);
+  /// Inserts the *count transitions (device memory; 0 <= *count <= max_count) that a kernel
+  /// queued before it counted (the GPU collector, issue 24). Nothing is read on the host, so
+  /// size() does not include them until sync_size() (the epoch boundary's synchronization).
+  /// @throws CudaError when a launch fails.
+  void insert_device_counted(const detail::InsertView& in, const int64_t* count, int64_t max_count);
+  /// Reads the number of stored transitions from the device into size() (synchronizes).
+  void sync_size();
   /// Samples `batch` transitions into device arrays. Rank-based: re-sorts first when due
   /// (every rank_sort_interval calls, counted on the host).
   void sample_device(int64_t batch, const detail::SampleView& out);
@@ -153,7 +160,8 @@ class CudaReplay final : public Replay {
   size_t rank_temp_bytes_ = 0;
   int64_t samples_since_sort_ = -1;  // -1: never sorted
   bool simulated_error_done_ = false;
-  // Host mirror of the ring (inserts are host-driven, so the host knows these exactly).
+  // Host mirror of the ring: exact after host-counted inserts, behind after device-counted ones
+  // until sync_size().
   int64_t size_ = 0;
   // Staging for the host paths and the internal batch (grown on demand).
   void* stage_ = nullptr;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rules/n_step_rules.h"
+
 namespace dqn {
 
 void TransitionStaging::clear() {
@@ -49,40 +51,15 @@ void NStepAccumulator::clear() {
   std::fill(counts_.begin(), counts_.end(), 0);
 }
 
-void NStepAccumulator::emit(int env, int i, const float* s_next, bool terminated, TransitionStaging& out) const {
-  const size_t e = static_cast<size_t>(env);
-  const int count = counts_[e];
-  double ret = 0, discount = 1;
-  for (int j = i; j < count; ++j) {
-    const size_t slot = e * static_cast<size_t>(n_) + static_cast<size_t>((heads_[e] + j) % n_);
-    ret += discount * rewards_[slot];
-    discount *= gamma_;
-  }
-  // discount is now gamma^k with k = count - i steps; a terminal has nothing to bootstrap from.
-  const size_t first = e * static_cast<size_t>(n_) + static_cast<size_t>((heads_[e] + i) % n_);
-  out.append(&states_[first * static_cast<size_t>(state_dim_)], actions_[first], static_cast<float>(ret), s_next,
-             terminated, terminated ? 0.0f : static_cast<float>(discount));
-}
-
 void NStepAccumulator::push(int env, const float* s, int32_t a, float r, const float* s_next, bool terminated,
                             bool truncated, TransitionStaging& out) {
-  const size_t e = static_cast<size_t>(env);
-  const size_t slot = e * static_cast<size_t>(n_) + static_cast<size_t>((heads_[e] + counts_[e]) % n_);
-  std::copy(s, s + state_dim_, &states_[slot * static_cast<size_t>(state_dim_)]);
-  actions_[slot] = a;
-  rewards_[slot] = r;
-  ++counts_[e];
-  if (terminated || truncated) {
-    // The episode ended: every pending step gets its (shorter) return now.
-    for (int i = 0; i < counts_[e]; ++i) emit(env, i, s_next, terminated, out);
-    heads_[e] = 0;
-    counts_[e] = 0;
-  } else if (counts_[e] == n_) {
-    // The oldest step's n-step window is complete.
-    emit(env, 0, s_next, false, out);
-    heads_[e] = (heads_[e] + 1) % n_;
-    --counts_[e];
-  }
+  const size_t e = static_cast<size_t>(env), first = e * static_cast<size_t>(n_);
+  const rules::NStepRing ring{&states_[first * static_cast<size_t>(state_dim_)], &actions_[first], &rewards_[first], heads_[e],
+                              counts_[e], n_, state_dim_};
+  rules::NStepPush(ring, s, a, r, s_next, terminated, truncated, gamma_,
+                   [&](const float* s0, int32_t a0, float ret, const float* s1, bool done, float discount) {
+                     out.append(s0, a0, ret, s1, done, discount);
+                   });
 }
 
 }  // namespace dqn

@@ -1,5 +1,6 @@
 // n-step returns for vectorized environments (Sutton & Barto 2018, sec. 7.1; Hessel et al.
-// 2018, "Rainbow", multi-step learning): one accumulator per env copy turns single env steps
+// 2018, "Rainbow", multi-step learning; the per-copy rule in rules/n_step_rules.h, which the
+// GPU collector shares): one accumulator per env copy turns single env steps
 // into transitions (s_t, a_t, R_t^(k), s_{t+k}, discount) with R^(k) = sum_{j<k} gamma^j r_{t+j}:
 //   - normally k = n and discount = gamma^n, emitted once n steps are known;
 //   - at a terminal every pending step is emitted with its shorter k and discount 0 (done);
@@ -59,15 +60,13 @@ class NStepAccumulator {
   void clear();
 
  private:
-  // Emits the pending entry `i` (0 = oldest) of copy env, bootstrapping from s_next.
-  void emit(int env, int i, const float* s_next, bool terminated, TransitionStaging& out) const;
   int n_, state_dim_;
   double gamma_;
   // Per copy, a ring of up to n pending steps starting at heads_[env].
   std::vector<float> states_;     // [num_envs x n x D]
   std::vector<int32_t> actions_;  // [num_envs x n]
   std::vector<float> rewards_;    // [num_envs x n]
-  std::vector<int> heads_, counts_;
+  std::vector<int32_t> heads_, counts_;  // rules::NStepRing's head and count of each copy
 };
 
 }  // namespace dqn

@@ -35,6 +35,7 @@ inline void CudaOk(cudaError_t e, const char* what) {
 /// unknown mode (with the usage line).
 inline int ToolMain(int argc, char** argv, std::initializer_list<std::pair<const char*, int (*)()>> modes) {
   const char* mode = argc > 1 ? argv[1] : "check";
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line at a time: what ran before a crash stays in the log
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
     std::printf("no CUDA device\n");

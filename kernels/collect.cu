@@ -1,0 +1,120 @@
+// The GPU collector's kernels (collect_launch.cuh): one thread per CartPole copy acts, steps and
+// assembles n-step transitions with the host's rules; the rows are then laid out in the host's
+// order for the replay's insert.
+#include <cub/device/device_scan.cuh>
+
+#include "kernels/collect_launch.cuh"
+#include "kernels/env_cartpole.cuh"
+#include "rules/act_rules.h"
+#include "rules/n_step_rules.h"
+
+namespace dqn::cuda::detail {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxStateDim = 4;  // CartPole
+
+unsigned Blocks(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+__device__ inline void CopyRow(const TransitionRows& from, int64_t i, const TransitionRows& to, int64_t j, int d) {
+  for (int k = 0; k < d; ++k) {
+    to.states[j * d + k] = from.states[i * d + k];
+    to.next_states[j * d + k] = from.next_states[i * d + k];
+  }
+  to.actions[j] = from.actions[i];
+  to.rewards[j] = from.rewards[i];
+  to.dones[j] = from.dones[i];
+  to.discounts[j] = from.discounts[i];
+}
+
+__global__ void __launch_bounds__(kThreads) CollectStepKernel(CollectView c) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= c.env.n) return;
+  const CollectorControl ctl = *c.ctl;
+  const int d = c.state_dim, a = c.n_actions;
+  // Epsilon-greedy on this copy's own draw of this vector step.
+  const double eps = rules::EpsilonAt(c.eps_start, c.eps_end, c.eps_decay_steps, c.learning_starts, ctl.env_steps);
+  const rules::ExploreDraw draw = rules::DrawExploration(c.seed, ctl.vector_steps, i, a);
+  const int32_t action = draw.u < eps ? draw.random_action
+                                      : rules::GreedyAction(c.a + static_cast<int64_t>(i) * a, c.v ? c.v + i : nullptr, a);
+  // The copy's step.
+  float s[kMaxStateDim], next_obs[kMaxStateDim], final_obs[kMaxStateDim];
+  for (int k = 0; k < d; ++k) s[k] = c.obs[static_cast<int64_t>(i) * d + k];
+  float reward;
+  uint8_t terminated, truncated;
+  StepCartPoleCopy(c.env, i, action, next_obs, reward, terminated, truncated, final_obs);
+  // The n-step rule, emitting into this copy's slots.
+  const int64_t first = static_cast<int64_t>(i) * c.n_step;
+  const rules::NStepRing ring{c.ring_states + first * d, c.ring_actions + first, c.ring_rewards + first, c.ring_head[i],
+                              c.ring_count[i], c.n_step, d};
+  int32_t emitted = 0;
+  rules::NStepPush(ring, s, action, reward, final_obs, terminated != 0, truncated != 0, c.gamma,
+                   [&](const float* s0, int32_t a0, float ret, const float* s1, bool done, float discount) {
+                     const int64_t row = first + emitted++;
+                     for (int k = 0; k < d; ++k) {
+                       c.emit.states[row * d + k] = s0[k];
+                       c.emit.next_states[row * d + k] = s1[k];
+                     }
+                     c.emit.actions[row] = a0;
+                     c.emit.rewards[row] = ret;
+                     c.emit.dones[row] = done ? 1 : 0;
+                     c.emit.discounts[row] = discount;
+                   });
+  c.emit_count[i] = emitted;
+  // Episode statistics, as the host's Trainer::collect keeps them.
+  const double ep_return = rules::AddD(c.ep_return[i], static_cast<double>(reward));
+  const int32_t ep_length = c.ep_length[i] + 1;
+  if (terminated || truncated) {
+    ++c.episodes[i];
+    c.return_sum[i] = rules::AddD(c.return_sum[i], ep_return);
+    c.last_return[i] = ep_return;
+    c.last_length[i] = ep_length;
+    c.ep_return[i] = 0;
+    c.ep_length[i] = 0;
+  } else {
+    c.ep_return[i] = ep_return;
+    c.ep_length[i] = ep_length;
+  }
+  for (int k = 0; k < d; ++k) c.obs[static_cast<int64_t>(i) * d + k] = next_obs[k];
+  c.actions[i] = action;
+}
+
+/// Thread t moves emission k = t mod n of copy i = t / n to its row; the thread of copy E - 1's
+/// first slot also writes the row count and advances the counters (every read of them in this
+/// vector step happened in the step kernel before).
+__global__ void __launch_bounds__(kThreads) GatherKernel(CollectView c) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t e = c.env.n;
+  if (t >= e * c.n_step) return;
+  const int64_t i = t / c.n_step, k = t % c.n_step;
+  if (k < c.emit_count[i]) CopyRow(c.emit, t, c.rows, c.emit_offset[i] + k, c.state_dim);
+  if (i == e - 1 && k == 0) {
+    *c.row_count = static_cast<int64_t>(c.emit_offset[i]) + c.emit_count[i];
+    c.ctl->vector_steps += 1;
+    c.ctl->env_steps += e;
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchCollectStep(const CollectView& c, cudaStream_t stream) {
+  if (c.env.n < 1 || c.state_dim > kMaxStateDim) return cudaErrorInvalidValue;
+  CollectStepKernel<<<Blocks(c.env.n), kThreads, 0, stream>>>(c);
+  return cudaGetLastError();
+}
+
+cudaError_t CollectScanTempBytes(int copies, size_t* bytes) {
+  return cub::DeviceScan::ExclusiveSum(nullptr, *bytes, static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
+                                       copies);
+}
+
+cudaError_t LaunchCollectGather(const CollectView& c, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream) {
+  if (c.env.n < 1) return cudaErrorInvalidValue;
+  size_t bytes = scan_temp_bytes;
+  if (cudaError_t e = cub::DeviceScan::ExclusiveSum(scan_temp, bytes, c.emit_count, c.emit_offset, c.env.n, stream); e != cudaSuccess)
+    return e;
+  GatherKernel<<<Blocks(static_cast<int64_t>(c.env.n) * c.n_step), kThreads, 0, stream>>>(c);
+  return cudaGetLastError();
+}
+
+}  // namespace dqn::cuda::detail

@@ -1,0 +1,163 @@
+// The GPU collector (see device_collector.h).
+#include "cuda/device_collector.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "cpu/rng.h"
+#include "cuda/carver.h"
+#include "cuda/cuda_learner.h"
+#include "cuda/cuda_replay.h"
+#include "cuda/status.h"
+#include "cuda/sync.h"
+
+namespace dqn::cuda {
+
+namespace {
+
+void CarveRows(Carver& c, detail::TransitionRows& r, int64_t rows, int d) {
+  r.states = c.take<float>(rows * d);
+  r.next_states = c.take<float>(rows * d);
+  r.actions = c.take<int32_t>(rows);
+  r.rewards = c.take<float>(rows);
+  r.dones = c.take<uint8_t>(rows);
+  r.discounts = c.take<float>(rows);
+}
+
+}  // namespace
+
+DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetConfig& net)
+    : config_(config), hidden_(net.hidden) {
+  const DeviceCollectorConfig& k = config;
+  if (k.num_envs < 1 || k.max_episode_steps < 1 || k.n_step < 1 || !(k.gamma >= 0 && k.gamma <= 1) || k.eps_decay_steps < 1)
+    throw std::invalid_argument("the GPU collector needs num_envs >= 1, max_episode_steps >= 1, n_step >= 1, gamma in [0, 1] and "
+                                "eps_decay_steps >= 1; got " + std::to_string(k.num_envs) + ", " +
+                                std::to_string(k.max_episode_steps) + ", " + std::to_string(k.n_step) + ", " +
+                                std::to_string(k.gamma) + ", " + std::to_string(k.eps_decay_steps));
+  if (net.state_dim != 4 || net.n_actions != 2)
+    throw std::invalid_argument("the GPU collector steps CartPole (4 observations, 2 actions); the network has " +
+                                std::to_string(net.state_dim) + " inputs and " + std::to_string(net.n_actions) + " actions");
+  const int64_t e = k.num_envs, d = 4, n = k.n_step, rows = e * n;
+  detail::CollectView& v = view_;
+  const auto carve = [&](Carver& c) {
+    v.env.state = c.take<double>(4 * e);
+    v.env.elapsed = c.take<int32_t>(e);
+    v.env.rng = c.take<uint64_t>(4 * e);
+    v.obs = c.take<float>(e * d);
+    v.ring_states = c.take<float>(rows * d);
+    v.ring_actions = c.take<int32_t>(rows);
+    v.ring_rewards = c.take<float>(rows);
+    v.ring_head = c.take<int32_t>(e);
+    v.ring_count = c.take<int32_t>(e);
+    CarveRows(c, v.emit, rows, static_cast<int>(d));
+    v.emit_count = c.take<int32_t>(e);
+    v.emit_offset = c.take<int32_t>(e);
+    CarveRows(c, v.rows, rows, static_cast<int>(d));
+    v.row_count = c.take<int64_t>(1);
+    v.actions = c.take<int32_t>(e);
+    v.ep_return = c.take<double>(e);
+    v.ep_length = c.take<int32_t>(e);
+    v.episodes = c.take<int64_t>(e);
+    v.return_sum = c.take<double>(e);
+    v.last_return = c.take<double>(e);
+    v.last_length = c.take<int32_t>(e);
+    v.ctl = c.take<detail::CollectorControl>(1);
+    act_h_.clear();
+    for (const int width : hidden_) act_h_.push_back(c.take<float>(e * width));
+    act_v_ = c.take<float>(e);
+    act_a_ = c.take<float>(e * net.n_actions);
+  };
+  Carver measure(nullptr);
+  carve(measure);
+  Check(detail::CollectScanTempBytes(k.num_envs, &scan_temp_bytes_), "sizing the collector's scan");
+  size_t free_bytes = 0, total_bytes = 0;
+  Check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
+  const size_t bytes = measure.used() + scan_temp_bytes_ + kCarveAlign;
+  if (const cudaError_t err = cudaMalloc(&block_, bytes); err != cudaSuccess) {
+    cudaGetLastError();
+    throw CudaError(Status::kErrorOutOfMemory, err,
+                    "out of memory: the GPU collector of " + std::to_string(k.num_envs) + " environments needs " + GiB(bytes) +
+                        " GiB, " + GiB(free_bytes) + " GiB free");
+  }
+  Carver place(block_);
+  carve(place);
+  scan_temp_ = static_cast<char*>(block_) + place.used();
+  v.env.n = k.num_envs;
+  v.env.max_episode_steps = k.max_episode_steps;
+  v.v = net.dueling ? act_v_ : nullptr;
+  v.a = act_a_;
+  v.n_actions = net.n_actions;
+  v.state_dim = static_cast<int>(d);
+  v.n_step = k.n_step;
+  v.gamma = k.gamma;
+  v.seed = k.seed;
+  v.eps_start = k.eps_start, v.eps_end = k.eps_end;
+  v.eps_decay_steps = k.eps_decay_steps, v.learning_starts = k.learning_starts;
+  try {
+    // Zeros (rings, statistics, counters), the copies' reset streams, then the copies' resets.
+    Check(cudaMemset(block_, 0, measure.used()), "clearing the collector's buffers");
+    std::vector<uint64_t> words(4 * static_cast<size_t>(e));
+    for (int i = 0; i < k.num_envs; ++i) {
+      const auto s = Rng(k.seed, 1000 + static_cast<uint64_t>(i)).state();  // CartPoleVecEnv's copy i
+      std::memcpy(&words[4 * static_cast<size_t>(i)], s.data(), sizeof s);
+    }
+    Check(cudaMemcpy(v.env.rng, words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice),
+          "copying the environments' reset streams");
+    Check(detail::LaunchCartPoleReset(v.env, v.obs, nullptr), "resetting the environments");
+    Synchronize(nullptr, "resetting the environments");
+  } catch (...) {
+    cudaFree(block_);
+    throw;
+  }
+}
+
+DeviceCollector::~DeviceCollector() {
+  if (block_) {
+    cudaDeviceSynchronize();  // no queued step may still use the block
+    cudaFree(block_);
+    cudaGetLastError();
+  }
+}
+
+void DeviceCollector::act(CudaLearner& learner, CudaReplay& replay) {
+  CudaLearner::ActForward f;
+  f.x = view_.obs;
+  f.rows = config_.num_envs;
+  f.h = act_h_;
+  f.v = act_v_;
+  f.a = act_a_;
+  learner.queue_act_forward(f, replay.stream());
+}
+
+void DeviceCollector::advance(CudaReplay& replay) {
+  Check(detail::LaunchCollectStep(view_, replay.stream()), "launching the collector's step");
+  Check(detail::LaunchCollectGather(view_, scan_temp_, scan_temp_bytes_, replay.stream()), "launching the collector's gather");
+  replay.insert_device_counted(detail::RowsForInsert(view_.rows), view_.row_count, max_rows_per_step());
+}
+
+void DeviceCollector::step(CudaLearner& learner, CudaReplay& replay) {
+  act(learner, replay);
+  advance(replay);
+}
+
+DeviceCollector::Statistics DeviceCollector::statistics(const CudaReplay& replay) const {
+  const size_t e = static_cast<size_t>(config_.num_envs);
+  Statistics s;
+  s.episodes_per_copy.resize(e);
+  s.return_sum_per_copy.resize(e);
+  detail::CollectorControl ctl;
+  const cudaStream_t st = replay.stream();
+  Check(cudaMemcpyAsync(&ctl, view_.ctl, sizeof ctl, cudaMemcpyDeviceToHost, st), "reading the collector's counters");
+  Check(cudaMemcpyAsync(s.episodes_per_copy.data(), view_.episodes, e * sizeof(int64_t), cudaMemcpyDeviceToHost, st),
+        "reading the episode counts");
+  Check(cudaMemcpyAsync(s.return_sum_per_copy.data(), view_.return_sum, e * sizeof(double), cudaMemcpyDeviceToHost, st),
+        "reading the episode returns");
+  Synchronize(st, "reading the collector's statistics");
+  s.vector_steps = ctl.vector_steps;
+  s.env_steps = ctl.env_steps;
+  for (size_t i = 0; i < e; ++i) s.episodes += s.episodes_per_copy[i], s.return_sum += s.return_sum_per_copy[i];
+  return s;
+}
+
+}  // namespace dqn::cuda

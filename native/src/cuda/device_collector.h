@@ -1,0 +1,90 @@
+// The GPU collector (issue 24; DESIGN sections 1, 4 and 7): CartPole copies on the device, acted
+// on from the learner's online weights as they are on the device (no host copy, no refresh
+// interval), their n-step transitions written straight into the GPU replay at max priority. One
+// vector step is a few launches on the learner's stream (kernels/collect_launch.cuh lists them)
+// and reads nothing on the host, so a run of vector steps and training steps can be captured in
+// one CUDA graph. The rules are the host's: CartPole's step (env/cartpole_dynamics.h, bit for bit
+// with CartPoleVecEnv), the n-step rule (rules/n_step_rules.h, bit for bit with
+// NStepAccumulator), epsilon-greedy from counter-based draws (rules/act_rules.h);
+// native/test/cuda/env_cuda_tool.cpp checks each against the host step by step.
+//
+// Usage:
+//   DeviceCollector c(config, net);        // throws CudaError (out of memory, ...)
+//   c.step(learner, replay);               // queued on replay.stream(); nothing waits
+//   c.statistics();                        // the epoch boundary: synchronizes
+// Compiled only with the CUDA backend (DQN_WITH_CUDA).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/collect_launch.cuh"
+#include "model/param_layout.h"
+
+namespace dqn::cuda {
+
+class CudaLearner;
+class CudaReplay;
+
+/// What a DeviceCollector collects with (the trainer's fields of the same names).
+struct DeviceCollectorConfig {
+  int num_envs = 1;            ///< E, CartPole copies
+  uint64_t seed = 1;           ///< copy i resets from Rng(seed, 1000 + i) (CartPoleVecEnv); exploration from DrawExploration(seed, ..)
+  int max_episode_steps = 500; ///< truncation
+  int n_step = 1;
+  double gamma = 0.99;
+  double eps_start = 1.0, eps_end = 0.05;
+  int64_t eps_decay_steps = 50000;  ///< env steps (all copies)
+  int64_t learning_starts = 0;      ///< env steps with random actions first
+};
+
+class DeviceCollector {
+ public:
+  /// Allocates the copies, rings, emission and row buffers and the acting forward's activations
+  /// (one device block) and resets every copy (queued on the default stream, then waited for).
+  /// @throws std::invalid_argument unless num_envs >= 1, max_episode_steps >= 1, n_step >= 1,
+  ///         gamma in [0, 1], eps_decay_steps >= 1 and net is CartPole's (4 inputs, 2 actions);
+  ///         CudaError when the buffers do not fit ("out of memory, N GiB asked, M GiB free").
+  DeviceCollector(const DeviceCollectorConfig& config, const NetConfig& net);
+  ~DeviceCollector();
+  DeviceCollector(const DeviceCollector&) = delete;
+  DeviceCollector& operator=(const DeviceCollector&) = delete;
+
+  /// One vector step: act(), then advance().
+  void step(CudaLearner& learner, CudaReplay& replay);
+  /// The acting forward over the copies' observations (V and A into act_values()), queued on
+  /// replay.stream(), which must be the stream the learner's steps run on.
+  void act(CudaLearner& learner, CudaReplay& replay);
+  /// Epsilon-greedy actions from the last act(), the copies' step, the n-step rule, and the
+  /// counted insert of the emitted transitions, queued on replay.stream().
+  void advance(CudaReplay& replay);
+
+  /// Most transitions one vector step can emit: E n.
+  int64_t max_rows_per_step() const { return static_cast<int64_t>(config_.num_envs) * config_.n_step; }
+  const DeviceCollectorConfig& config() const { return config_; }
+  /// The device buffers (for checks that read them after synchronizing).
+  const detail::CollectView& view() const { return view_; }
+
+  /// Episode statistics summed over the copies (synchronizes: the epoch boundary).
+  struct Statistics {
+    int64_t vector_steps = 0, env_steps = 0, episodes = 0;
+    double return_sum = 0;                   ///< of the ended episodes, summed copy by copy in copy order
+    std::vector<int64_t> episodes_per_copy;  ///< [E]
+    std::vector<double> return_sum_per_copy; ///< [E]
+  };
+  Statistics statistics(const CudaReplay& replay) const;
+
+ private:
+  DeviceCollectorConfig config_;
+  std::vector<int> hidden_;
+  void* block_ = nullptr;
+  void* scan_temp_ = nullptr;
+  size_t scan_temp_bytes_ = 0;
+  detail::CollectView view_;
+  std::vector<float*> act_h_;  // the acting forward's activations, one [E x width] per layer
+  float* act_v_ = nullptr;
+  float* act_a_ = nullptr;
+};
+
+}  // namespace dqn::cuda

@@ -1,0 +1,334 @@
+// Standalone checker and benchmark of the GPU collector (cuda/device_collector.*, issue 24),
+// built by `make collect_cuda_tool` (CMake target, not built by default) and run on a GPU machine:
+//   collect_cuda_tool check   the collector against the host's collection, vector step by vector
+//                             step, on the same seeds: the acting forward's Q-values against the
+//                             CPU network's (FP32, within 1e-4 relative), every action against
+//                             the epsilon-greedy rule applied to the device's own Q-values (exact),
+//                             the next observations against CartPoleVecEnv stepped with those
+//                             actions, the emitted transitions against NStepAccumulator's (count,
+//                             order and bits), the episode statistics, and at the end the GPU
+//                             replay's slots (after wrapping), cursor, size and leaf priorities
+//                             (against a CPU replay fed the host's transitions).
+//                             One configuration trains between vector steps, so acting follows
+//                             the weights as they change on the device. Exit status 1 on any
+//                             difference.
+//   collect_cuda_tool bench   env steps per second of the collector (acting forward + step +
+//                             n-step + counted replay insert, 100 vector steps per CUDA graph) at
+//                             16, 256, 4,096 and 65,536 environments, eager parts timed alone (the
+//                             forward, the step kernel; the rest is the gather and the insert), and the
+//                             host path (CartPoleVecEnv, CPU acting forward, n-step, replay insert
+//                             from host memory) at the same sizes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "cuda/cuda_learner.h"
+#include "cuda/cuda_replay.h"
+#include "cuda/device_collector.h"
+#include "env/cartpole.h"
+#include "model/q_network.h"
+#include "replay/replay.h"
+#include "native/test/cuda/tool.h"
+#include "rules/act_rules.h"
+#include "train/n_step.h"
+#include "train/scalar_block.h"
+
+namespace {
+
+using dqn::cuda::CudaLearner;
+using dqn::cuda::CudaReplay;
+using dqn::cuda::DeviceCollector;
+
+template <typename T>
+std::vector<T> Download(const T* ptr, int64_t n, cudaStream_t s) {
+  std::vector<T> v(static_cast<size_t>(n));
+  if (n > 0) CudaOk(cudaMemcpyAsync(v.data(), ptr, static_cast<size_t>(n) * sizeof(T), cudaMemcpyDeviceToHost, s), "download");
+  CudaOk(cudaStreamSynchronize(s), "sync");
+  return v;
+}
+
+template <typename T>
+bool SameBits(const T* a, const T* b, int64_t n) {
+  return n == 0 || std::memcmp(a, b, static_cast<size_t>(n) * sizeof(T)) == 0;
+}
+
+dqn::LearnerConfig LearnerOptions(int64_t batch, dqn::Precision precision) {
+  dqn::LearnerConfig c;
+  c.batch_size = batch;
+  c.adam.lr = 1e-3;
+  c.grad_clip = 10;
+  c.target_update = dqn::TargetUpdate::kPolyak;
+  c.tau = 0.01;
+  c.q_stats_interval = 1000000;
+  c.causal_interval = 1000000;
+  c.precision = precision;
+  return c;
+}
+
+struct CheckCase {
+  int envs, n_step, limit, steps;
+  int64_t learning_starts, capacity;
+  int train_every;  ///< vector steps per training step (0: no training)
+  uint64_t seed;
+};
+
+/// The collector and the host side by side over c.steps vector steps; returns the failures counted.
+int CompareCollector(const CheckCase& c) {
+  const int before = g_failures;
+  std::printf("collector envs=%d n=%d limit=%d: %d vector steps, training every %d\n", c.envs, c.n_step, c.limit, c.steps, c.train_every);
+  const dqn::NetConfig net{4, 2, {64, 64}, true, {}};
+  CudaLearner learner(net, LearnerOptions(32, dqn::Precision::kFP32), c.seed, {});
+  dqn::ReplayConfig rc;
+  rc.capacity = c.capacity;
+  rc.state_dim = 4;
+  rc.seed = c.seed;
+  CudaReplay replay(rc, dqn::cuda::CudaReplayOptions{});
+  const std::unique_ptr<dqn::Replay> cpu_replay = dqn::MakeCpuReplay(rc);  // the reference of the leaf priorities
+  dqn::cuda::DeviceCollectorConfig dc;
+  dc.num_envs = c.envs;
+  dc.seed = c.seed;
+  dc.max_episode_steps = c.limit;
+  dc.n_step = c.n_step;
+  dc.gamma = 0.99;
+  dc.eps_start = 1.0;
+  dc.eps_end = 0.05;
+  dc.eps_decay_steps = std::max<int64_t>(1, static_cast<int64_t>(c.envs) * c.steps / 2);
+  dc.learning_starts = c.learning_starts;
+  DeviceCollector col(dc, net);
+  const cudaStream_t s = replay.stream();
+  const dqn::cuda::detail::CollectView& v = col.view();
+
+  const int e = c.envs;
+  const size_t e4 = 4 * static_cast<size_t>(e);
+  dqn::CartPoleVecEnv host(e, c.seed, c.limit);
+  dqn::NStepAccumulator acc(e, 4, c.n_step, 0.99);
+  dqn::TransitionStaging staging(4), all(4);
+  std::vector<float> obs(e4), next_obs(e4), final_obs(e4), rewards(static_cast<size_t>(e));
+  std::vector<uint8_t> term(static_cast<size_t>(e)), trunc(static_cast<size_t>(e));
+  std::vector<int64_t> episodes(static_cast<size_t>(e), 0);
+  std::vector<double> ep_return(static_cast<size_t>(e), 0), return_sum(static_cast<size_t>(e), 0);
+  host.reset(obs.data());
+  EXPECT(SameBits(obs.data(), Download(v.obs, static_cast<int64_t>(e4), s).data(), static_cast<int64_t>(e4)),
+         "envs=%d: first observations differ", e);
+  dqn::Workspace ws(learner.layout(), e);
+  dqn::ScalarBlock scalars;
+  double q_worst = 0;
+  int64_t env_steps = 0, greedy = 0, trained = 0;
+  for (int t = 0; t < c.steps && g_failures == before; ++t) {
+    // The acting forward against the CPU network with the same weights.
+    col.act(learner, replay);
+    const std::vector<float> dv = Download(v.v, e, s), da = Download(v.a, 2 * static_cast<int64_t>(e), s);
+    dqn::LearnerTensors tensors;
+    learner.save_params(tensors);
+    dqn::Forward(learner.layout(), dqn::ParamView(learner.layout(), tensors.online.data()), obs.data(), e, ws);
+    for (int i = 0; i < e; ++i) {
+      const float* ai = &da[2 * static_cast<size_t>(i)];
+      const float mean = dqn::rules::DivF(dqn::rules::AddF(ai[0], ai[1]), 2.0f);
+      for (int k = 0; k < 2; ++k) {
+        const double q = dqn::rules::DuelingQ(dv[static_cast<size_t>(i)], ai[k], mean), ref = ws.q()[2 * i + k];
+        q_worst = std::max(q_worst, std::fabs(q - ref) / (1.0 + std::fabs(ref)));
+      }
+    }
+    // The step: actions by the rule on the device's Q-values, then the host's env and n-step.
+    col.advance(replay);
+    const std::vector<int32_t> actions = Download(v.actions, e, s);
+    const double eps = dqn::rules::EpsilonAt(dc.eps_start, dc.eps_end, dc.eps_decay_steps, dc.learning_starts, env_steps);
+    for (int i = 0; i < e && g_failures == before; ++i) {
+      const dqn::rules::ExploreDraw d = dqn::rules::DrawExploration(c.seed, t, i, 2);
+      const bool explore = d.u < eps;
+      greedy += explore ? 0 : 1;
+      const int32_t want = explore ? d.random_action : dqn::rules::GreedyAction(&da[2 * static_cast<size_t>(i)], &dv[static_cast<size_t>(i)], 2);
+      EXPECT(actions[static_cast<size_t>(i)] == want, "envs=%d: copy %d at vector step %d took action %d, the rule says %d (%s)", e, i, t,
+             actions[static_cast<size_t>(i)], want, explore ? "explore" : "greedy");
+    }
+    host.step(actions.data(), next_obs.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
+    staging.clear();
+    for (int i = 0; i < e; ++i) {
+      const size_t u = static_cast<size_t>(i);
+      acc.push(i, &obs[4 * u], actions[u], rewards[u], &final_obs[4 * u], term[u] != 0, trunc[u] != 0, staging);
+      ep_return[u] += rewards[u];
+      if (term[u] || trunc[u]) ++episodes[u], return_sum[u] += ep_return[u], ep_return[u] = 0;
+    }
+    EXPECT(SameBits(next_obs.data(), Download(v.obs, static_cast<int64_t>(e4), s).data(), static_cast<int64_t>(e4)),
+           "envs=%d: next observations differ at vector step %d", e, t);
+    const int64_t rows = Download(v.row_count, 1, s)[0], want_rows = staging.count();
+    EXPECT(rows == want_rows, "envs=%d: %lld transitions emitted at vector step %d, the host's n-step rule emits %lld", e,
+           static_cast<long long>(rows), t, static_cast<long long>(want_rows));
+    if (rows == want_rows) {
+      const bool same = SameBits(staging.states().data(), Download(v.rows.states, 4 * rows, s).data(), 4 * rows) &&
+                        SameBits(staging.next_states().data(), Download(v.rows.next_states, 4 * rows, s).data(), 4 * rows) &&
+                        SameBits(staging.actions().data(), Download(v.rows.actions, rows, s).data(), rows) &&
+                        SameBits(staging.rewards().data(), Download(v.rows.rewards, rows, s).data(), rows) &&
+                        SameBits(staging.dones().data(), Download(v.rows.dones, rows, s).data(), rows) &&
+                        SameBits(staging.discounts().data(), Download(v.rows.discounts, rows, s).data(), rows);
+      EXPECT(same, "envs=%d: the transitions of vector step %d differ from the host's", e, t);
+    }
+    if (staging.count() > 0) cpu_replay->insert(staging.batch());
+    for (int64_t r = 0; r < staging.count(); ++r) {
+      const size_t u = static_cast<size_t>(r);
+      all.append(&staging.states()[4 * u], staging.actions()[u], staging.rewards()[u], &staging.next_states()[4 * u],
+                 staging.dones()[u] != 0, staging.discounts()[u]);
+    }
+    obs.swap(next_obs);
+    env_steps += e;
+    if (c.train_every > 0 && (t + 1) % c.train_every == 0 && all.count() >= 64) {
+      replay.sync_size();
+      EXPECT(learner.train(replay, scalars) == 0, "envs=%d: the training step after vector step %d raised a NaN flag", e, t);
+      ++trained;
+    }
+  }
+  EXPECT(q_worst <= 1e-4, "envs=%d: the acting forward's Q-values are %.3g (relative) from the CPU network's", e, q_worst);
+  // The episode statistics, and the replay's contents after the last vector step.
+  const DeviceCollector::Statistics st = col.statistics(replay);
+  EXPECT(st.vector_steps == c.steps && st.env_steps == env_steps, "envs=%d: counters %lld / %lld, want %d / %lld", e,
+         static_cast<long long>(st.vector_steps), static_cast<long long>(st.env_steps), c.steps, static_cast<long long>(env_steps));
+  EXPECT(st.episodes_per_copy == episodes, "envs=%d: episode counts differ from the host's", e);
+  EXPECT(SameBits(st.return_sum_per_copy.data(), return_sum.data(), e), "envs=%d: episode return sums differ from the host's", e);
+  learner.finish(scalars);
+  replay.sync_size();
+  CudaReplay::Contents got;
+  replay.download(got);
+  const int64_t total = all.count(), cap = c.capacity, size = std::min(total, cap);
+  EXPECT(got.size == size && got.cursor == total % cap, "envs=%d: replay size %lld cursor %lld, want %lld and %lld", e,
+         static_cast<long long>(got.size), static_cast<long long>(got.cursor), static_cast<long long>(size),
+         static_cast<long long>(total % cap));
+  long slot_diffs = 0;
+  for (int64_t j = 0; j < size && got.size == size; ++j) {
+    const int64_t r = total - 1 - ((total - 1 - j) % cap + cap) % cap;  // the last row written to slot j
+    const size_t u = static_cast<size_t>(r), w = static_cast<size_t>(j);
+    const bool same = SameBits(&all.states()[4 * u], &got.states[4 * w], 4) && SameBits(&all.next_states()[4 * u], &got.next_states[4 * w], 4) &&
+                      all.actions()[u] == got.actions[w] && SameBits(&all.rewards()[u], &got.rewards[w], 1) &&
+                      all.dones()[u] == got.dones[w] && SameBits(&all.discounts()[u], &got.discounts[w], 1);
+    slot_diffs += same ? 0 : 1;
+  }
+  EXPECT(slot_diffs == 0, "envs=%d: %ld replay slots differ from the host's transitions", e, slot_diffs);
+  if (c.train_every == 0 && got.size == size) {
+    // No priority update ran: every leaf is the max priority's, as the CPU replay gives it.
+    std::vector<double> want(static_cast<size_t>(size));
+    cpu_replay->leaf_priorities(want.data());
+    EXPECT(SameBits(want.data(), got.leaves.data(), size), "envs=%d: the new transitions' leaf priorities differ from the CPU replay's", e);
+  }
+  std::printf("collector envs=%-5d n=%d limit=%-3d %d vector steps, %lld greedy actions, %lld episodes, %lld transitions (replay %lld, "
+              "wrapped %s), %lld training steps, Q within %.2g: %s\n",
+              e, c.n_step, c.limit, c.steps, static_cast<long long>(greedy), static_cast<long long>(st.episodes),
+              static_cast<long long>(total), static_cast<long long>(cap), total > cap ? "yes" : "no", static_cast<long long>(trained),
+              q_worst, g_failures == before ? "bit for bit" : "DIFFERENT");
+  return g_failures - before;
+}
+
+int Check() {
+  const CheckCase cases[] = {
+      {1, 1, 500, 3000, 200, 100000, 0, 3},    {7, 3, 9, 1000, 0, 2000, 0, 11},
+      {300, 3, 500, 600, 30000, 50000, 0, 17}, {4096, 5, 40, 200, 409600, 100000, 0, 23},
+      {64, 3, 500, 1500, 2000, 20000, 4, 29},
+  };
+  for (const CheckCase& c : cases) CompareCollector(c);
+  std::printf("%s\n", g_failures == 0 ? "CHECK PASSED" : "CHECK FAILED");
+  return g_failures == 0 ? 0 : 1;
+}
+
+/// Microseconds per call of queue() over `reps` calls on s (CUDA events).
+template <typename F>
+double TimeUs(cudaStream_t s, int reps, F queue) {
+  cudaEvent_t t0, t1;
+  CudaOk(cudaEventCreate(&t0), "event");
+  CudaOk(cudaEventCreate(&t1), "event");
+  CudaOk(cudaEventRecord(t0, s), "record");
+  for (int r = 0; r < reps; ++r) queue();
+  CudaOk(cudaEventRecord(t1, s), "record");
+  CudaOk(cudaEventSynchronize(t1), "sync");
+  float ms = 0;
+  CudaOk(cudaEventElapsedTime(&ms, t0, t1), "elapsed");
+  cudaEventDestroy(t0);
+  cudaEventDestroy(t1);
+  return 1e3 * ms / reps;
+}
+
+int Bench() {
+  const dqn::NetConfig net{4, 2, {128, 128}, true, {}};  // the cartpole preset's network
+  std::printf("%-6s %-8s %12s %12s %12s %12s %14s\n", "envs", "path", "us/vstep", "forward", "step", "gather+ins", "env steps/s");
+  for (const int e : {16, 256, 4096, 65536}) {
+    CudaLearner learner(net, LearnerOptions(256, dqn::Precision::kTF32), 1, {});
+    dqn::ReplayConfig rc;
+    rc.capacity = 1000000;
+    rc.state_dim = 4;
+    CudaReplay replay(rc, dqn::cuda::CudaReplayOptions{});
+    dqn::cuda::DeviceCollectorConfig dc;
+    dc.num_envs = e;
+    dc.n_step = 3;
+    dc.eps_start = 0.05, dc.eps_end = 0.05, dc.eps_decay_steps = 1;
+    DeviceCollector col(dc, net);
+    const cudaStream_t s = replay.stream();
+    for (int w = 0; w < 20; ++w) col.step(learner, replay);
+    const int reps = 200;
+    const double forward = TimeUs(s, reps, [&] { col.act(learner, replay); });
+    const double step_only = TimeUs(s, reps, [&] { CudaOk(dqn::cuda::detail::LaunchCollectStep(col.view(), s), "step"); });
+    const double whole_eager = TimeUs(s, reps, [&] { col.step(learner, replay); });
+    // 100 vector steps in one graph, replayed.
+    const int per_graph = 100;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CudaOk(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
+    for (int k = 0; k < per_graph; ++k) col.step(learner, replay);
+    CudaOk(cudaStreamEndCapture(s, &graph), "end capture");
+    CudaOk(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+    CudaOk(cudaGraphLaunch(exec, s), "warm-up launch");
+    const double graph_us = TimeUs(s, 5, [&] { CudaOk(cudaGraphLaunch(exec, s), "launch"); }) / per_graph;
+    const double gather_insert = whole_eager - forward - step_only;
+    std::printf("%-6d %-8s %12.2f %12.2f %12.2f %12.2f %14.4g\n", e, "device", graph_us, forward, step_only, gather_insert, 1e6 * e / graph_us);
+    std::printf("JSON {\"bench\":\"collect\",\"path\":\"device\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"eager_us\":%.3f,"
+                "\"forward_us\":%.3f,\"step_us\":%.3f,\"env_steps_per_s\":%.6g}\n",
+                e, graph_us, whole_eager, forward, step_only, 1e6 * e / graph_us);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+
+    // The host path: CPU environments, the CPU acting forward on a host copy of the weights,
+    // the n-step rule, and the replay's insert from host memory.
+    dqn::CartPoleVecEnv host(e, 1, 500);
+    dqn::NStepAccumulator acc(e, 4, 3, 0.99);
+    dqn::TransitionStaging staging(4);
+    dqn::LearnerTensors tensors;
+    learner.save_params(tensors);
+    const dqn::ParamView view(learner.layout(), tensors.online.data());
+    dqn::Workspace ws(learner.layout(), std::min(e, 4096));
+    const size_t e4 = 4 * static_cast<size_t>(e);
+    std::vector<float> obs(e4), next_obs(e4), final_obs(e4), rewards(static_cast<size_t>(e));
+    std::vector<uint8_t> term(static_cast<size_t>(e)), trunc(static_cast<size_t>(e));
+    std::vector<int32_t> actions(static_cast<size_t>(e));
+    host.reset(obs.data());
+    const int host_steps = e >= 65536 ? 5 : e >= 4096 ? 20 : 200;
+    double forward_s = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int t = 0; t < host_steps; ++t) {
+      const auto f0 = std::chrono::steady_clock::now();
+      dqn::GreedyActions(learner.layout(), view, obs.data(), e, ws, actions.data());
+      forward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+      host.step(actions.data(), next_obs.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
+      staging.clear();
+      for (int i = 0; i < e; ++i) {
+        const size_t u = static_cast<size_t>(i);
+        acc.push(i, &obs[4 * u], actions[u], rewards[u], &final_obs[4 * u], term[u] != 0, trunc[u] != 0, staging);
+      }
+      replay.insert(staging.batch());
+      obs.swap(next_obs);
+    }
+    replay.synchronize();
+    const double host_us = 1e6 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / host_steps;
+    std::printf("%-6d %-8s %12.2f %12.2f %12s %12s %14.4g\n", e, "host", host_us, 1e6 * forward_s / host_steps, "", "", 1e6 * e / host_us);
+    std::printf("JSON {\"bench\":\"collect\",\"path\":\"host\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"forward_us\":%.3f,"
+                "\"env_steps_per_s\":%.6g}\n",
+                e, host_us, 1e6 * forward_s / host_steps, 1e6 * e / host_us);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}}); }
