@@ -15,6 +15,8 @@
 //   l.insert(replay, transitions);
 //   l.train(replay, scalars);   // queued; scalars arrive in l.host_block()
 //   l.finish(scalars);          // the epoch boundary's sync
+// A learner that trained on a GPU replay queues its work on the replay's stream and waits for it
+// when destroyed: destroy it before that replay (the Trainer's members are declared in that order).
 // Compiled only with the CUDA backend (DQN_WITH_CUDA).
 #pragma once
 #include <cuda_runtime.h>
