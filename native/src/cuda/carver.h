@@ -45,6 +45,19 @@ void CarveBatch(Carver& c, Batch& v, int64_t b, int64_t state_dim) {
   v.discounts = c.take<float>(b);
 }
 
+/// Carves the six arrays of `rows` transitions (any struct with these field names: an insert's
+/// rows, the collector's rows, the replay's staging) in one order for every caller: states and
+/// next_states [rows x state_dim] f32, actions i32, rewards f32, discounts f32, dones u8.
+template <typename Rows>
+void CarveTransitions(Carver& c, Rows& v, int64_t rows, int64_t state_dim) {
+  v.states = c.take<float>(rows * state_dim);
+  v.next_states = c.take<float>(rows * state_dim);
+  v.actions = c.take<int32_t>(rows);
+  v.rewards = c.take<float>(rows);
+  v.discounts = c.take<float>(rows);
+  v.dones = c.take<uint8_t>(rows);
+}
+
 /// "3.80": bytes in GiB with two decimals.
 inline std::string GiB(size_t bytes) {
   char buf[32];

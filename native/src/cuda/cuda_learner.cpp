@@ -734,12 +734,7 @@ void CudaLearner::insert(Replay& replay, const TransitionBatch& batch) {
     const int64_t n = batch.count, d = layout_.config().state_dim;
     dqn::detail::ValidateTransitionBatch(batch, static_cast<int>(d));
     auto carve = [&](Carver& c, detail::InsertView& v) {
-      v.states = c.take<float>(insert_rows_ * d);
-      v.next_states = c.take<float>(insert_rows_ * d);
-      v.actions = c.take<int32_t>(insert_rows_);
-      v.rewards = c.take<float>(insert_rows_);
-      v.discounts = c.take<float>(insert_rows_);
-      v.dones = c.take<uint8_t>(insert_rows_);
+      CarveTransitions(c, v, insert_rows_, d);
       return c.used();
     };
     detail::InsertView host, dev;

@@ -189,12 +189,7 @@ void CudaReplay::ensure_stage(int64_t rows, int64_t updates) {
 
 CudaReplay::Stage CudaReplay::stage_layout(Carver& c) const {
   Stage st;
-  st.states = c.take<float>(stage_rows_ * config_.state_dim);
-  st.next_states = c.take<float>(stage_rows_ * config_.state_dim);
-  st.actions = c.take<int32_t>(stage_rows_);
-  st.rewards = c.take<float>(stage_rows_);
-  st.discounts = c.take<float>(stage_rows_);
-  st.dones = c.take<uint8_t>(stage_rows_);
+  CarveTransitions(c, st, stage_rows_, config_.state_dim);
   st.indices = c.take<int32_t>(stage_updates_);
   st.generations = c.take<uint32_t>(stage_updates_);
   st.td_errors = c.take<float>(stage_updates_);

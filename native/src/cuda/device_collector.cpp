@@ -14,19 +14,6 @@
 
 namespace dqn::cuda {
 
-namespace {
-
-void CarveRows(Carver& c, detail::TransitionRows& r, int64_t rows, int d) {
-  r.states = c.take<float>(rows * d);
-  r.next_states = c.take<float>(rows * d);
-  r.actions = c.take<int32_t>(rows);
-  r.rewards = c.take<float>(rows);
-  r.dones = c.take<uint8_t>(rows);
-  r.discounts = c.take<float>(rows);
-}
-
-}  // namespace
-
 DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetConfig& net)
     : config_(config), hidden_(net.hidden) {
   const DeviceCollectorConfig& k = config;
@@ -50,10 +37,10 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
     v.ring_rewards = c.take<float>(rows);
     v.ring_head = c.take<int32_t>(e);
     v.ring_count = c.take<int32_t>(e);
-    CarveRows(c, v.emit, rows, static_cast<int>(d));
+    CarveTransitions(c, v.emit, rows, d);
     v.emit_count = c.take<int32_t>(e);
     v.emit_offset = c.take<int32_t>(e);
-    CarveRows(c, v.rows, rows, static_cast<int>(d));
+    CarveTransitions(c, v.rows, rows, d);
     v.row_count = c.take<int64_t>(1);
     v.actions = c.take<int32_t>(e);
     v.ep_return = c.take<double>(e);
