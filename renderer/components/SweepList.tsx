@@ -6,13 +6,17 @@ import { useShallow } from 'zustand/react/shallow';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { listingText } from '../sweep-view.ts';
+import { pollWhile, SWEEP_POLL_MS } from '../lib/poll.ts';
 
-/** The Sweeps panel: asks for the list whenever the host connection opens, and on Refresh. */
+/** The Sweeps panel: asks for the list whenever the host connection opens, on Refresh, and every few seconds while a sweep runs. */
 export function SweepList({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
   const { sweeps, connection, opened } = useStore(dashboard.store, useShallow((s) => ({ sweeps: s.sweeps, connection: s.connection, opened: s.sweep?.name })));
   useEffect(() => {
     if (connection === 'open') send(() => transport.send({ type: 'listSweeps' }));
   }, [connection, transport, send]);
+  // While a listed sweep runs, the list (trials done, best so far) is asked for again.
+  const anyRunning = connection === 'open' && sweeps.some((s) => s.state === 'running');
+  useEffect(() => pollWhile(anyRunning, SWEEP_POLL_MS, () => send(() => transport.send({ type: 'listSweeps' }))), [anyRunning, transport, send]);
   return (
     <section className="panel" aria-labelledby="sweeps-title">
       <div className="panel-head">

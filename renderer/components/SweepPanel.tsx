@@ -1,14 +1,19 @@
 // The opened sweep (issue 25 item 3): its trials, ranked on the validation figure (mean ± the
 // half-width of its 95% Student-t interval over seeds, with n), the best marked, the top trial's
 // test-span figure once evaluated; a trial opens on the charts (its seed group, or its one run).
+import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { sweepRows } from '../sweep-view.ts';
+import { pollWhile, SWEEP_POLL_MS } from '../lib/poll.ts';
 
 /** The Sweep view's table; nothing until a sweep is opened from the Sweeps list. */
 export function SweepPanel({ dashboard, transport, send }: { dashboard: Dashboard; transport: Transport; send: (f: () => void) => void }) {
   const sweep = useStore(dashboard.store, (s) => s.sweep);
+  // A running sweep's table is asked for again every few seconds (its trials go on).
+  const running = sweep?.state === 'running' ? sweep.name : undefined;
+  useEffect(() => pollWhile(running !== undefined, SWEEP_POLL_MS, () => send(() => transport.send({ type: 'openSweep', name: running! }))), [running, transport, send]);
   if (!sweep) return null;
   const rows = sweepRows(sweep);
   const goal = sweep.goal === 'max' ? 'higher is better' : 'lower is better';
@@ -17,6 +22,7 @@ export function SweepPanel({ dashboard, transport, send }: { dashboard: Dashboar
       <div className="panel-head">
         <h2>
           Sweep <code>{sweep.name}</code>: {sweep.state}
+          {sweep.state === 'running' && <span className="muted"> (refreshes every {SWEEP_POLL_MS / 1000} s)</span>}
         </h2>
         <span>
           <button type="button" onClick={() => send(() => transport.send({ type: 'openSweep', name: sweep.name }))}>
