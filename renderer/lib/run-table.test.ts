@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunSummary } from '../../common/protocol.ts';
-import { runMeta, runTable, runTitle, TABLE_COLUMNS, wallText } from './run-table.ts';
+import { evalReturnText, runMeta, runTable, runTitle, TABLE_COLUMNS, wallText } from './run-table.ts';
 
 const run = (name: string, extra: Partial<RunSummary>): RunSummary => ({ runDir: `/runs/${name}`, name, createdMs: 0, env: 'cartpole', epochs: 1, lastStep: 1, ...extra });
 const runs = [
@@ -31,4 +31,10 @@ test('a row shows the run\'s name without its folder stamp and three results as 
     { key: 'wallS', text: '30 s' },
     { key: 'backend', text: 'cpu' },
   ]);
+});
+
+test("the eval return carries its unit where it has one: a trading run's summed rewards in basis points, CartPole's as the episode's reward", () => {
+  assert.equal(evalReturnText(run('t', { env: 'trading', lastEvalReturn: 3770.804 })), '3770.8 bp');
+  assert.equal(evalReturnText(run('c', { lastEvalReturn: 480 })), '480.0');
+  assert.equal(evalReturnText(run('n', { env: 'trading' })), '–', 'no evaluation yet: no unit either');
 });

@@ -25,13 +25,23 @@ export function wallText(s: number | undefined): string {
   return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
+/**
+ * The last epoch's evaluation return with its unit where it has one: a trading run's return is
+ * the summed step rewards in basis points of equity ("3770.8 bp"), CartPole's the episode's
+ * reward (steps balanced), so a table of both kinds never shows two units as one.
+ */
+export function evalReturnText(r: RunSummary): string {
+  if (r.lastEvalReturn === undefined) return '–';
+  return r.env === 'trading' ? `${r.lastEvalReturn.toFixed(1)} bp` : r.lastEvalReturn.toFixed(1);
+}
+
 export const RUN_COLUMNS: RunColumn[] = [
   { key: 'name', label: 'Run', text: (r) => r.name, value: (r) => r.name },
   { key: 'env', label: 'Env', text: (r) => r.env, value: (r) => r.env },
   { key: 'state', label: 'State', text: (r) => r.state ?? '–', value: (r) => r.state },
   { key: 'epochs', label: 'Epochs', text: (r) => `${r.epochs} epoch${r.epochs === 1 ? '' : 's'}`, value: (r) => r.epochs },
   { key: 'finalLoss', label: 'Final loss', text: (r) => (r.finalLoss === undefined ? '–' : r.finalLoss.toPrecision(3)), value: (r) => r.finalLoss },
-  { key: 'lastEvalReturn', label: 'Eval return', text: (r) => num(r.lastEvalReturn, 1), value: (r) => r.lastEvalReturn },
+  { key: 'lastEvalReturn', label: 'Eval return', text: evalReturnText, value: (r) => r.lastEvalReturn },
   { key: 'stepsPerSec', label: 'Steps/s', text: (r) => num(r.stepsPerSec, 0), value: (r) => r.stepsPerSec },
   { key: 'wallS', label: 'Wall', text: (r) => wallText(r.wallS), value: (r) => r.wallS },
   { key: 'backend', label: 'Backend', text: (r) => r.backend ?? '–', value: (r) => r.backend },
