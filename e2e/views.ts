@@ -118,6 +118,18 @@ export async function overlaysAndDiff(page: Page, runs: { name: string; lr: stri
   const lrRow = diff.locator('tbody tr', { has: page.locator('th code', { hasText: /^optim\.lr$/ }) });
   assert.deepEqual(await lrRow.locator('td').allTextContents(), [live.lr, ...runs.map((r) => r.lr)]);
   await shot(page, 'overlays-config-diff.png', undefined, true);
+  // Three runs fit the side panel at 1280 px too (about 400 px wide): every column lies inside
+  // the diff's box, none off to the right.
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 1280, height: size.height });
+  await diff.scrollIntoViewIfNeeded();
+  const box = (await diff.boundingBox())!;
+  for (const cell of await diff.locator('thead th, tbody tr:first-child > *').all()) {
+    const b = (await cell.boundingBox())!;
+    assert.ok(b.x + b.width <= box.x + box.width + 0.5, `'${await cell.textContent()}' ends at x ${(b.x + b.width).toFixed(0)}, past the diff's right edge ${(box.x + box.width).toFixed(0)} (the diff is ${box.width.toFixed(0)} px wide)`);
+  }
+  await shot(page, 'overlays-config-diff-1280.png', undefined, true);
+  await page.setViewportSize(size);
 
   // Open the first overlaid run: the charts show it, and it is not drawn over itself.
   await table.getByRole('button', { name: `Open ${runs[0]!.name}`, exact: true }).click();

@@ -29,7 +29,8 @@ export function ConfigCompare({ runs }: { runs: readonly ComparedRun[] }) {
         <p className="muted">the same config (names aside)</p>
       ) : (
         <div className="runs-scroll">
-          <table className="runs config-diff">
+          {/* The columns share the panel's width (values wrap); past a few runs a minimum width keeps them legible and the panel scrolls. */}
+          <table className="runs config-diff" style={{ minWidth: `${9 + 6 * runs.length}em` }}>
             <thead>
               <tr>
                 <th scope="col">field</th>
