@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { contrast } from '../renderer/lib/color.ts';
 import { SERIES_COLORS } from '../renderer/lib/palette.ts';
+import { runTitle } from '../renderer/lib/run-table.ts';
 import { ink, THEMES, type ThemeName } from '../renderer/lib/theme.ts';
 import { RESULTS, stop, waitForPoints, waitForState } from './flow.ts';
 
@@ -129,6 +130,11 @@ export async function overlaysAndDiff(page: Page, runs: { name: string; lr: stri
     assert.ok(b.x + b.width <= box.x + box.width + 0.5, `'${await cell.textContent()}' ends at x ${(b.x + b.width).toFixed(0)}, past the diff's right edge ${(box.x + box.width).toFixed(0)} (the diff is ${box.width.toFixed(0)} px wide)`);
   }
   await shot(page, 'overlays-config-diff-1280.png', undefined, true);
+  // The preset box names the live run's config without its date stamp (it fits at 1280 px), the
+  // full folder name in its tooltip.
+  const preset = page.getByRole('combobox', { name: 'Preset' });
+  assert.equal(await preset.locator('option').first().textContent(), `load a preset… (now: ${runTitle(live.name)})`);
+  assert.equal(await preset.getAttribute('title'), `the config was loaded from ${live.name}`);
   await page.setViewportSize(size);
 
   // Open the first overlaid run: the charts show it, and it is not drawn over itself.

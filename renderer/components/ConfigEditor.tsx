@@ -6,6 +6,7 @@ import type { RunConfigInput } from '../../common/config.ts';
 import type { Preset } from '../../common/protocol.ts';
 import { configDiff, editorRows, fieldText, getAt, parseFieldText, setAt, variantDefaults, type EditorRow, type FieldSpec } from '../config/fields.ts';
 import { memoryEstimateText } from '../config/memory.ts';
+import { runTitle } from '../lib/run-table.ts';
 
 export interface EditorState {
   draft: Record<string, unknown>;
@@ -85,12 +86,13 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
             aria-label="Preset"
             value=""
             disabled={disabled}
+            title={`the config was loaded from ${editor.baseName}`}
             onChange={(e) => {
               const p = presets.find((x) => `${x.source}:${x.name}` === e.target.value);
               if (p) onLoadPreset(p);
             }}
           >
-            <option value="">load a preset… (now: {editor.baseName})</option>
+            <option value="">load a preset… (now: {runTitle(editor.baseName)})</option>
             {presets.map((p) => (
               <option key={`${p.source}:${p.name}`} value={`${p.source}:${p.name}`}>
                 {p.name} ({p.source})
