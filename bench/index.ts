@@ -1,6 +1,7 @@
 // Benchmark dispatcher: `npm run bench -- <name> [options]` runs bench/<name>.ts. Each bench
 // module exports `run(args)` and a one-line `summary`; register new ones in BENCHES below.
 // No timing assertions live in tests: speed is measured here and logged in bench/RESULTS.md.
+import * as collect from './collect.ts';
 import * as dashboard from './dashboard.ts';
 import * as replay from './replay.ts';
 import * as step from './step.ts';
@@ -14,7 +15,7 @@ export interface Bench {
   run(args: string[]): Promise<void> | void;
 }
 
-const BENCHES: Record<string, Bench> = { replay, train, step, dashboard };
+const BENCHES: Record<string, Bench> = { replay, train, step, collect, dashboard };
 
 function usage(): string {
   const lines = Object.entries(BENCHES).map(([name, b]) => `  ${name.padEnd(12)} ${b.summary}`);

@@ -6,11 +6,8 @@
 // graph-replayed, through the standalone tool native/test/cuda/learner_cuda_tool.cpp (built here
 // with CMake when missing; it needs nvcc and runs only where a GPU is). The PyTorch rows of the
 // same workload come from bench/torch_dqn_step.py; bench/cuda-device.sh runs both on the H200.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { REPO_ROOT } from '../main/trainer/paths.ts';
 import { HeadsSchema } from '../common/config.ts';
+import { runCudaTool } from './cuda-tool.ts';
 import { learnerStepsPerSecond } from './train.ts';
 
 /** The head configurations the CPU rows cover (issue 23 item 8), each timed over `steps` steps. */
@@ -49,12 +46,5 @@ export function run(args: string[]): void {
     }
     return;
   }
-  const build = resolve(REPO_ROOT, 'build', 'native');
-  const tool = resolve(build, 'learner_cuda_tool');
-  if (!existsSync(tool)) {
-    const made = spawnSync('cmake', ['--build', build, '--target', 'learner_cuda_tool'], { stdio: 'inherit' });
-    if (made.status !== 0) throw new Error(`could not build ${tool} (it needs nvcc and a configured build/native: npm install)`);
-  }
-  const r = spawnSync(tool, ['bench'], { stdio: 'inherit' });
-  if (r.status !== 0) throw new Error(`learner_cuda_tool bench exited with ${r.status} (it needs a CUDA GPU)`);
+  runCudaTool('learner_cuda_tool', ['bench']);
 }
