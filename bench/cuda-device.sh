@@ -10,7 +10,7 @@
 #   The device tool brings back only a few files of its $OUT: point OUT elsewhere and end with
 #   the pack step, e.g.  OUT=/tmp/o PACK=$OUT/logs.tgz bash bench/cuda-device.sh build learner-check pack
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
-#   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-epoch learner-profile learner-tests
+#   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-group-profile learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
 #   collector steps: env-check (device CartPole against the host's, bit for bit) env-bench
 #                    collect-check (the GPU collector against the host's collection) collect-bench jax-collect
@@ -122,6 +122,9 @@ for s in "$@"; do
     learner-profile)
       step learner-profile
       ./build/native/learner_cuda_tool profile 2>&1 | tee "$OUT/learner-profile.log" ;;
+    learner-group-profile)
+      step learner-group-profile
+      ./build/native/learner_cuda_tool group-profile 2>&1 | tee "$OUT/learner-group-profile.log" ;;
     learner-ncu)
       # Nsight Compute on one eager step's learner kernel (B = 256, TF32): duration, clocks,
       # occupancy and warp stalls, and the source page (SASS, per-instruction stall samples) as CSV.

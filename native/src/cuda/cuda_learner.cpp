@@ -336,12 +336,22 @@ void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<Ph
   float ms[3] = {};
   for (int i = 0; i < 3; ++i) Check(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]), "reading a profiling event");
   for (cudaEvent_t e : ev) cudaEventDestroy(e);
+  ++steps_;
+  summarize_profile(pr, ms, phases_us, per_phase);
+}
+
+uint64_t* CudaLearner::phase_stamps() const { return buf_->stamps; }
+uint64_t* CudaLearner::tile_stamps() const { return buf_->tile_stamps; }
+
+void CudaLearner::summarize_profile(const CoreProgram& pr, const float (&ms)[3], double* phases_us,
+                                    std::vector<PhaseProfile>* per_phase) const {
+  Buffers& B = *buf_;
+  const size_t tile_stamp_bytes = sizeof(uint64_t) * static_cast<size_t>(detail::TileStamp(pr.phases, 0, core_blocks_));
   const int blocks = core_blocks_;
   std::vector<uint64_t> stamps(static_cast<size_t>(detail::StampCount(pr.phases, blocks)));
   copy_now(stamps.data(), B.stamps, sizeof(uint64_t) * stamps.size(), "reading the phase times");
   std::vector<uint64_t> tile_stamps(tile_stamp_bytes / sizeof(uint64_t));
   copy_now(tile_stamps.data(), B.tile_stamps, tile_stamp_bytes, "reading the tile times");
-  ++steps_;
   if (!phases_us) return;
   const auto at = [&](int ph, int b, int what) { return 1e-3 * static_cast<double>(stamps[detail::Stamp(ph, b, what, blocks)]); };
   if (per_phase) {

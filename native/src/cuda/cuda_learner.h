@@ -154,6 +154,13 @@ class CudaLearner final : public Learner {
   void add_forward(detail::CoreProgram& pr, const Pass& on, const Pass* tg) const;
   void add_backward(detail::CoreProgram& pr) const;
   void build_step(cudaStream_t s, const detail::ReplayView* replay);
+  /// profile_step's figures from its events' times ms (sample, kernel, update) and the phase and
+  /// tile stamps the program `pr` left in this learner's buffers (reads them: synchronizes).
+  void summarize_profile(const detail::CoreProgram& pr, const float (&ms)[3], double* phases_us,
+                         std::vector<PhaseProfile>* per_phase) const;
+  /// The device buffers profile_step's program writes its phase and tile stamps into.
+  uint64_t* phase_stamps() const;
+  uint64_t* tile_stamps() const;
   void launch_core(const detail::CoreProgram& pr, cudaStream_t s, const char* what);
   detail::TdLossArgs loss_args() const;  // the loss phase's view of the buffers
   void launch_probe(cudaStream_t s);

@@ -98,12 +98,17 @@ void CudaLearnerGroup::fan_out(const std::vector<CudaReplay*>& replays, Op op) {
   }
 }
 
-void CudaLearnerGroup::queue(const std::vector<CudaReplay*>& replays) {
-  CudaLearner& lead = *members_[0];
-  detail::CoreProgram pr = lead.step_program(&replays[0]->view(), nullptr);
+detail::CoreProgram CudaLearnerGroup::group_program(const std::vector<CudaReplay*>& replays, uint64_t* stamps) const {
+  detail::CoreProgram pr = members_[0]->step_program(&replays[0]->view(), stamps);
   pr.group.count = size();
   pr.group.stride = arena_->stride();
   for (int s = 0; s < size(); ++s) pr.group.per[s] = detail::MakePerView(replays[static_cast<size_t>(s)]->view());
+  return pr;
+}
+
+void CudaLearnerGroup::queue(const std::vector<CudaReplay*>& replays) {
+  CudaLearner& lead = *members_[0];
+  const detail::CoreProgram pr = group_program(replays, nullptr);
   for (int k = 0; k < config_.steps_per_launch; ++k) {
     fan_out(replays, [&](size_t s) { members_[s]->sample_into(*replays[s]); });
     lead.launch_core(pr, stream_, "launching the seed group's learner step");
@@ -112,30 +117,42 @@ void CudaLearnerGroup::queue(const std::vector<CudaReplay*>& replays) {
   for (auto& m : members_) m->queue_scalars(stream_);
 }
 
+void CudaLearnerGroup::check_replays(const std::vector<CudaReplay*>& replays) const {
+  if (replays.size() != members_.size())
+    throw std::invalid_argument("the seed group has " + std::to_string(size()) + " members but was given " +
+                                std::to_string(replays.size()) + " replays");
+  for (size_t s = 0; s < replays.size(); ++s) {
+    if (!replays[s]) throw std::invalid_argument("member " + std::to_string(s) + " has no GPU replay");
+    if (std::count(replays.begin(), replays.end(), replays[s]) > 1)
+      throw std::invalid_argument("members of a seed group need a replay each (member " + std::to_string(s) + "'s is shared)");
+  }
+}
+
+// Between steps each member's inserts queue on its replay's stream, which a graph launched on the
+// group's stream does not order: the step waits for them, and later inserts wait for it.
+void CudaLearnerGroup::order_inserts_before(const std::vector<CudaReplay*>& replays) {
+  for (size_t s = 0; s < replays.size(); ++s) {
+    Check(cudaEventRecord(join_[s], replays[s]->stream()), "ordering the seed group's step after the inserts");
+    Check(cudaStreamWaitEvent(stream_, join_[s], 0), "ordering the seed group's step after the inserts");
+  }
+}
+
+void CudaLearnerGroup::order_inserts_after(const std::vector<CudaReplay*>& replays) {
+  Check(cudaEventRecord(fork_, stream_), "ordering the inserts after the seed group's step");
+  for (CudaReplay* r : replays) Check(cudaStreamWaitEvent(r->stream(), fork_, 0), "ordering the inserts after the seed group's step");
+}
+
 void CudaLearnerGroup::train(const std::vector<CudaReplay*>& replays) {
   CudaLearner::guarded([&] {
-    if (replays.size() != members_.size())
-      throw std::invalid_argument("the seed group has " + std::to_string(size()) + " members but was given " +
-                                  std::to_string(replays.size()) + " replays");
-    for (size_t s = 0; s < replays.size(); ++s) {
-      if (!replays[s]) throw std::invalid_argument("member " + std::to_string(s) + " has no GPU replay");
-      if (std::count(replays.begin(), replays.end(), replays[s]) > 1)
-        throw std::invalid_argument("members of a seed group need a replay each (member " + std::to_string(s) + "'s is shared)");
-    }
+    check_replays(replays);
     // The first launch runs eagerly (a failing kernel shows outside any capture); rank-based
     // sampling re-sorts on a host schedule, so it is never captured.
     const bool graph = launches_ > 0 && replays[0]->view().sampler != detail::SamplerKind::kRank;
     if (exec_ && exec_replays_ != replays) cudaGraphExecDestroy(exec_), exec_ = nullptr;
     exec_replays_ = replays;
-    // Between steps each member's inserts queue on its replay's stream, which a graph launched on
-    // the group's stream does not order: the step waits for them, and later inserts wait for it.
-    for (size_t s = 0; s < replays.size(); ++s) {
-      Check(cudaEventRecord(join_[s], replays[s]->stream()), "ordering the seed group's step after the inserts");
-      Check(cudaStreamWaitEvent(stream_, join_[s], 0), "ordering the seed group's step after the inserts");
-    }
+    order_inserts_before(replays);
     members_[0]->run(stream_, graph, &exec_, "launching the seed group's step graph", [&] { queue(replays); });
-    Check(cudaEventRecord(fork_, stream_), "ordering the inserts after the seed group's step");
-    for (CudaReplay* r : replays) Check(cudaStreamWaitEvent(r->stream(), fork_, 0), "ordering the inserts after the seed group's step");
+    order_inserts_after(replays);
     ++launches_;
     for (auto& m : members_) {
       m->work_stream_ = stream_;
@@ -143,6 +160,36 @@ void CudaLearnerGroup::train(const std::vector<CudaReplay*>& replays) {
       m->steps_ += config_.steps_per_launch;
       m->after_launch(stream_);
     }
+  });
+}
+
+void CudaLearnerGroup::profile_step(const std::vector<CudaReplay*>& replays, double* phases_us, std::vector<PhaseProfile>* per_phase) {
+  CudaLearner::guarded([&] {
+    check_replays(replays);
+    if (config_.steps_per_launch != 1)
+      throw std::invalid_argument("profiling a seed group's step needs steps_per_launch 1, got " + std::to_string(config_.steps_per_launch));
+    CudaLearner& lead = *members_[0];
+    order_inserts_before(replays);
+    cudaEvent_t ev[4];
+    for (cudaEvent_t& e : ev) Check(cudaEventCreate(&e), "creating a profiling event");
+    Check(cudaEventRecord(ev[0], stream_), "recording an event");
+    fan_out(replays, [&](size_t s) { members_[s]->sample_into(*replays[s]); });
+    Check(cudaEventRecord(ev[1], stream_), "recording an event");
+    detail::CoreProgram pr = group_program(replays, lead.phase_stamps());
+    pr.tile_stamps = lead.tile_stamps();
+    const size_t tile_stamp_bytes = sizeof(uint64_t) * static_cast<size_t>(detail::TileStamp(pr.phases, 0, lead.core_blocks_));
+    Check(cudaMemsetAsync(pr.tile_stamps, 0, tile_stamp_bytes, stream_), "clearing the tile stamps");
+    lead.launch_core(pr, stream_, "launching the seed group's learner step");
+    Check(cudaEventRecord(ev[2], stream_), "recording an event");
+    fan_out(replays, [&](size_t s) { members_[s]->update_from(*replays[s]); });
+    Check(cudaEventRecord(ev[3], stream_), "recording an event");
+    Synchronize(stream_, "profiling the seed group's step");
+    float ms[3] = {};
+    for (int i = 0; i < 3; ++i) Check(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]), "reading a profiling event");
+    for (cudaEvent_t e : ev) cudaEventDestroy(e);
+    order_inserts_after(replays);
+    for (auto& m : members_) m->work_stream_ = stream_, ++m->steps_;
+    lead.summarize_profile(pr, ms, phases_us, per_phase);
   });
 }
 

@@ -51,11 +51,27 @@ class CudaLearnerGroup {
   void train(const std::vector<CudaReplay*>& replays);
   /// Waits for every queued step; returns the OR of the members' NaN flags.
   uint32_t finish();
+  /// One eager step of every member (as train() with steps_per_launch 1), timed as
+  /// CudaLearner::profile_step times one learner's: CUDA events around the members' samples, the
+  /// one learner launch and the members' updates, the kernel's phases from the lead member's
+  /// stamps. Adds each part's µs to phases_us[7] (sample, forward, loss, backward, optimizer,
+  /// update, launch and drain) and each phase's to per_phase when given. Synchronizes
+  /// (profiling only). @throws std::invalid_argument as train() does, or when steps_per_launch
+  /// is not 1; CudaError when a launch fails.
+  void profile_step(const std::vector<CudaReplay*>& replays, double* phases_us, std::vector<PhaseProfile>* per_phase = nullptr);
 
  private:
   class Arena;
   void release();  // frees every CUDA resource (idempotent)
   void queue(const std::vector<CudaReplay*>& replays);
+  /// @throws std::invalid_argument unless replays holds one GPU replay per member, none shared.
+  void check_replays(const std::vector<CudaReplay*>& replays) const;
+  /// The lead member's step program for the whole group (stamps: profiling, or null).
+  detail::CoreProgram group_program(const std::vector<CudaReplay*>& replays, uint64_t* stamps) const;
+  /// Orders the group's next step after the members' queued inserts (before), or their next
+  /// inserts after the group's step (after).
+  void order_inserts_before(const std::vector<CudaReplay*>& replays);
+  void order_inserts_after(const std::vector<CudaReplay*>& replays);
   /// Runs op(s) for every member s, whose launches go to its replay's stream: the members side
   /// by side, after what is queued on the group's stream so far, which then waits for them all.
   template <typename Op>

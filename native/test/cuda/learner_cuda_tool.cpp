@@ -19,6 +19,7 @@
 //                              sample, the learner kernel and the update; the global timer at
 //                              each of the kernel's phase barriers (forward, loss, backward,
 //                              optimizer) and its launch and drain outside them.
+//   learner_cuda_tool group-profile  the same for seed groups of 1 to 16 learners (one launch).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -687,6 +688,28 @@ int Epoch() {
   return 0;
 }
 
+/// Prints the means over `iters` profiled steps: the parts of a step (us[7], as profile_step
+/// adds them) and each phase's times.
+void PrintProfile(const std::string& label, double (&us)[7], const std::vector<dqn::cuda::PhaseProfile>& per_phase, int iters) {
+  double total = 0;
+  for (double& x : us) total += x /= iters;
+  std::printf("profile %s, us per step: sample %.2f forward %.2f loss %.2f backward %.2f optimizer %.2f "
+              "update %.2f launch+drain %.2f total %.2f\n",
+              label.c_str(), us[0], us[1], us[2], us[3], us[4], us[5], us[6], total);
+  std::printf("  per phase, us: total (block 0, start to next start) = busiest block's work + barrier (last arrival to first release) + the rest\n");
+  for (size_t k = 0; k < per_phase.size(); ++k) {
+    const dqn::cuda::PhaseProfile& f = per_phase[k];
+    std::printf("    phase %zu: total %.2f  work max %.2f (mean over blocks %.2f)  barrier %.2f\n", k, f.total_us / iters,
+                f.work_max_us / iters, f.work_mean_us / iters, f.barrier_us / iters);
+    if (f.tile_steps > 0) {
+      const double n = f.tile_steps;
+      std::printf("      busiest block's tile (%d of %d steps): lead %.2f, first chunk %.2f, K loop %.2f, epilogue %.2f, tail %.2f\n",
+                  f.tile_steps, iters, f.tile_lead_us / n, f.tile_first_chunk_us / n, f.tile_k_loop_us / n,
+                  f.tile_epilogue_us / n, f.tile_tail_us / n);
+    }
+  }
+}
+
 int Profile() {
   // Eager steps; the parts' sum against the graph's step time shows what the graph saves.
   std::mt19937_64 rng(2);
@@ -702,27 +725,39 @@ int Profile() {
     std::vector<dqn::cuda::PhaseProfile> per_phase;
     const int iters = 500;
     for (int i = 0; i < iters + 50; ++i) l.profile_step(*replay, i >= 50 ? us : nullptr, &per_phase);
-    double total = 0;
-    for (double& x : us) total += x /= iters;
-    std::printf("profile B=%lld tf32 eager, us per step: sample %.2f forward %.2f loss %.2f backward %.2f optimizer %.2f "
-                "update %.2f launch+drain %.2f total %.2f\n",
-                static_cast<long long>(batch), us[0], us[1], us[2], us[3], us[4], us[5], us[6], total);
-    std::printf("  per phase, us: total (block 0, start to next start) = busiest block's work + barrier (last arrival to first release) + the rest\n");
-    for (size_t k = 0; k < per_phase.size(); ++k) {
-      const dqn::cuda::PhaseProfile& f = per_phase[k];
-      std::printf("    phase %zu: total %.2f  work max %.2f (mean over blocks %.2f)  barrier %.2f\n", k, f.total_us / iters,
-                  f.work_max_us / iters, f.work_mean_us / iters, f.barrier_us / iters);
-      if (f.tile_steps > 0) {
-        const double n = f.tile_steps;
-        std::printf("      busiest block's tile (%d of %d steps): lead %.2f, first chunk %.2f, K loop %.2f, epilogue %.2f, tail %.2f\n",
-                    f.tile_steps, iters, f.tile_lead_us / n, f.tile_first_chunk_us / n, f.tile_k_loop_us / n,
-                    f.tile_epilogue_us / n, f.tile_tail_us / n);
-      }
-    }
+    PrintProfile("B=" + std::to_string(batch) + " tf32 eager", us, per_phase, iters);
+  }
+  return 0;
+}
+
+/// Where a seed group's launch spends the time each member adds (issue 27 item 4: N = 4 at 1.9x
+/// the wall time of one learner): the eager group step of group-bench's workload, profiled as
+/// `profile` profiles one learner (the members' samples side by side, the one kernel's phases
+/// from the lead member's stamps, the members' updates), for N = 1, 2, 4, 8, 16.
+int GroupProfile() {
+  const dqn::NetConfig net{51, 45, {256, 256}, true, {}};
+  dqn::LearnerConfig c = MakeConfig(256, dqn::Precision::kTF32);
+  c.q_stats_interval = 100;
+  c.target_update = dqn::TargetUpdate::kHard;
+  std::vector<std::unique_ptr<dqn::cuda::CudaReplay>> replays;
+  for (int s = 0; s < 16; ++s) {
+    std::mt19937_64 r(50 + static_cast<uint64_t>(s));
+    replays.push_back(FilledReplay(100000, 100000, net.state_dim, net.n_actions, r));
+  }
+  for (int n : {1, 2, 4, 8, 16}) {
+    std::vector<uint64_t> seeds;
+    std::vector<dqn::cuda::CudaReplay*> views;
+    for (int s = 0; s < n; ++s) seeds.push_back(1 + static_cast<uint64_t>(s)), views.push_back(replays[static_cast<size_t>(s)].get());
+    dqn::cuda::CudaLearnerGroup g(net, c, seeds, {});
+    double us[7] = {};
+    std::vector<dqn::cuda::PhaseProfile> per_phase;
+    const int iters = 300;
+    for (int i = 0; i < iters + 30; ++i) g.profile_step(views, i >= 30 ? us : nullptr, &per_phase);
+    PrintProfile("seed group of " + std::to_string(n) + ", B=256 tf32 eager", us, per_phase, iters);
   }
   return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}, {"profile", Profile}, {"epoch", Epoch}, {"group-bench", GroupBench}}); }
+int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}, {"profile", Profile}, {"epoch", Epoch}, {"group-bench", GroupBench}, {"group-profile", GroupProfile}}); }
