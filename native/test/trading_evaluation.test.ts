@@ -46,13 +46,15 @@ function expectWalk(m: Record<string, number>, prefix: string, w: WalkResult, ba
 }
 
 /**
- * A bundled trading preset's env, deciding at every decision bar (decision_interval 1), as the
- * float64 reference walks them; the decision interval has its own tests (trading_no_trade.test.ts).
+ * A bundled trading preset's env, deciding at every decision bar (decision_interval 1) with
+ * target positions (action_space 'target': action k holds position -max + 2 max k / (A - 1)), as
+ * the float64 reference walks them; the decision interval and the step action space have their
+ * own tests (trading_no_trade.test.ts).
  */
 function presetWalkingEveryBar(name: string) {
   const config = parseRunConfig(JSON.parse(readFileSync(resolve('resources/presets', `${name}.json`), 'utf8')));
   if (config.env.kind !== 'trading') throw new Error('a trading preset');
-  return { ...config.env, decision_interval: 1 };
+  return { ...config.env, decision_interval: 1, action_space: 'target' as const };
 }
 
 for (const presetName of ['trading-6e', 'trading-spy']) {

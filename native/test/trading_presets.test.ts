@@ -17,7 +17,8 @@ function preset(name: string) {
   return { config, env: config.env, bars, ref };
 }
 
-for (const [file, nActions, nominal] of [['trading-6e.json', 45, 60], ['trading-spy.json', 9, 86400]] as const) {
+// SPY acts by steps (hold, up, down, flat: 4 actions) over 9 position levels since its sweep (resources/sweeps/trading-spy-preset.json).
+for (const [file, nActions, nominal] of [['trading-6e.json', 45, 60], ['trading-spy.json', 4, 86400]] as const) {
   test(`preset ${file} builds a ${nActions}-action env with state_dim 51 whose observations match the reference`, () => {
     const { config, env, bars, ref } = preset(file);
     assert.equal(ref.nominal, nominal);
