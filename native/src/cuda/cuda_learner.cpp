@@ -317,41 +317,50 @@ void CudaLearner::upload_params(const LearnerTensors& t) {
 void CudaLearner::profile_step(Replay& replay, double* phases_us, std::vector<PhaseProfile>* per_phase) {
   CudaReplay* gpu = device_replay(replay);
   if (!gpu) throw std::invalid_argument("profile_step needs a replay on the GPU");
-  cudaStream_t s = work_stream_ = gpu->stream();
+  work_stream_ = gpu->stream();
   Buffers& B = *buf_;
+  CoreProgram pr = step_program(&gpu->view(), nullptr);
+  profile_launch(
+      work_stream_, pr, [&] { gpu->sample_device(params_.batch, B.batch); },
+      [&] { gpu->update_device(B.batch.indices, B.batch.generations, B.td, params_.batch); }, phases_us, per_phase);
+  ++steps_;
+}
+
+void CudaLearner::profile_launch(cudaStream_t s, CoreProgram& pr, const std::function<void()>& sample,
+                                 const std::function<void()>& update, double* phases_us, std::vector<PhaseProfile>* per_phase) {
+  Buffers& B = *buf_;
+  pr.stamps = B.stamps;
+  pr.tile_stamps = B.tile_stamps;
   cudaEvent_t ev[4];
   for (cudaEvent_t& e : ev) Check(cudaEventCreate(&e), "creating a profiling event");
   Check(cudaEventRecord(ev[0], s), "recording an event");
-  gpu->sample_device(params_.batch, B.batch);
+  sample();
   Check(cudaEventRecord(ev[1], s), "recording an event");
-  CoreProgram pr = step_program(&gpu->view(), B.stamps);
-  pr.tile_stamps = B.tile_stamps;
-  const size_t tile_stamp_bytes = sizeof(uint64_t) * static_cast<size_t>(detail::TileStamp(pr.phases, 0, core_blocks_));
-  Check(cudaMemsetAsync(B.tile_stamps, 0, tile_stamp_bytes, s), "clearing the tile stamps");
+  Check(cudaMemsetAsync(B.tile_stamps, 0, tile_stamp_bytes(pr.phases), s), "clearing the tile stamps");
   launch_core(pr, s, "launching the learner step");
   Check(cudaEventRecord(ev[2], s), "recording an event");
-  gpu->update_device(B.batch.indices, B.batch.generations, B.td, params_.batch);
+  update();
   Check(cudaEventRecord(ev[3], s), "recording an event");
   Synchronize(s, "profiling a step");
   float ms[3] = {};
   for (int i = 0; i < 3; ++i) Check(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]), "reading a profiling event");
   for (cudaEvent_t e : ev) cudaEventDestroy(e);
-  ++steps_;
   summarize_profile(pr, ms, phases_us, per_phase);
 }
 
-uint64_t* CudaLearner::phase_stamps() const { return buf_->stamps; }
-uint64_t* CudaLearner::tile_stamps() const { return buf_->tile_stamps; }
+size_t CudaLearner::tile_stamp_bytes(int phases) const {
+  return sizeof(uint64_t) * static_cast<size_t>(detail::TileStamp(phases, 0, core_blocks_));
+}
 
 void CudaLearner::summarize_profile(const CoreProgram& pr, const float (&ms)[3], double* phases_us,
                                     std::vector<PhaseProfile>* per_phase) const {
   Buffers& B = *buf_;
-  const size_t tile_stamp_bytes = sizeof(uint64_t) * static_cast<size_t>(detail::TileStamp(pr.phases, 0, core_blocks_));
+  const size_t tile_bytes = tile_stamp_bytes(pr.phases);
   const int blocks = core_blocks_;
   std::vector<uint64_t> stamps(static_cast<size_t>(detail::StampCount(pr.phases, blocks)));
   copy_now(stamps.data(), B.stamps, sizeof(uint64_t) * stamps.size(), "reading the phase times");
-  std::vector<uint64_t> tile_stamps(tile_stamp_bytes / sizeof(uint64_t));
-  copy_now(tile_stamps.data(), B.tile_stamps, tile_stamp_bytes, "reading the tile times");
+  std::vector<uint64_t> tile_stamps(tile_bytes / sizeof(uint64_t));
+  copy_now(tile_stamps.data(), B.tile_stamps, tile_bytes, "reading the tile times");
   if (!phases_us) return;
   const auto at = [&](int ph, int b, int what) { return 1e-3 * static_cast<double>(stamps[detail::Stamp(ph, b, what, blocks)]); };
   if (per_phase) {

@@ -154,13 +154,17 @@ class CudaLearner final : public Learner {
   void add_forward(detail::CoreProgram& pr, const Pass& on, const Pass* tg) const;
   void add_backward(detail::CoreProgram& pr) const;
   void build_step(cudaStream_t s, const detail::ReplayView* replay);
+  /// One eager, profiled launch of `pr` on s (this learner's, or a seed group's whole program):
+  /// CUDA events around sample() (queued first), the program with this learner's phase and tile
+  /// stamps, and update(); then summarize_profile. Synchronizes (profiling only).
+  void profile_launch(cudaStream_t s, detail::CoreProgram& pr, const std::function<void()>& sample,
+                      const std::function<void()>& update, double* phases_us, std::vector<PhaseProfile>* per_phase);
   /// profile_step's figures from its events' times ms (sample, kernel, update) and the phase and
   /// tile stamps the program `pr` left in this learner's buffers (reads them: synchronizes).
   void summarize_profile(const detail::CoreProgram& pr, const float (&ms)[3], double* phases_us,
                          std::vector<PhaseProfile>* per_phase) const;
-  /// The device buffers profile_step's program writes its phase and tile stamps into.
-  uint64_t* phase_stamps() const;
-  uint64_t* tile_stamps() const;
+  /// Bytes of the tile stamps of a program of `phases` phases.
+  size_t tile_stamp_bytes(int phases) const;
   void launch_core(const detail::CoreProgram& pr, cudaStream_t s, const char* what);
   detail::TdLossArgs loss_args() const;  // the loss phase's view of the buffers
   void launch_probe(cudaStream_t s);

@@ -98,8 +98,8 @@ void CudaLearnerGroup::fan_out(const std::vector<CudaReplay*>& replays, Op op) {
   }
 }
 
-detail::CoreProgram CudaLearnerGroup::group_program(const std::vector<CudaReplay*>& replays, uint64_t* stamps) const {
-  detail::CoreProgram pr = members_[0]->step_program(&replays[0]->view(), stamps);
+detail::CoreProgram CudaLearnerGroup::group_program(const std::vector<CudaReplay*>& replays) const {
+  detail::CoreProgram pr = members_[0]->step_program(&replays[0]->view(), nullptr);
   pr.group.count = size();
   pr.group.stride = arena_->stride();
   for (int s = 0; s < size(); ++s) pr.group.per[s] = detail::MakePerView(replays[static_cast<size_t>(s)]->view());
@@ -108,7 +108,7 @@ detail::CoreProgram CudaLearnerGroup::group_program(const std::vector<CudaReplay
 
 void CudaLearnerGroup::queue(const std::vector<CudaReplay*>& replays) {
   CudaLearner& lead = *members_[0];
-  const detail::CoreProgram pr = group_program(replays, nullptr);
+  const detail::CoreProgram pr = group_program(replays);
   for (int k = 0; k < config_.steps_per_launch; ++k) {
     fan_out(replays, [&](size_t s) { members_[s]->sample_into(*replays[s]); });
     lead.launch_core(pr, stream_, "launching the seed group's learner step");
@@ -168,28 +168,13 @@ void CudaLearnerGroup::profile_step(const std::vector<CudaReplay*>& replays, dou
     check_replays(replays);
     if (config_.steps_per_launch != 1)
       throw std::invalid_argument("profiling a seed group's step needs steps_per_launch 1, got " + std::to_string(config_.steps_per_launch));
-    CudaLearner& lead = *members_[0];
     order_inserts_before(replays);
-    cudaEvent_t ev[4];
-    for (cudaEvent_t& e : ev) Check(cudaEventCreate(&e), "creating a profiling event");
-    Check(cudaEventRecord(ev[0], stream_), "recording an event");
-    fan_out(replays, [&](size_t s) { members_[s]->sample_into(*replays[s]); });
-    Check(cudaEventRecord(ev[1], stream_), "recording an event");
-    detail::CoreProgram pr = group_program(replays, lead.phase_stamps());
-    pr.tile_stamps = lead.tile_stamps();
-    const size_t tile_stamp_bytes = sizeof(uint64_t) * static_cast<size_t>(detail::TileStamp(pr.phases, 0, lead.core_blocks_));
-    Check(cudaMemsetAsync(pr.tile_stamps, 0, tile_stamp_bytes, stream_), "clearing the tile stamps");
-    lead.launch_core(pr, stream_, "launching the seed group's learner step");
-    Check(cudaEventRecord(ev[2], stream_), "recording an event");
-    fan_out(replays, [&](size_t s) { members_[s]->update_from(*replays[s]); });
-    Check(cudaEventRecord(ev[3], stream_), "recording an event");
-    Synchronize(stream_, "profiling the seed group's step");
-    float ms[3] = {};
-    for (int i = 0; i < 3; ++i) Check(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]), "reading a profiling event");
-    for (cudaEvent_t e : ev) cudaEventDestroy(e);
+    detail::CoreProgram pr = group_program(replays);
+    members_[0]->profile_launch(
+        stream_, pr, [&] { fan_out(replays, [&](size_t s) { members_[s]->sample_into(*replays[s]); }); },
+        [&] { fan_out(replays, [&](size_t s) { members_[s]->update_from(*replays[s]); }); }, phases_us, per_phase);
     order_inserts_after(replays);
     for (auto& m : members_) m->work_stream_ = stream_, ++m->steps_;
-    lead.summarize_profile(pr, ms, phases_us, per_phase);
   });
 }
 

@@ -66,8 +66,8 @@ class CudaLearnerGroup {
   void queue(const std::vector<CudaReplay*>& replays);
   /// @throws std::invalid_argument unless replays holds one GPU replay per member, none shared.
   void check_replays(const std::vector<CudaReplay*>& replays) const;
-  /// The lead member's step program for the whole group (stamps: profiling, or null).
-  detail::CoreProgram group_program(const std::vector<CudaReplay*>& replays, uint64_t* stamps) const;
+  /// The lead member's step program for the whole group.
+  detail::CoreProgram group_program(const std::vector<CudaReplay*>& replays) const;
   /// Orders the group's next step after the members' queued inserts (before), or their next
   /// inserts after the group's step (after).
   void order_inserts_before(const std::vector<CudaReplay*>& replays);

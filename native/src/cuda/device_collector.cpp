@@ -7,7 +7,6 @@
 
 #include "cpu/rng.h"
 #include "cuda/carver.h"
-#include "cuda/cuda_learner.h"
 #include "cuda/cuda_replay.h"
 #include "cuda/status.h"
 #include "cuda/sync.h"
@@ -15,7 +14,7 @@
 namespace dqn::cuda {
 
 DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetConfig& net)
-    : config_(config), hidden_(net.hidden) {
+    : config_(config) {
   const DeviceCollectorConfig& k = config;
   if (k.num_envs < 1 || k.max_episode_steps < 1 || k.n_step < 1 || !(k.gamma >= 0 && k.gamma <= 1) || k.eps_decay_steps < 1)
     throw std::invalid_argument("the GPU collector needs num_envs >= 1, max_episode_steps >= 1, n_step >= 1, gamma in [0, 1] and "
@@ -50,10 +49,10 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
     v.last_return = c.take<double>(e);
     v.last_length = c.take<int32_t>(e);
     v.ctl = c.take<detail::CollectorControl>(1);
-    act_h_.clear();
-    for (const int width : hidden_) act_h_.push_back(c.take<float>(e * width));
-    act_v_ = c.take<float>(e);
-    act_a_ = c.take<float>(e * net.n_actions);
+    act_.h.clear();
+    for (const int width : net.hidden) act_.h.push_back(c.take<float>(e * width));
+    act_.v = c.take<float>(e);
+    act_.a = c.take<float>(e * net.n_actions);
   };
   Carver measure(nullptr);
   carve(measure);
@@ -72,8 +71,10 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
   scan_temp_ = static_cast<char*>(block_) + place.used();
   v.env.n = k.num_envs;
   v.env.max_episode_steps = k.max_episode_steps;
-  v.v = net.dueling ? act_v_ : nullptr;
-  v.a = act_a_;
+  act_.x = v.obs;
+  act_.rows = k.num_envs;
+  v.v = net.dueling ? act_.v : nullptr;
+  v.a = act_.a;
   v.n_actions = net.n_actions;
   v.state_dim = static_cast<int>(d);
   v.n_step = k.n_step;
@@ -107,15 +108,7 @@ DeviceCollector::~DeviceCollector() {
   }
 }
 
-void DeviceCollector::act(CudaLearner& learner, CudaReplay& replay) {
-  CudaLearner::ActForward f;
-  f.x = view_.obs;
-  f.rows = config_.num_envs;
-  f.h = act_h_;
-  f.v = act_v_;
-  f.a = act_a_;
-  learner.queue_act_forward(f, replay.stream());
-}
+void DeviceCollector::act(CudaLearner& learner, CudaReplay& replay) { learner.queue_act_forward(act_, replay.stream()); }
 
 void DeviceCollector::advance(CudaReplay& replay) {
   Check(detail::LaunchCollectStep(view_, replay.stream()), "launching the collector's step");

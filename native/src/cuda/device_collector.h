@@ -19,12 +19,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "cuda/cuda_learner.h"
 #include "kernels/collect_launch.cuh"
 #include "model/param_layout.h"
 
 namespace dqn::cuda {
 
-class CudaLearner;
 class CudaReplay;
 
 /// What a DeviceCollector collects with (the trainer's fields of the same names).
@@ -53,7 +53,7 @@ class DeviceCollector {
 
   /// One vector step: act(), then advance().
   void step(CudaLearner& learner, CudaReplay& replay);
-  /// The acting forward over the copies' observations (V and A into act_values()), queued on
+  /// The acting forward over the copies' observations (V and A into view().v and view().a), queued on
   /// replay.stream(), which must be the stream the learner's steps run on.
   void act(CudaLearner& learner, CudaReplay& replay);
   /// Epsilon-greedy actions from the last act(), the copies' step, the n-step rule, and the
@@ -77,14 +77,11 @@ class DeviceCollector {
 
  private:
   DeviceCollectorConfig config_;
-  std::vector<int> hidden_;
   void* block_ = nullptr;
   void* scan_temp_ = nullptr;
   size_t scan_temp_bytes_ = 0;
   detail::CollectView view_;
-  std::vector<float*> act_h_;  // the acting forward's activations, one [E x width] per layer
-  float* act_v_ = nullptr;
-  float* act_a_ = nullptr;
+  CudaLearner::ActForward act_;  // the acting forward's buffers (obs in, activations, V and A out), set once
 };
 
 }  // namespace dqn::cuda

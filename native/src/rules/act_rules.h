@@ -1,6 +1,6 @@
 // Epsilon-greedy acting (Mnih et al. 2015) as the GPU collector does it (issue 24), defined once
 // for its kernel (kernels/collect.cu) and for the host code that checks it
-// (native/test/cuda/env_cuda_tool.cpp): the epsilon schedule in float64 with one rounding per
+// (native/test/cuda/collect_cuda_tool.cpp): the epsilon schedule in float64 with one rounding per
 // operation, the exploration draws from a counter-based stream (Philox4x32-10 keyed by the run
 // seed, counter = (vector step, copy)), so that a copy's draw at a step does not depend on any
 // other copy or on the order of work, and the greedy action of the dueling combine with the
@@ -43,14 +43,18 @@ DQN_HD inline ExploreDraw DrawExploration(uint64_t seed, int64_t vector_step, in
           static_cast<int32_t>((static_cast<uint64_t>(c[2]) * static_cast<uint64_t>(n_actions)) >> 32)};
 }
 
-/// argmax_a Q(s, a) of one row, the first maximum on a tie: Q = V + A - mean(A) (DuelingQ; the
-/// mean summed in order, then divided) when v is given, Q = A otherwise. adv [n_actions].
+/// mean_a A(s, a) of one row [n_actions] in f32, summed in order, then divided: the dueling
+/// combine's baseline as the collector computes it.
+DQN_HD inline float AdvantageMean(const float* adv, int n_actions) {
+  float sum = 0;
+  for (int k = 0; k < n_actions; ++k) sum = AddF(sum, adv[k]);
+  return DivF(sum, static_cast<float>(n_actions));
+}
+
+/// argmax_a Q(s, a) of one row, the first maximum on a tie: Q = V + A - mean(A) (DuelingQ with
+/// AdvantageMean) when v is given, Q = A otherwise. adv [n_actions].
 DQN_HD inline int32_t GreedyAction(const float* adv, const float* v, int n_actions) {
-  float mean = 0;
-  if (v) {
-    for (int k = 0; k < n_actions; ++k) mean = AddF(mean, adv[k]);
-    mean = DivF(mean, static_cast<float>(n_actions));
-  }
+  const float mean = v ? AdvantageMean(adv, n_actions) : 0.0f;
   int32_t best = 0;
   float best_q = v ? DuelingQ(*v, adv[0], mean) : adv[0];
   for (int k = 1; k < n_actions; ++k) {

@@ -26,8 +26,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -38,6 +38,7 @@
 #include "model/q_network.h"
 #include "replay/replay.h"
 #include "native/test/cuda/tool.h"
+#include "native/test/cuda/tool_learner.h"
 #include "rules/act_rules.h"
 #include "train/n_step.h"
 #include "train/scalar_block.h"
@@ -61,16 +62,12 @@ bool SameBits(const T* a, const T* b, int64_t n) {
   return n == 0 || std::memcmp(a, b, static_cast<size_t>(n) * sizeof(T)) == 0;
 }
 
+/// MakeConfig with a faster lr (1e-3: the weights move between the check's vector steps) and no
+/// Q-stats.
 dqn::LearnerConfig LearnerOptions(int64_t batch, dqn::Precision precision) {
-  dqn::LearnerConfig c;
-  c.batch_size = batch;
+  dqn::LearnerConfig c = MakeConfig(batch, precision);
   c.adam.lr = 1e-3;
-  c.grad_clip = 10;
-  c.target_update = dqn::TargetUpdate::kPolyak;
-  c.tau = 0.01;
   c.q_stats_interval = 1000000;
-  c.causal_interval = 1000000;
-  c.precision = precision;
   return c;
 }
 
@@ -132,7 +129,7 @@ int CompareCollector(const CheckCase& c) {
     dqn::Forward(learner.layout(), dqn::ParamView(learner.layout(), tensors.online.data()), obs.data(), e, ws);
     for (int i = 0; i < e; ++i) {
       const float* ai = &da[2 * static_cast<size_t>(i)];
-      const float mean = dqn::rules::DivF(dqn::rules::AddF(ai[0], ai[1]), 2.0f);
+      const float mean = dqn::rules::AdvantageMean(ai, 2);
       for (int k = 0; k < 2; ++k) {
         const double q = dqn::rules::DuelingQ(dv[static_cast<size_t>(i)], ai[k], mean), ref = ws.q()[2 * i + k];
         q_worst = std::max(q_worst, std::fabs(q - ref) / (1.0 + std::fabs(ref)));

@@ -37,6 +37,7 @@
 #include "cuda/cuda_learner.h"
 #include "cuda/cuda_learner_group.h"
 #include "native/test/cuda/tool.h"
+#include "native/test/cuda/tool_learner.h"
 #include "cuda/cuda_replay.h"
 #include "cuda/sync.h"
 #include "model/param_layout.h"
@@ -113,19 +114,6 @@ double WorstTensor(const dqn::ParamLayout& l, const float* gpu, const float* cpu
     if (r > worst) worst = r, *which = t.name;
   }
   return worst;
-}
-
-dqn::LearnerConfig MakeConfig(int64_t batch, dqn::Precision precision) {
-  dqn::LearnerConfig c;
-  c.batch_size = batch;
-  c.adam.lr = 2.5e-4;  // the config's default
-  c.grad_clip = 10;
-  c.target_update = dqn::TargetUpdate::kPolyak;
-  c.tau = 0.01;
-  c.q_stats_interval = 1;
-  c.causal_interval = 1000000;
-  c.precision = precision;
-  return c;
 }
 
 std::vector<dqn::FeatureGroup> Features(int d) {
