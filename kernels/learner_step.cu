@@ -401,14 +401,19 @@ struct AdamGroup {
   float g[kAdamUnroll], m[kAdamUnroll], v[kAdamUnroll], w[kAdamUnroll], tg[kAdamUnroll];
 };
 
-/// The parameters a thread of the block of arrival rank `rank` updates: i0 = First(rank) and
-/// then every kAdamUnroll · AdamStride() elements.
-__device__ __forceinline__ int64_t AdamFirst(int rank) { return static_cast<int64_t>(rank) * kThreads + threadIdx.x; }
-__device__ __forceinline__ int64_t AdamStride() { return static_cast<int64_t>(gridDim.x) * kThreads; }
+/// A block's share of one member's parameters: share `index` of `count` blocks updating that
+/// member. A thread updates i0 = first() and then every kAdamUnroll · stride() elements; every
+/// parameter is updated by exactly one thread, with the same arithmetic at any count.
+struct AdamShare {
+  int index, count;
+  __device__ int64_t first() const { return static_cast<int64_t>(index) * kThreads + threadIdx.x; }
+  __device__ int64_t stride() const { return static_cast<int64_t>(count) * kThreads; }
+};
 
 /// Issues the loads of the group at i0 (elements past the parameters are not read).
-__device__ __forceinline__ void LoadAdam(const LearnerParams& p, const Member& me, int64_t i0, AdamGroup& x) {
-  const int64_t stride = AdamStride(), n = p.n_params;
+__device__ __forceinline__ void LoadAdam(const LearnerParams& p, const Member& me, const AdamShare& share, int64_t i0,
+                                         AdamGroup& x) {
+  const int64_t stride = share.stride(), n = p.n_params;
   const bool polyak = p.options.target_update == TargetUpdate::kPolyak;
 #pragma unroll
   for (int u = 0; u < kAdamUnroll; ++u) {
@@ -419,19 +424,20 @@ __device__ __forceinline__ void LoadAdam(const LearnerParams& p, const Member& m
   }
 }
 
-/// Adam on the share of the parameters of the block of arrival rank `rank` (its first group
-/// already loaded in x, before the plan was made), then the target network (a hard copy every
-/// C steps, or Polyak averaging every step) and the weights' NaN check.
-__device__ void Adam(const LearnerParams& p, const Member& me, const StepPlan& plan, int rank, AdamGroup& x) {
+/// Adam on the block's share of the member's parameters (its first group already loaded in x,
+/// before the plan was made), then the target network (a hard copy every C steps, or Polyak
+/// averaging every step) and the weights' NaN check.
+__device__ void Adam(const LearnerParams& p, const Member& me, const StepPlan& plan, const AdamShare& share,
+                     AdamGroup& x) {
   const rules::AdamConstants k = rules::MakeAdamConstants(p.options.adam.beta1, p.options.adam.beta2, p.options.adam.eps);
   const rules::AdamScalars s{plan.step_size, plan.inv_sqrt_bc2};
   const float tau = static_cast<float>(p.options.tau);
   const bool polyak = p.options.target_update == TargetUpdate::kPolyak, poison = Injected(me.ctl, kNanWeights, plan.t);
-  const int64_t stride = AdamStride(), first = AdamFirst(rank);
+  const int64_t stride = share.stride(), first = share.first();
   float *online = me.online, *target = me.target, *m = me.m, *v = me.v;
   bool bad = false;
   for (int64_t i0 = first; i0 < p.n_params; i0 += kAdamUnroll * stride) {
-    if (i0 != first) LoadAdam(p, me, i0, x);
+    if (i0 != first) LoadAdam(p, me, share, i0, x);
 #pragma unroll
     for (int u = 0; u < kAdamUnroll; ++u) {
       const int64_t i = i0 + u * stride;
@@ -455,10 +461,10 @@ __device__ void Adam(const LearnerParams& p, const Member& me, const StepPlan& p
   }
 }
 
-/// The last block to finish the optimizer phase commits the step: the device step counter,
-/// the halt flags and the step's scalars (cumulative sums included).
-__device__ void CommitStep(const StepPlan& plan, LearnerControl* ctl, ScalarBlock* sc) {
-  if (!LastBlock(&ctl->optimizer_blocks_done, gridDim.x) || threadIdx.x != 0) return;
+/// The last of the member's `blocks` blocks to finish the optimizer phase commits the step: the
+/// device step counter, the halt flags and the step's scalars (cumulative sums included).
+__device__ void CommitStep(const StepPlan& plan, LearnerControl* ctl, ScalarBlock* sc, unsigned blocks) {
+  if (!LastBlock(&ctl->optimizer_blocks_done, blocks) || threadIdx.x != 0) return;
   if (plan.flags == 0) sc->grad_norm = plan.norm;
   ctl->loss_flags = 0;
   if (!plan.apply) {
@@ -611,17 +617,21 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
         }
         break;
       }
-      case PhaseKind::kOptimizer:
-        // Each member in turn, every block taking its share of the member's parameters.
-        for (int s = 0; s < members; ++s) {
-          const Member me = MemberOf(prog, s);
-          AdamGroup x;
-          LoadAdam(prog.params, me, AdamFirst(rank), x);  // independent of the plan: in flight while it is made
-          PlanStep(prog.params, me.ctl, me.partials.norm, me.partials.norm_slots, &plan);
-          if (plan.apply) Adam(prog.params, me, plan, rank, x);
-          CommitStep(plan, me.ctl, me.scalars);
-        }
+      case PhaseKind::kOptimizer: {
+        // The members side by side: member s takes the blocks of arrival rank s, s + N, s + 2N, ...
+        // (N members), each block its share of that member's parameters. Every block of a member
+        // makes the same plan and Adam is elementwise, so a member's update is the same at any
+        // share count (alone or in a group).
+        const int s = rank % members;
+        const AdamShare share{rank / members, (blocks - s + members - 1) / members};
+        const Member me = MemberOf(prog, s);
+        AdamGroup x;
+        LoadAdam(prog.params, me, share, share.first(), x);  // independent of the plan: in flight while it is made
+        PlanStep(prog.params, me.ctl, me.partials.norm, me.partials.norm_slots, &plan);
+        if (plan.apply) Adam(prog.params, me, plan, share, x);
+        CommitStep(plan, me.ctl, me.scalars, static_cast<unsigned>(share.count));
         break;
+      }
     }
     if (prog.stamps) {
       __syncthreads();  // the block's work is done
