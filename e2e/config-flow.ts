@@ -33,7 +33,7 @@ export async function draftSurvivesReload(page: Page, presetName: string): Promi
 }
 
 /**
- * An invalid value: Start is off and says why beside it; Ctrl+Enter moves the focus to the field,
+ * An invalid value: Start is off and says why under it, whole; Ctrl+Enter moves the focus to the field,
  * whose problem reads in its own terms (its range as the help line shows it). Screenshot
  * test-results/start-says-why.png.
  */
@@ -44,6 +44,13 @@ export async function startSaysWhy(page: Page): Promise<void> {
   await reason.waitFor(LONG);
   assert.equal(await reason.textContent(), 'fix optim.lr to start: must be in (0, 1] (got -0.001)');
   assert.equal(await start.isDisabled(), true);
+  // The reason reads whole at this width (beside the buttons it was cut to "fix optim.lr to…" at
+  // 1280 px), inside the window and not over the buttons.
+  const fit = await reason.evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth, right: e.getBoundingClientRect().right, top: e.getBoundingClientRect().top }));
+  assert.ok(fit.scroll <= fit.client, `the reason is ${fit.scroll} px of text in ${fit.client} px: cut short`);
+  assert.ok(fit.right <= page.viewportSize()!.width, `the reason ends at x ${fit.right.toFixed(0)}, past the window`);
+  const startBox = (await start.boundingBox())!;
+  assert.ok(fit.top >= startBox.y + startBox.height, `the reason (top ${fit.top.toFixed(0)}) overlaps the Start button's row (bottom ${(startBox.y + startBox.height).toFixed(0)})`);
   await page.locator('header h1').click(); // the focus away from the field
   await page.keyboard.press('Control+Enter');
   await page.waitForFunction(() => document.activeElement?.id === 'cfg-optim-lr', undefined, LONG);

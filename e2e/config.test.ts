@@ -5,7 +5,7 @@ import { draftSurvivesReload, startSaysWhy } from './config-flow.ts';
 import { openDashboard, TINY_CARTPOLE } from './flow.ts';
 import { skip, withServedPage } from './served-page.ts';
 
-test('browser mode at 1280 x 800: the edited config survives a reload; an invalid field keeps Start off with the reason beside it, Ctrl+Enter goes to the field, and the problem is said in the field\'s terms', { skip, timeout: 300_000 }, async () => {
+test('browser mode at 1280 x 800: the edited config survives a reload; an invalid field keeps Start off with the reason whole under it, Ctrl+Enter goes to the field, and the problem is said in the field\'s terms', { skip, timeout: 300_000 }, async () => {
   await withServedPage(
     'e2e-cartpole',
     TINY_CARTPOLE,

@@ -15,7 +15,7 @@ const LONG = { timeout: 90_000 };
  * Screenshot test-results/`screenshot` (the top of the page).
  */
 export async function headerOnOneLine(page: Page, screenshot: string): Promise<void> {
-  const header = page.locator('header.header');
+  const header = page.locator('header .header');
   const items = await header.evaluate((h) =>
     [...h.children]
       .map((c) => ({ text: (c.textContent ?? '').trim() || c.className, r: c.getBoundingClientRect() }))

@@ -29,7 +29,7 @@ test('browser mode: while a run is running the header is one line at 1280 x 800 
       await page.evaluate(() => {
         const seen: string[] = [];
         (window as unknown as { liveSeen: string[] }).liveSeen = seen;
-        const header = document.querySelector('header.header')!;
+        const header = document.querySelector('header')!;
         // An anonymous callback: tsx names a `const f = () => ...` with a helper the page lacks.
         new MutationObserver(() => {
           const live = header.querySelector('.live')?.textContent ?? '';

@@ -51,7 +51,7 @@ function formatEta(s: number | undefined): string {
 /**
  * Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, the Start / Stop
  * buttons, the theme switch and the shortcut list's button; while Start is off, why (`blocked`)
- * beside it, which moves the focus to the invalid field when clicked (`onShowBlocker`).
+ * on a line of its own under the buttons, which moves the focus to the invalid field when clicked (`onShowBlocker`).
  */
 export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onShortcuts }: { dashboard: Dashboard; blocked: StartBlocker | undefined; onShowBlocker: () => void; onStart: () => void; onStop: () => void; onShortcuts: () => void }) {
   const s = useStore(dashboard.store);
@@ -69,69 +69,72 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
   const compute = computeBadge(s.backends);
   const replay = replayBadge(s.backends, cfg?.replay.sampler);
   const hostText = s.connection !== 'open' ? `server: ${s.connection}${s.connectionDetail ? ` (${s.connectionDetail})` : ''}` : s.host.pid ? `pid ${s.host.pid}` : 'host: starting';
+  const reason = blocked && !running && (blocked.field !== undefined ? (
+    <a
+      className="start-blocked"
+      id="start-blocked"
+      href={`#${inputId(blocked.field)}`}
+      onClick={(e) => {
+        e.preventDefault();
+        onShowBlocker();
+      }}
+      title={`${blocked.text} (click or Ctrl+Enter: go to the field)`}
+    >
+      {blocked.text}
+    </a>
+  ) : (
+    <span className="start-blocked" id="start-blocked">
+      {blocked.text}
+    </span>
+  ));
   return (
-    <header className="header">
-      <h1>DQN Console</h1>
-      <span className={`run-state state-${s.runState}`} role="status" aria-label="Run state" data-testid="run-state">
-        {STATE_LABEL[s.runState]}
-      </span>
-      {s.stateDetail && (
-        <span className="state-detail shrink" data-testid="state-detail" title={s.stateDetail} style={keepWhole(s.stateDetail, 12)}>
-          {s.stateDetail}
+    <header className="top">
+      <div className="header">
+        <h1>DQN Console</h1>
+        <span className={`run-state state-${s.runState}`} role="status" aria-label="Run state" data-testid="run-state">
+          {STATE_LABEL[s.runState]}
         </span>
-      )}
-      <span className="badge shrink" data-testid="compute-badge" title={compute} style={keepWhole(compute, 10)}>
-        {compute}
-      </span>
-      <span className="badge shrink" data-testid="replay-badge" title={replay} style={keepWhole(replay, 14)}>
-        {replay}
-      </span>
-      <span className="metric" title="gradient steps per second">{stepsPerSecText(s.progress.stepsPerSec)}</span>
-      <span className="metric">
-        epoch {s.progress.epoch}
-        {cfg ? ` / ${cfg.schedule.epochs}` : ''}
-      </span>
-      <span className="metric">step {s.progress.step}</span>
-      <span className="metric">ETA {formatEta(running ? s.progress.etaSec : undefined)}</span>
-      <span className={`live ${live ? 'on' : 'off'}`} title={s.progress.lastUpdateMs ? `last update ${new Date(s.progress.lastUpdateMs).toLocaleTimeString()}` : 'no update yet'}>
-        {/* A running run without a recent update (building, or between frames) is still live: "not live" beside "Running" read as a dead run. */}
-        {live ? '● live' : s.runState === 'running' ? '○ waiting for data' : '○ not live'}
-      </span>
-      <span className="metric shrink" data-testid="host-pid" data-pid={s.host.pid ?? ''} title={hostText === `pid ${s.host.pid}` ? `the trainer host's process id: ${s.host.pid}` : hostText} style={keepWhole(hostText, 8)}>
-        {hostText}
-      </span>
-      <span className="spacer" />
-      {blocked && !running && blocked.field !== undefined && (
-        <a
-          className="start-blocked"
-          id="start-blocked"
-          href={`#${inputId(blocked.field)}`}
-          onClick={(e) => {
-            e.preventDefault();
-            onShowBlocker();
-          }}
-          title={`${blocked.text} (click or Ctrl+Enter: go to the field)`}
-        >
-          {blocked.text}
-        </a>
-      )}
-      {blocked && !running && blocked.field === undefined && (
-        <span className="start-blocked" id="start-blocked">
-          {blocked.text}
+        {s.stateDetail && (
+          <span className="state-detail shrink" data-testid="state-detail" title={s.stateDetail} style={keepWhole(s.stateDetail, 12)}>
+            {s.stateDetail}
+          </span>
+        )}
+        <span className="badge shrink" data-testid="compute-badge" title={compute} style={keepWhole(compute, 10)}>
+          {compute}
         </span>
-      )}
-      <button type="button" className="primary" onClick={onStart} disabled={!!blocked} aria-keyshortcuts="Control+Enter" aria-describedby={blocked && !running ? 'start-blocked' : undefined} title={blocked ? `Start is off: ${blocked.text}` : 'Start a run with this config (Ctrl+Enter)'}>
-        Start
-      </button>
-      <button type="button" onClick={onStop} disabled={s.runState !== 'running'} aria-keyshortcuts="Control+." title="Stop the run; a checkpoint is kept (Ctrl+.)">
-        Stop
-      </button>
-      <button type="button" className="icon" onClick={() => themeStore.getState().setTheme(other)} aria-label={`${other === 'light' ? 'Light' : 'Dark'} theme`} title={`Switch to the ${other} theme (kept for the next visit)`}>
-        {other === 'light' ? '☀' : '☾'}
-      </button>
-      <button type="button" className="icon" onClick={onShortcuts} aria-keyshortcuts="?" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
-        ?
-      </button>
+        <span className="badge shrink" data-testid="replay-badge" title={replay} style={keepWhole(replay, 14)}>
+          {replay}
+        </span>
+        <span className="metric" title="gradient steps per second">{stepsPerSecText(s.progress.stepsPerSec)}</span>
+        <span className="metric">
+          epoch {s.progress.epoch}
+          {cfg ? ` / ${cfg.schedule.epochs}` : ''}
+        </span>
+        <span className="metric">step {s.progress.step}</span>
+        <span className="metric">ETA {formatEta(running ? s.progress.etaSec : undefined)}</span>
+        <span className={`live ${live ? 'on' : 'off'}`} title={s.progress.lastUpdateMs ? `last update ${new Date(s.progress.lastUpdateMs).toLocaleTimeString()}` : 'no update yet'}>
+          {/* A running run without a recent update (building, or between frames) is still live: "not live" beside "Running" read as a dead run. */}
+          {live ? '● live' : s.runState === 'running' ? '○ waiting for data' : '○ not live'}
+        </span>
+        <span className="metric shrink" data-testid="host-pid" data-pid={s.host.pid ?? ''} title={hostText === `pid ${s.host.pid}` ? `the trainer host's process id: ${s.host.pid}` : hostText} style={keepWhole(hostText, 8)}>
+          {hostText}
+        </span>
+        <span className="spacer" />
+        <button type="button" className="primary" onClick={onStart} disabled={!!blocked} aria-keyshortcuts="Control+Enter" aria-describedby={blocked && !running ? 'start-blocked' : undefined} title={blocked ? `Start is off: ${blocked.text}` : 'Start a run with this config (Ctrl+Enter)'}>
+          Start
+        </button>
+        <button type="button" onClick={onStop} disabled={s.runState !== 'running'} aria-keyshortcuts="Control+." title="Stop the run; a checkpoint is kept (Ctrl+.)">
+          Stop
+        </button>
+        <button type="button" className="icon" onClick={() => themeStore.getState().setTheme(other)} aria-label={`${other === 'light' ? 'Light' : 'Dark'} theme`} title={`Switch to the ${other} theme (kept for the next visit)`}>
+          {other === 'light' ? '☀' : '☾'}
+        </button>
+        <button type="button" className="icon" onClick={onShortcuts} aria-keyshortcuts="?" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">
+          ?
+        </button>
+      </div>
+      {/* Why Start is off, on a line of its own under the buttons: beside them it was cut to "fix optim.lr to…" at 1280 px. */}
+      {reason && <div className="start-why">{reason}</div>}
     </header>
   );
 }
