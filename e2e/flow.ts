@@ -439,6 +439,10 @@ export async function tradingViews(page: Page, presetLabel: string): Promise<voi
   for (const title of ['Evaluation return', 'Evaluation max drawdown']) {
     const ticks = await page.getByRole('region', { name: title }).locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
     assert.ok(ticks.length > 0 && ticks.every((t) => /^-?\d+(\.\d+)?%$/.test(t)), `${title} ticks ${ticks.join(', ')} in percent`);
+    // The ticks are evenly spaced, so their labels step evenly (to their 0.01 % rounding): a label
+    // printed with its tick's index as the decimals read "0%" under "-0.2%" (recharts passes the index).
+    const steps = ticks.map(Number.parseFloat).slice(1).map((v, i) => v - Number.parseFloat(ticks[i]!));
+    assert.ok(steps.every((d) => Math.abs(d - steps[0]!) <= 0.011), `${title} tick labels ${ticks.join(', ')} do not step evenly`);
   }
   // The episodic returns are the training episodes', in bps of equity per episode of the config's length; the evaluation walk is not on that axis.
   const returns = page.getByRole('region', { name: 'Episodic return' });

@@ -345,7 +345,8 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
               allowDataOverflow
               stroke={frame.axis}
               tick={frame.tick}
-              tickFormatter={yFormat ?? tick}
+              // The value only: recharts passes the tick's index second, which percentText read as its decimals ("0%" under "-0.2%").
+              tickFormatter={(v: number) => (yFormat ?? tick)(v)}
               width={yLabel ? 72 : 64}
               label={yLabel ? { value: yLabel, angle: -90, position: 'insideLeft', offset: 4, ...frame.label, style: { textAnchor: 'middle' } } : undefined}
             />

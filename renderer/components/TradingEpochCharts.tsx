@@ -38,7 +38,7 @@ export function TradingEpochCharts({ dashboard, scheduler, csv }: { dashboard: D
         <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation return" lines={TRADING_RETURN_LINES} xLabel="env step" xKind="env" yLabel="% of initial equity (compounded)" yFormat={percentText} />
       </div>
       <div title={sharpeNote(metrics)}>
-        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation Sharpe" lines={TRADING_SHARPE_LINES} xLabel="env step" xKind="env" yLabel="Sharpe, annualised (×√bars per year)" />
+        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation Sharpe" lines={TRADING_SHARPE_LINES} xLabel="env step" xKind="env" yLabel="Sharpe, annualised" />
       </div>
       <div title="Max drawdown of compounded equity on the validation span: max of 1 − equity / running peak, in % (the CSV keeps the fraction)">
         <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation max drawdown" lines={TRADING_DRAWDOWN_LINES} xLabel="env step" xKind="env" yLabel="% of peak equity" yFormat={percentText} />
