@@ -413,7 +413,14 @@ export async function tradingViews(page: Page, presetLabel: string): Promise<voi
   await page.mouse.move(plot.x + plot.width * 0.6, plot.y + plot.height / 2);
   const tip = equity.locator('.recharts-tooltip-wrapper');
   await tip.filter({ hasText: /bar \d+/ }).waitFor(LONG);
-  assert.match((await tip.textContent()) ?? '', /^bar \d+agent : \d+\.\d\dbuy and hold : \d+\.\d\d$/);
+  assert.match((await tip.textContent()) ?? '', /^bar \d+agent : \d+\.\d{2,}buy and hold : \d+\.\d{2,}$/);
+  // Each plot's y ticks are round values whose labels differ and step evenly (an equity within 1 % read "1.00" at every tick).
+  for (const name of ['Equity', 'Position', 'Drawdown']) {
+    const labels = await panel.getByRole('figure', { name }).locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+    const values = labels.map(Number.parseFloat);
+    const steps = values.slice(1).map((v, i) => v - values[i]!);
+    assert.ok(values.length >= 3 && steps.every((d) => d > 0 && Math.abs(d - steps[0]!) <= 1e-9 + 1e-6 * Math.abs(steps[0]!)), `${name} y tick labels ${labels.join(', ')}: not distinct and evenly stepped`);
+  }
   mkdirSync(RESULTS, { recursive: true });
   await page.screenshot({ path: join(RESULTS, 'trading-curves-hover.png') });
   // The evaluation tables (the validation span's, and the test span's once the run has ended) show every column inside their panels (Sharpe, drawdown, turnover and costs included).

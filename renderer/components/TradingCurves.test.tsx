@@ -7,7 +7,7 @@ import type { HostMessage } from '../../common/protocol.ts';
 import { createEvalCurvesRequester } from '../lib/eval-curves-request.ts';
 import { createDashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
-import { curveRows, shownTradingRun, TradingCurvesView, yRange } from './TradingCurves.tsx';
+import { curveRows, plotAxis, shownTradingRun, TradingCurvesView, yRange } from './TradingCurves.tsx';
 import { sharpeNote } from './TradingEpochCharts.tsx';
 
 const trading = parseRunConfig({ env: { kind: 'trading', data: 'x.csv' } });
@@ -49,10 +49,28 @@ test('one evaluation\'s curves: equity beside buy-and-hold with their last value
   const html = renderToStaticMarkup(<TradingCurvesView curves={c} />);
   assert.match(html, /aria-label="Equity".*agent 1\.05.*buy and hold 1\.03/s);
   assert.match(html, /aria-label="Position".*agent 0\.00/s);
-  assert.match(html, /aria-label="Drawdown".*agent 4\.5%.*buy and hold 0%/s, 'agent drawdown 1 - 1.05 / 1.1');
+  assert.match(html, /aria-label="Drawdown".*agent 4\.5%.*buy and hold 0\.0%/s, 'agent drawdown 1 - 1.05 / 1.1');
   assert.match(html, /validation walk of 3 bars/);
   assert.match(sharpeNote({ bars_per_year: 252.4, bars: 1000 }), /√\(252 bars per year.*over the 1000 bars/);
   assert.match(sharpeNote(undefined), /bars per year of the validation span/);
+});
+
+test('an equity that moves under 1 % reads apart: round ticks with the decimals their step needs, legend values one decimal finer (the walkthrough saw "1.00" at every tick)', () => {
+  const eq = plotAxis([0.9931, 1.0112], 5, 'multiple');
+  assert.deepEqual(eq.ticks, [0.99, 0.995, 1, 1.005, 1.01, 1.015]);
+  assert.deepEqual(eq.domain, [0.99, 1.015]);
+  assert.deepEqual(eq.ticks.map(eq.tick), ['0.990', '0.995', '1.000', '1.005', '1.010', '1.015']);
+  assert.equal(eq.value(0.99724), '0.9972');
+  // A position between -1 and 0.32: round ticks, not the data's ends split in four.
+  const pos = plotAxis([-1, 0.32], 5, 'multiple');
+  assert.deepEqual(pos.ticks, [-1, -0.5, 0, 0.5]);
+  assert.deepEqual(pos.ticks.map(pos.tick), ['-1.0', '-0.5', '0.0', '0.5']);
+  // Drawdowns of a few tenths of a percent: every tick label differs.
+  const dd = plotAxis([0, 0.0079], 5, 'percent');
+  assert.deepEqual(dd.ticks.map(dd.tick), ['0.0%', '0.2%', '0.4%', '0.6%', '0.8%']);
+  assert.equal(dd.value(0.00374), '0.37%');
+  const c = evalCurves({ equity: [1, 1.004, 0.9931, 0.99724], buy_and_hold_equity: [1, 1.0112, 1.005, 1.0021], position: [1, -1, 0] }, 2, 100)!;
+  assert.match(renderToStaticMarkup(<TradingCurvesView curves={c} />), /aria-label="Equity".*agent 0\.9972.*buy and hold 1\.0021/s);
 });
 
 test('the requester matches the answer to its id and rejects on the host\'s evalCurves error', async () => {

@@ -12,7 +12,6 @@ import { useShallow } from 'zustand/react/shallow';
 import type { Curve, EvalCurves } from '../../common/trading-curves.ts';
 import type { EvalCurvesRequest } from '../lib/eval-curves-request.ts';
 import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
-import { percentText } from '../lib/format.ts';
 import { niceTicks } from '../lib/legend.ts';
 import { SERIES_COLORS } from '../lib/palette.ts';
 import { ink } from '../lib/theme.ts';
@@ -69,15 +68,52 @@ export function curveRows(curves: Record<string, Curve>, step = false): ({ x: nu
   return rows;
 }
 
-/** A multiple of initial equity ("1.05"), or a fraction as percent ("4.5%"). */
-const multiple = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
-const percent = (v: number) => percentText(v, 1);
+/** Pixels per y-axis tick label. */
+const PX_PER_Y_TICK = 40;
+
+/** How a plot's values read: a multiple of initial equity ("1.05"), or a fraction as percent ("4.5%"). */
+type Unit = 'multiple' | 'percent';
+
+/** The y axis of a plot of `unit` values over `range`, and how its values read. */
+export interface PlotAxis {
+  /** Round values (1, 2 or 5 x 10^k apart) covering the range, ends included. */
+  ticks: number[];
+  domain: [number, number];
+  /** A tick's label: as many decimals as the tick step needs, so neighbours never read alike ("0.995", "1.000"). */
+  tick: (v: number) => string;
+  /** A value in the legend or tooltip: one decimal finer than the ticks (at least 2 for a multiple, 1 for percent). */
+  value: (v: number) => string;
+}
+
+/**
+ * The y axis of a plot over `range` with about `count` ticks. An equity that moves under 1 % on
+ * the validation span (a 6E month) read "1.00" at every tick and in the legend with two fixed
+ * decimals; ticks taken between the data's ends read as odd values (0.32, 0.05, -0.30).
+ */
+export function plotAxis([lo, hi]: [number, number], count: number, unit: Unit): PlotAxis {
+  // Round ticks over the range, widened by a step at an end short of the data; fewer asked for
+  // while that makes more than count + 1 (the tick rule may give nearly twice the count).
+  const covering = (n: number) => {
+    const t = niceTicks(lo, hi, n);
+    const step = t.length > 1 ? t[1]! - t[0]! : Math.abs(hi - lo) || 1;
+    if (t.length === 0 || t[0]! > lo + 1e-12 * Math.abs(lo)) t.unshift(Number(((t[0] ?? hi) - step).toPrecision(12)));
+    if (t.at(-1)! < hi - 1e-12 * Math.abs(hi)) t.push(Number((t.at(-1)! + step).toPrecision(12)));
+    return { t, step };
+  };
+  let { t: ticks, step } = covering(count);
+  for (let n = count - 1; n >= 1 && ticks.length > count + 1; n--) ({ t: ticks, step } = covering(n));
+  const scale = unit === 'percent' ? 100 : 1;
+  const decimals = Math.max(0, Math.ceil(-Math.log10(step * scale) - 1e-9));
+  const text = (digits: number) => (v: number) => (!Number.isFinite(v) ? '–' : unit === 'percent' ? `${(100 * v).toFixed(digits)}%` : v.toFixed(digits));
+  return { ticks, domain: [ticks[0]!, ticks.at(-1)!], tick: text(decimals), value: text(Math.max(unit === 'percent' ? 1 : 2, decimals + 1)) };
+}
 
 /** One plot as wide as its panel: its lines (label, colour, curve) with a legend of their last values, the bar under the pointer in a tooltip. */
-function Plot({ title, lines, bars, format, yLabel, step = false, note }: { title: string; lines: { label: string; color: string; curve: Curve }[]; bars: number; format: (v: number) => string; yLabel: string; step?: boolean; note: string }) {
+function Plot({ title, lines, bars, unit, yLabel, step = false, note }: { title: string; lines: { label: string; color: string; curve: Curve }[]; bars: number; unit: Unit; yLabel: string; step?: boolean; note: string }) {
   const [ref, width] = useWidth();
   const rows = useMemo(() => curveRows(Object.fromEntries(lines.map((l) => [l.label, l.curve])), step), [lines, step]);
-  const range = yRange(lines.map((l) => l.curve));
+  const axis = plotAxis(yRange(lines.map((l) => l.curve)), Math.max(2, Math.floor(PLOT_HEIGHT / PX_PER_Y_TICK)), unit);
+  const format = axis.value;
   const theme = useTheme();
   const frame = chartFrame(theme);
   return (
@@ -94,7 +130,7 @@ function Plot({ title, lines, bars, format, yLabel, step = false, note }: { titl
         <LineChart width={width} height={PLOT_HEIGHT} data={rows} margin={{ top: 6, right: 12, bottom: 4, left: 4 }}>
           <CartesianGrid strokeDasharray="3 3" stroke={frame.grid} />
           <XAxis dataKey="x" type="number" domain={[0, Math.max(bars, 1)]} ticks={niceTicks(0, Math.max(bars, 1), Math.max(2, Math.floor(width / PX_PER_TICK)), true)} interval={0} stroke={frame.axis} tick={frame.tick} label={{ value: 'bar of the validation walk', position: 'insideBottomRight', offset: -2, ...frame.label }} />
-          <YAxis domain={range} tickFormatter={format} stroke={frame.axis} tick={frame.tick} width={72} label={{ value: yLabel, angle: -90, position: 'insideLeft', offset: 4, ...frame.label, style: { textAnchor: 'middle' } }} />
+          <YAxis domain={axis.domain} ticks={axis.ticks} interval={0} tickFormatter={(v: number) => axis.tick(v)} stroke={frame.axis} tick={frame.tick} width={72} label={{ value: yLabel, angle: -90, position: 'insideLeft', offset: 4, ...frame.label, style: { textAnchor: 'middle' } }} />
           <Tooltip isAnimationActive={false} formatter={(v) => (typeof v === 'number' ? format(v) : String(v))} labelFormatter={(x) => `bar ${x}`} {...TOOLTIP_STYLE} />
           {lines.map((l) => (
             <Line key={l.label} dataKey={l.label} name={l.label} stroke={ink(theme, l.color)} type={step ? 'stepAfter' : 'linear'} dot={false} connectNulls={false} isAnimationActive={false} strokeWidth={1.5} />
@@ -110,9 +146,9 @@ export function TradingCurvesView({ curves }: { curves: EvalCurves }) {
   const span = `validation walk of ${curves.bars} bars (x: bars since its first decision bar), epoch ${curves.epoch} at step ${curves.step}`;
   return (
     <div className="trading-curves">
-      <Plot title="Equity" format={multiple} yLabel="× initial equity" bars={curves.bars} note={`Compounded equity, 1 = initial; ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.orange, curve: curves.equity }, { label: 'buy and hold', color: SERIES_COLORS.blue, curve: curves.buy_and_hold_equity }]} />
-      <Plot title="Position" format={multiple} yLabel="× equity (+ long, − short)" bars={curves.bars} step note={`Position held over each bar, a multiple of equity (+ long, − short); ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.yellow, curve: curves.position }]} />
-      <Plot title="Drawdown" format={percent} yLabel="% below peak equity" bars={curves.bars} note={`1 − equity / running peak of equity; ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.orange, curve: curves.drawdown }, { label: 'buy and hold', color: SERIES_COLORS.blue, curve: curves.buy_and_hold_drawdown }]} />
+      <Plot title="Equity" unit="multiple" yLabel="× initial equity" bars={curves.bars} note={`Compounded equity, 1 = initial; ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.orange, curve: curves.equity }, { label: 'buy and hold', color: SERIES_COLORS.blue, curve: curves.buy_and_hold_equity }]} />
+      <Plot title="Position" unit="multiple" yLabel="× equity (+ long, − short)" bars={curves.bars} step note={`Position held over each bar, a multiple of equity (+ long, − short); ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.yellow, curve: curves.position }]} />
+      <Plot title="Drawdown" unit="percent" yLabel="% below peak equity" bars={curves.bars} note={`1 − equity / running peak of equity; ${span}`} lines={[{ label: 'agent', color: SERIES_COLORS.orange, curve: curves.drawdown }, { label: 'buy and hold', color: SERIES_COLORS.blue, curve: curves.buy_and_hold_drawdown }]} />
     </div>
   );
 }
