@@ -11,6 +11,8 @@ export type RunState = z.infer<typeof RunStateSchema>;
 export const BackendStatusSchema = z.object({
   compute: z.object({ backend: z.enum(['cpu', 'cuda']), reason: z.string() }),
   replay: z.object({ backend: z.enum(['cpu', 'cuda']), reason: z.string() }),
+  /** Where the training environments step (absent from hosts older than the device collector). */
+  collector: z.object({ where: z.enum(['host', 'device']), reason: z.string() }).optional(),
   deviceName: z.string().optional(),
 });
 export type BackendStatus = z.infer<typeof BackendStatusSchema>;

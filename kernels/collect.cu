@@ -69,6 +69,10 @@ __global__ void __launch_bounds__(kThreads) CollectStepKernel(CollectView c) {
     c.return_sum[i] = rules::AddD(c.return_sum[i], ep_return);
     c.last_return[i] = ep_return;
     c.last_length[i] = ep_length;
+    if (c.log) {
+      const uint32_t k = atomicAdd(c.log_count, 1u);
+      if (k < c.log_capacity) c.log[k] = EpisodeLogEntry{ep_return, ctl.env_steps + i + 1, ep_length, i};
+    }
     c.ep_return[i] = 0;
     c.ep_length[i] = 0;
   } else {

@@ -27,6 +27,14 @@ struct CollectorControl {
   int64_t env_steps = 0;     ///< env steps done, all copies counted (epsilon's schedule)
 };
 
+/// One ended training episode, as the host's Trainer::collect reports it.
+struct EpisodeLogEntry {
+  double ret = 0;        ///< the episode's return (summed rewards, float64)
+  int64_t env_step = 0;  ///< env step (all copies counted) at which it ended: vector step x E + copy + 1
+  int32_t length = 0;    ///< env steps of the episode
+  int32_t copy = 0;
+};
+
 /// Transitions as rows of a structure of arrays (device pointers), `state_dim` floats a state.
 struct TransitionRows {
   float* states = nullptr;
@@ -66,6 +74,12 @@ struct CollectView {
   double* return_sum = nullptr;    ///< [E] sum of the ended episodes' returns
   double* last_return = nullptr;   ///< [E] the last ended episode's return
   int32_t* last_length = nullptr;  ///< [E]
+  // The episode log (or null): every ended episode appended at an atomically claimed index, in
+  // no particular order (the host sorts by env_step, which is unique); entries past
+  // log_capacity are counted in *log_count but not written.
+  EpisodeLogEntry* log = nullptr;
+  uint32_t* log_count = nullptr;
+  int64_t log_capacity = 0;
   CollectorControl* ctl = nullptr;
   // Exploration (rules::EpsilonAt, rules::DrawExploration).
   uint64_t seed = 1;

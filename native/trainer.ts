@@ -28,6 +28,10 @@ export interface TrainerInfo {
   replayBackend: 'cpu' | 'cuda';
   /** Why the replay fell back to the CPU ('' when it did not). */
   replayFallbackReason: string;
+  /** Where the training environments step: on the GPU (device kernels, config env.collector) or the host. */
+  collector: 'host' | 'device';
+  /** Why they step on the host although the config allowed the device ('' otherwise; it can change mid-run when the replay moves to the CPU). */
+  collectorReason: string;
   stateDim: number;
   nActions: number;
   /** Names of the features the causal-sensitivity probe intervenes on. */

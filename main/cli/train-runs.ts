@@ -43,7 +43,8 @@ export async function trainOne(opts: StartOptions, source: RunSource, stop: Stop
     onBackends: (b) => {
       backend = b.compute.backend;
       replay = b.replay.backend;
-      progress.message(`compute: ${b.compute.backend}${b.compute.reason ? ` (${b.compute.reason})` : ''}, replay: ${b.replay.backend}${b.replay.reason ? ` (${b.replay.reason})` : ''}`);
+      const collector = b.collector ? `, environments: ${b.collector.where}${b.collector.reason ? ` (${b.collector.reason})` : ''}` : '';
+      progress.message(`compute: ${b.compute.backend}${b.compute.reason ? ` (${b.compute.reason})` : ''}, replay: ${b.replay.backend}${b.replay.reason ? ` (${b.replay.reason})` : ''}${collector}`);
     },
     onScalars: (points) => progress.scalars(points),
     onEpisodes: (eps) => progress.episodes(eps),

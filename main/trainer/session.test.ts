@@ -30,9 +30,11 @@ class ScriptedTrainer implements NativeTrainer {
     readonly script: { nanAtStep?: number; deviceLostAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void; pauseAt?: { step: number; reached: () => void; until: Promise<void> } } = {},
   ) {}
   replayFallbackReason = '';
+  collectorReason = '';
   get info() {
     const replayBackend = this.replayFallbackReason ? ('cpu' as const) : this.options.backend;
-    return { backend: this.options.backend, replayBackend, replayFallbackReason: this.replayFallbackReason, stateDim: 4, nActions: 2, causalFeatureNames: ['x'] };
+    const collector = this.options.backend === 'cuda' && !this.collectorReason ? ('device' as const) : ('host' as const);
+    return { backend: this.options.backend, replayBackend, replayFallbackReason: this.replayFallbackReason, collector, collectorReason: this.collectorReason, stateDim: 4, nActions: 2, causalFeatureNames: ['x'] };
   }
   get step() {
     return Number(this.view.getBigInt64(layout.fields.step!.offset, true));
@@ -232,6 +234,26 @@ test('a replay fallback during the run is logged once and re-announced to the ba
   const fallbacks = readFileSync(join(h.runDir, 'events.log'), 'utf8').split('\n').filter((l) => l.includes('"fallback"'));
   assert.equal(fallbacks.length, 1);
   assert.match(fallbacks[0]!, /replay on CPU: replay kernel failed/);
+});
+
+test('environments that cannot step on the device say why in events.log and the badges, at the start and when it changes mid-run', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const badges: string[] = [];
+  const moveAt = (t: ScriptedTrainer) => {
+    if (t.step === 30) t.collectorReason = 'the replay buffer moved to the CPU (cpu), so collection went on on the host';
+  };
+  const make = (o: TrainerOptions) => {
+    const t = new ScriptedTrainer(o, { stopAfterStep: moveAt });
+    t.collectorReason = "env 'trading' has no device kernel yet (CartPole has one)";
+    return t;
+  };
+  const h = await startRun({ config, runsDir }, { onBackends: (b) => badges.push(`${b.collector?.where}:${b.collector?.reason}`) }, deps(make));
+  await h.done;
+  assert.deepEqual(badges, ["host:env 'trading' has no device kernel yet (CartPole has one)", 'host:the replay buffer moved to the CPU (cpu), so collection went on on the host']);
+  const fallbacks = readFileSync(join(h.runDir, 'events.log'), 'utf8').split('\n').filter((l) => l.includes('"fallback"'));
+  assert.equal(fallbacks.length, 2);
+  assert.match(fallbacks[0]!, /environments on the host: env 'trading' has no device kernel yet/);
+  assert.match(fallbacks[1]!, /environments on the host: the replay buffer moved to the CPU/);
 });
 
 test('resuming a finished run says it is complete and how to extend it, without touching it', async () => {

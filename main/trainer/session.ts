@@ -251,6 +251,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
   };
   if (chosen.backend === 'cpu' && chosen.reason) event('fallback', `compute on CPU: ${chosen.reason}`);
   if (trainer.info.replayFallbackReason) event('fallback', `replay on CPU: ${trainer.info.replayFallbackReason}`);
+  if (trainer.info.collectorReason) event('fallback', `environments on the host: ${trainer.info.collectorReason}`);
   for (const w of warnings) event('warning', w);
 
   let meta: CheckpointMeta = { step: 0, env_steps: 0, epoch: 0, wall_s: 0 };
@@ -268,18 +269,22 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
   }
   const deviceName = addon.backendInfo().deviceName;
   let replayReason = trainer.info.replayFallbackReason;
+  let collectorReason = trainer.info.collectorReason;
   const announceBackends = () =>
     cb.onBackends?.({
       compute: { backend: trainer.info.backend, reason: chosen.reason },
       replay: { backend: trainer.info.replayBackend, reason: replayReason },
+      collector: { where: trainer.info.collector, reason: collectorReason },
       deviceName,
     });
-  /** A replay kernel that fails mid-run moves the buffer to the CPU: say so once. */
+  /** A replay kernel that fails mid-run moves the buffer to the CPU (and device collection to the host): say so once. */
   const watchReplay = () => {
-    const now = trainer.info.replayFallbackReason;
-    if (now === replayReason) return;
-    replayReason = now;
-    event('fallback', `replay on CPU: ${now}`);
+    const replayNow = trainer.info.replayFallbackReason, collectorNow = trainer.info.collectorReason;
+    if (replayNow === replayReason && collectorNow === collectorReason) return;
+    if (replayNow !== replayReason) event('fallback', `replay on CPU: ${replayNow}`);
+    if (collectorNow !== collectorReason) event('fallback', `environments on the host: ${collectorNow}`);
+    replayReason = replayNow;
+    collectorReason = collectorNow;
     announceBackends();
   };
   announceBackends();

@@ -14,6 +14,7 @@ import { train } from '../../main/cli/run-cli.ts';
 import { loadPreset } from '../../main/trainer/presets.ts';
 import { loadAddon } from '../addon.ts';
 import { readScalars } from '../scalars.ts';
+import { readRunMetrics } from '../../main/trainer/run-dir.ts';
 import { buildTrainer, createTrainer } from '../trainer.ts';
 
 const addon = loadAddon();
@@ -99,11 +100,84 @@ test('a CUDA trainer built off the event loop trains; close() detaches its pinne
 });
 
 test('1,000 training steps with collection on the CPU make no host synchronization but the epoch boundary', { skip }, async () => {
-  const t = createTrainer({ config: config(), backend: 'cuda' });
+  const t = createTrainer({ config: config({ env: { kind: 'cartpole', num_envs: 4, collector: 'host' } }), backend: 'cuda' });
+  assert.equal(t.info.collector, 'host');
+  assert.equal(t.info.collectorReason, '');
   await t.run(50);  // the first steps run eagerly and capture the step graph
   const before = addon.cudaSyncCount();
   await t.run(1000);
   assert.equal(addon.cudaSyncCount() - before, 1, 'only the finish of run() synchronizes');
+});
+
+// The device collector (issue 24): env.collector 'auto' on the CUDA backend steps CartPole's
+// copies on the GPU, acting from the learner's weights there; the host queues vector steps and
+// reads the ended episodes back when run() ends.
+test('with env.collector auto on CUDA the environments step on the GPU: episodes come back in env-step order, and run() waits on the device as often at 1,000 steps as at 100', { skip }, async () => {
+  const t = createTrainer({ config: config(), backend: 'cuda' });
+  assert.equal(t.info.collector, 'device');
+  assert.equal(t.info.collectorReason, '');
+  const first = await t.run(50);  // the replay's count made exact once before the first sample; the step graph captured
+  assert.equal(first.steps, 50);
+  let envSteps = readScalars(t.scalars, layout).env_steps!;
+  // learning_starts 256, one env step per gradient step, 4 copies: the vector steps until step 50 was due.
+  assert.equal(envSteps, Math.ceil((256 + 50) / 4) * 4);
+  let episodes = first.episodeReturns.length;
+  const syncs: number[] = [];
+  for (const steps of [100, 1000]) {
+    const before = addon.cudaSyncCount();
+    const r = await t.run(steps);
+    syncs.push(addon.cudaSyncCount() - before);
+    assert.equal(r.steps, steps);
+    const now = readScalars(t.scalars, layout);
+    assert.ok(r.episodeReturns.length > 0, `episodes ended in ${steps} steps`);
+    assert.equal(r.episodeEnvSteps.length, r.episodeReturns.length);
+    for (let i = 0; i < r.episodeEnvSteps.length; i++) {
+      const at = r.episodeEnvSteps[i]!;
+      assert.ok(at > envSteps && at <= now.env_steps!, `episode ${i} ended at env step ${at}, in (${envSteps}, ${now.env_steps}]`);
+      if (i > 0) assert.ok(at > r.episodeEnvSteps[i - 1]!, 'in env-step order');
+      // CartPole pays 1 a step: a return is the episode's length, 1 to 500.
+      const ret = r.episodeReturns[i]!;
+      assert.ok(Number.isInteger(ret) && ret >= 1 && ret <= 500, `return ${ret}`);
+    }
+    episodes += r.episodeReturns.length;
+    assert.equal(now.episodes, episodes, 'the scalar block counts every episode reported');
+    assert.equal(now.episodic_return, r.episodeReturns.at(-1));
+    assert.equal(now.episode_length, r.episodeReturns.at(-1));
+    envSteps = now.env_steps!;
+  }
+  assert.equal(syncs[1], syncs[0], `host synchronizations per run(): ${syncs.join(' at 100 steps, ')} at 1,000`);
+  // The learner's finish, the episode log's count and entries, the replay's count.
+  assert.ok(syncs[0]! <= 4, `${syncs[0]} synchronizations at the epoch boundary`);
+  t.close();
+});
+
+test('environments that cannot step on the GPU step on the host and say why: trading, rank-based sampling, a CPU replay, a replay that moves to the CPU', { skip }, async () => {
+  const reason = (patch: Partial<RunConfigInput>) => {
+    const t = createTrainer({ config: config(patch), backend: 'cuda' });
+    const out = [t.info.collector, t.info.collectorReason];
+    t.close();
+    return out;
+  };
+  assert.deepEqual(reason({ replay: { capacity: 8192, sampler: 'rank' } }), ['host', 'rank-based sampling sorts on the host\'s count of transitions, which device collection updates only at the epoch boundary; use the proportional or uniform sampler']);
+  assert.deepEqual(reason({ replay: { capacity: 8192, device: 'cpu' } }), ['host', 'the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay']);
+  assert.deepEqual(reason({ replay: { capacity: 8192, simulate_oom: true } }), ['host', 'the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay']);
+  assert.deepEqual(reason({ env: { kind: 'cartpole', num_envs: 4, collector: 'host' } }), ['host', '']);
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'trading-6e', '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '200', '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /environments: host \(env 'trading' has no device kernel yet \(CartPole has one\)\)/);
+  const [dir] = readdirSync(runs);
+  assert.match(readFileSync(join(runs, dir!, 'events.log'), 'utf8'), /"kind":"fallback","message":"environments on the host: env 'trading' has no device kernel yet/);
+});
+
+test('the cartpole preset with the device collector learns CartPole: a greedy mean return >= 475 at some epoch (seed 1)', { skip }, async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /environments: device/);
+  const [dir] = readdirSync(runs);
+  const evals = (await readRunMetrics(join(runs, dir!))).flatMap((x) => (x.type === 'epoch' ? [x.eval_mean_return] : []));
+  assert.ok(Math.max(...evals) >= 475, `greedy mean return by epoch: ${evals.join(', ')}`);
 });
 
 test('a NaN injected into the online Q-values halts the CUDA trainer at that step and names the tensor', { skip }, async () => {
@@ -146,9 +220,14 @@ test('a failing replay kernel moves the buffer to the CPU for the rest of the ru
   try {
     const t = createTrainer({ config: config(), backend: 'cuda' });
     assert.equal(t.info.replayBackend, 'cuda');
-    await t.run(200);
+    assert.equal(t.info.collector, 'device');
+    const r = await t.run(200);
     assert.equal(t.info.replayBackend, 'cpu');
     assert.match(t.info.replayFallbackReason, /simulated failure/);
+    // The device collector writes into the GPU replay: it hands over to the host, its episodes reported.
+    assert.equal(t.info.collector, 'host');
+    assert.equal(t.info.collectorReason, 'the replay buffer moved to the CPU (cpu), so collection went on on the host');
+    for (let i = 1; i < r.episodeEnvSteps.length; i++) assert.ok(r.episodeEnvSteps[i]! > r.episodeEnvSteps[i - 1]!, 'in env-step order');
     assert.equal(readScalars(t.scalars, layout).step, 200);
   } finally {
     delete process.env.DQN_SIMULATE_REPLAY_KERNEL_ERROR;

@@ -36,7 +36,7 @@ function scalars(t: NativeTrainer): Snapshot {
 test('info describes the CartPole trainer and its causal features', () => {
   const t = createTrainer({ config: config(), backend: 'cpu' });
   assert.deepEqual(t.info, {
-    backend: 'cpu', replayBackend: 'cpu', replayFallbackReason: '', stateDim: 4, nActions: 2,
+    backend: 'cpu', replayBackend: 'cpu', replayFallbackReason: '', collector: 'host', collectorReason: '', stateDim: 4, nActions: 2,
     causalFeatureNames: ['x', 'x_dot', 'theta', 'theta_dot'],
   });
   assert.equal(t.scalars.byteLength, layout.size);
@@ -228,6 +228,16 @@ test("replay.device 'cuda' puts the trainer's buffer on the GPU when one is usab
   const auto = createTrainer({ config: config(), backend: 'cpu' });
   assert.equal(auto.info.replayBackend, 'cpu', "'auto' follows the compute backend (the CPU here)");
   assert.equal(auto.info.replayFallbackReason, '');
+});
+
+test("env.collector 'device' on the CPU backend steps the environments on the host and says why; 'auto' there expects nothing of the device", () => {
+  const asked = createTrainer({ config: config({ env: { kind: 'cartpole', num_envs: 4, collector: 'device' } }), backend: 'cpu' });
+  assert.equal(asked.info.collector, 'host');
+  assert.equal(asked.info.collectorReason, 'the compute backend is the CPU; the device collector acts with the CUDA learner');
+  const auto = createTrainer({ config: config(), backend: 'cpu' });
+  assert.equal(auto.info.collector, 'host');
+  assert.equal(auto.info.collectorReason, '');
+  assert.throws(() => config({ env: { kind: 'cartpole', num_envs: 4, collector: 'gpu' as 'device' } }), /collector/);
 });
 
 test('the cumulative sums in the scalar block add up every step, so any interval has its exact mean', async () => {

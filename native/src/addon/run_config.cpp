@@ -88,6 +88,8 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   TrainerConfig c;
   c.seed = static_cast<uint64_t>(root.integer("seed", 0, 2147483647));
   c.env = ParseEnvSpec(root.sub("env").o, market, c.seed);
+  constexpr Collector kCollectors[] = {Collector::kAuto, Collector::kHost, Collector::kDevice};
+  c.collector = kCollectors[root.sub("env").choice("collector", {"auto", "host", "device"})];
 
   const Section net = root.sub("network");
   const Napi::Value hidden = net.get("hidden");

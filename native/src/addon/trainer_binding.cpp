@@ -297,6 +297,8 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     o.Set("backend", trainer_->compute_backend());
     o.Set("replayBackend", trainer_->replay_backend());
     o.Set("replayFallbackReason", trainer_->replay_fallback_reason());
+    o.Set("collector", trainer_->collector());
+    o.Set("collectorReason", trainer_->collector_reason());
     o.Set("stateDim", trainer_->state_dim());
     o.Set("nActions", trainer_->n_actions());
     const auto names = trainer_->causal_feature_names();

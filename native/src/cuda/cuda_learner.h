@@ -124,9 +124,6 @@ class CudaLearner final : public Learner {
   const LearnerConfig& config() const { return config_; }
   /// The GPU replay behind `replay` (a CudaReplay, or a FallbackReplay still on the GPU), or null.
   static CudaReplay* device_replay(Replay& replay);
-
- private:
-  friend class CudaLearnerGroup;  // builds one program for its members and steps them together
   /// Runs f; a sticky CUDA error (the context is lost until the process ends) becomes DeviceLost,
   /// which the trainer host answers by continuing the run on the CPU backend.
   template <typename F>
@@ -138,6 +135,9 @@ class CudaLearner final : public Learner {
       throw;
     }
   }
+
+ private:
+  friend class CudaLearnerGroup;  // builds one program for its members and steps them together
   struct Buffers;   // every device buffer, carved from one block
   /// One network's forward pass over `rows` rows of x: trunk activations h[l], heads v and a.
   struct Pass {

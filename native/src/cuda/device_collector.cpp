@@ -1,6 +1,7 @@
 // The GPU collector (see device_collector.h).
 #include "cuda/device_collector.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,7 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
     throw std::invalid_argument("the GPU collector steps CartPole (4 observations, 2 actions); the network has " +
                                 std::to_string(net.state_dim) + " inputs and " + std::to_string(net.n_actions) + " actions");
   const int64_t e = k.num_envs, d = 4, n = k.n_step, rows = e * n;
+  const int64_t log_capacity = std::clamp<int64_t>(e * 1024, int64_t{1} << 16, int64_t{1} << 22);
   detail::CollectView& v = view_;
   const auto carve = [&](Carver& c) {
     v.env.state = c.take<double>(4 * e);
@@ -49,6 +51,8 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
     v.last_return = c.take<double>(e);
     v.last_length = c.take<int32_t>(e);
     v.ctl = c.take<detail::CollectorControl>(1);
+    v.log_count = c.take<uint32_t>(1);
+    v.log = c.take<detail::EpisodeLogEntry>(log_capacity);
     act_.h.clear();
     for (const int width : net.hidden) act_.h.push_back(c.take<float>(e * width));
     act_.v = c.take<float>(e);
@@ -69,6 +73,7 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
   Carver place(block_);
   carve(place);
   scan_temp_ = static_cast<char*>(block_) + place.used();
+  v.log_capacity = log_capacity;
   v.env.n = k.num_envs;
   v.env.max_episode_steps = k.max_episode_steps;
   act_.x = v.obs;
@@ -106,6 +111,29 @@ DeviceCollector::~DeviceCollector() {
     cudaFree(block_);
     cudaGetLastError();
   }
+}
+
+std::vector<detail::EpisodeLogEntry> DeviceCollector::drain_log(cudaStream_t st, int64_t* dropped) {
+  *dropped = 0;
+  uint32_t count = 0;
+  Check(cudaMemcpyAsync(&count, view_.log_count, sizeof count, cudaMemcpyDeviceToHost, st), "reading the episode log's count");
+  Synchronize(st, "reading the episode log");
+  const int64_t kept = std::min<int64_t>(count, view_.log_capacity);
+  std::vector<detail::EpisodeLogEntry> out(static_cast<size_t>(kept));
+  if (kept > 0)
+    Check(cudaMemcpyAsync(out.data(), view_.log, out.size() * sizeof(detail::EpisodeLogEntry), cudaMemcpyDeviceToHost, st),
+          "reading the episode log");
+  Check(cudaMemsetAsync(view_.log_count, 0, sizeof(uint32_t), st), "emptying the episode log");
+  Synchronize(st, "reading the episode log");
+  *dropped = static_cast<int64_t>(count) - kept;
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.env_step < y.env_step; });
+  return out;
+}
+
+void DeviceCollector::set_env_steps(cudaStream_t s, int64_t env_steps) {
+  const detail::CollectorControl ctl{env_steps / config_.num_envs, env_steps};
+  // A pageable source: the copy has read it before returning.
+  Check(cudaMemcpyAsync(view_.ctl, &ctl, sizeof ctl, cudaMemcpyHostToDevice, s), "setting the collector's counters");
 }
 
 void DeviceCollector::act(CudaLearner& learner, CudaReplay& replay) { learner.queue_act_forward(act_, replay.stream()); }

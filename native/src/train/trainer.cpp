@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "train/make_collection.h"
+
 namespace dqn {
 namespace {
 
@@ -89,6 +91,9 @@ Trainer::Trainer(const TrainerConfig& config, const LearnerFactory& make)
 
   scalars_->epsilon = config_.exploration.eps_start;
   scalars_->beta = replay_->beta();
+  CollectionChoice collection = MakeCollection(config_, *learner_, *replay_);
+  device_ = std::move(collection.device);
+  collector_reason_ = std::move(collection.reason);
 }
 
 double Trainer::epsilon() const {
@@ -172,9 +177,33 @@ void Trainer::collect(bool random_actions, RunStats& stats) {
   scalars_->epsilon = random_actions ? 1.0 : epsilon();
 }
 
-void Trainer::begin_run(int64_t steps) const {
+void Trainer::begin_run(int64_t steps) {
   if (!halted_.empty()) throw std::runtime_error(halted_);
   if (steps < 0) throw std::invalid_argument("steps must be >= 0, got " + std::to_string(steps));
+  if (!device_) return;
+  // Before the first gradient step the replay must hold a transition (every copy emits one once
+  // its n-step window is full: n vector steps) and, after a load_state, refill_ of them.
+  const int64_t e = device_->num_envs(), size = replay_->size();
+  const int64_t wanted = std::max<int64_t>(refill_, 1);
+  device_fill_until_ = scalars_->env_steps + (size >= wanted ? 0 : (config_.n_step - 1 + (wanted - size + e - 1) / e) * e);
+  device_->begin(scalars_->env_steps);
+}
+
+bool Trainer::queue_until_due(int64_t needed) {
+  const int64_t e = device_->num_envs();
+  while ((scalars_->env_steps < needed || scalars_->env_steps < device_fill_until_) && !stop_.load(std::memory_order_relaxed)) {
+    if (!device_->queue_step()) return false;
+    scalars_->env_steps += e;
+    scalars_->epsilon = scalars_->env_steps < config_.learning_starts ? 1.0 : epsilon();
+  }
+  // The replay's host count lags the device's inserts: made exact once before a first sample.
+  if (replay_->size() == 0) {
+    int64_t dropped = 0;
+    const std::vector<EndedEpisode> ended = device_->drain(&dropped);
+    pending_.episodes.insert(pending_.episodes.end(), ended.begin(), ended.end());
+    pending_.dropped += dropped;
+  }
+  return true;
 }
 
 bool Trainer::collect_until_due(RunStats& stats) {
@@ -182,6 +211,12 @@ bool Trainer::collect_until_due(RunStats& stats) {
   // Random actions for the first learning_starts env steps, then train_every env steps (all
   // copies together) per gradient step.
   const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
+  if (device_) {
+    if (queue_until_due(needed)) return !stopping();
+    drain_device(stats);  // the device stopped collecting: its episodes so far, then the host
+    collector_reason_ = device_->reason();
+    device_.reset();
+  }
   while ((scalars_->env_steps < needed || replay_->size() == 0 || replay_->size() < refill_) && !stopping())
     collect(scalars_->env_steps < config_.learning_starts, stats);
   return !stopping();
@@ -196,7 +231,25 @@ void Trainer::after_train(uint32_t flags, RunStats& stats) {
 void Trainer::end_run(int64_t steps, RunStats& stats) {
   // The epoch boundary: the one place the CUDA learner waits for the device.
   if (const uint32_t flags = learner_->finish(*scalars_)) halt(flags, scalars_->step + 1);
+  if (device_) drain_device(stats);
   stats.stopped = stats.steps < steps;
+}
+
+void Trainer::drain_device(RunStats& stats) {
+  int64_t dropped = 0;
+  std::vector<EndedEpisode> ended = device_->drain(&dropped);
+  ended.insert(ended.begin(), pending_.episodes.begin(), pending_.episodes.end());
+  dropped += pending_.dropped;
+  pending_ = {};
+  for (const EndedEpisode& x : ended) {
+    stats.episode_returns.push_back(x.ret);
+    stats.episode_env_steps.push_back(x.env_step);
+  }
+  scalars_->episodes += static_cast<int64_t>(ended.size()) + dropped;
+  if (!ended.empty()) {
+    scalars_->episodic_return = ended.back().ret;
+    scalars_->episode_length = static_cast<double>(ended.back().length);
+  }
 }
 
 RunStats Trainer::run(int64_t steps) {

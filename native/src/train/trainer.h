@@ -16,6 +16,7 @@
 #include "env/vec_env.h"
 #include "replay/make_replay.h"
 #include "replay/replay.h"
+#include "train/device_collection.h"
 #include "train/learner.h"
 #include "train/n_step.h"
 #include "train/scalar_block.h"
@@ -43,6 +44,7 @@ struct TrainerConfig {
   ExplorationConfig exploration;
   int64_t learning_starts = 1000;  ///< env steps with random actions before the first gradient step
   int64_t train_every = 1;         ///< env steps (all copies) per gradient step
+  Collector collector = Collector::kAuto;  ///< where the training environments step (MakeCollection decides)
 };
 
 /// Outcome of one run() call.
@@ -69,7 +71,8 @@ struct EvalStats {
 using LearnerFactory = std::function<std::shared_ptr<Learner>(const NetConfig&, const LearnerConfig&, uint64_t seed,
                                                               std::vector<FeatureGroup> causal_features)>;
 
-/// The trainer: collection on the CPU, the learner on the compute backend.
+/// The trainer: collection on the host (or on the GPU: device_collection.h), the learner on the
+/// compute backend.
 class Trainer {
  public:
   /// Builds the environments (MakeEnv with kTrain, kValidation and, for a trading spec with a
@@ -90,11 +93,12 @@ class Trainer {
   ///         lost: ...") when the GPU became unusable.
   RunStats run(int64_t steps);
   /// run()'s parts, for TrainerGroup, which trains its members' learners in one call between
-  /// them: begin_run checks the trainer may run; collect_until_due collects (random actions
+  /// them: begin_run checks the trainer may run (and readies the device collector for `steps`
+  /// gradient steps); collect_until_due collects (on the device: queues vector steps) (random actions
   /// for the first learning_starts env steps, then epsilon-greedy) until the next gradient step
   /// is due, false when a stop request came first; after_train takes the step's NaN flags
   /// (throwing as run() does); end_run is the epoch boundary's finish, and fills stats.stopped.
-  void begin_run(int64_t steps) const;
+  void begin_run(int64_t steps);
   bool collect_until_due(RunStats& stats);
   void after_train(uint32_t flags, RunStats& stats);
   void end_run(int64_t steps, RunStats& stats);
@@ -141,9 +145,20 @@ class Trainer {
   double epsilon() const;  ///< epsilon at the current env step
   Learner& learner() { return *learner_; }
   std::string compute_backend() const { return learner_->backend(); }
+  /// Where the training environments step now: "device" or "host".
+  std::string collector() const { return device_ ? "device" : "host"; }
+  /// Why they step on the host although the config allowed the device ("" otherwise): set at
+  /// construction (no kernel for this env, CPU backend, rank sampler, out of memory, ...) or
+  /// later (the replay moved to the CPU).
+  std::string collector_reason() const { return collector_reason_; }
 
  private:
   void collect(bool random_actions, RunStats& stats);
+  /// collect_until_due on the device: queues vector steps until the next gradient step is due;
+  /// false when the device stopped collecting (the host takes over).
+  bool queue_until_due(int64_t needed);
+  /// The epoch boundary of device collection: the ended episodes into stats and the scalars.
+  void drain_device(RunStats& stats);
   [[noreturn]] void halt(uint32_t flags, int64_t step);
 
   TrainerConfig config_;
@@ -152,6 +167,13 @@ class Trainer {
   std::string replay_fallback_;
   std::function<std::string()> replay_runtime_fallback_;
   std::shared_ptr<Learner> learner_;  // shared with its seed group, if any (MemberOf)
+  std::unique_ptr<DeviceCollection> device_;  // null: the host collects
+  std::string collector_reason_;
+  int64_t device_fill_until_ = 0;  // env steps the device collects before a run's first gradient step
+  struct {
+    std::vector<EndedEpisode> episodes;  // drained early (a first sample's count) and not yet reported
+    int64_t dropped = 0;
+  } pending_;
   NStepAccumulator n_step_;
   TransitionStaging staging_;
   Rng explore_rng_;

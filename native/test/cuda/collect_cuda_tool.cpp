@@ -190,6 +190,22 @@ int CompareCollector(const CheckCase& c) {
          static_cast<long long>(st.vector_steps), static_cast<long long>(st.env_steps), c.steps, static_cast<long long>(env_steps));
   EXPECT(st.episodes_per_copy == episodes, "envs=%d: episode counts differ from the host's", e);
   EXPECT(SameBits(st.return_sum_per_copy.data(), return_sum.data(), e), "envs=%d: episode return sums differ from the host's", e);
+  // The episode log: every ended episode once, by env step, each copy's in its own order (its
+  // counts and return sums rebuilt from the log equal the host's bit for bit).
+  int64_t dropped = -1;
+  const std::vector<dqn::cuda::detail::EpisodeLogEntry> log = col.drain_log(replay.stream(), &dropped);
+  std::vector<int64_t> log_episodes(static_cast<size_t>(e), 0);
+  std::vector<double> log_returns(static_cast<size_t>(e), 0.0);
+  bool ordered = true;
+  for (size_t k = 0; k < log.size(); ++k) {
+    const auto& x = log[k];
+    ordered = ordered && (k == 0 || x.env_step > log[k - 1].env_step) && x.env_step % e == (x.copy + 1) % e;
+    ++log_episodes[static_cast<size_t>(x.copy)];
+    log_returns[static_cast<size_t>(x.copy)] += x.ret;
+  }
+  EXPECT(dropped == 0 && ordered, "envs=%d: the episode log dropped %lld episodes or is out of env-step order", e, static_cast<long long>(dropped));
+  EXPECT(log_episodes == episodes && SameBits(log_returns.data(), return_sum.data(), e),
+         "envs=%d: the episode log's counts or returns differ from the host's", e);
   learner.finish(scalars);
   replay.sync_size();
   CudaReplay::Contents got;
