@@ -11,7 +11,7 @@
 #   the pack step, e.g.  OUT=/tmp/o PACK=$OUT/logs.tgz bash bench/cuda-device.sh build learner-check pack
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
 #   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-group-profile learner-epoch learner-profile learner-tests
-#                  train-cartpole cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
+#                  train-cartpole cartpole-collectors cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
 #   collector steps: env-check (device CartPole against the host's, bit for bit) env-bench
 #                    collect-check (the GPU collector against the host's collection) collect-bench jax-collect
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
@@ -147,6 +147,21 @@ for s in "$@"; do
         PATH=/tmp:$PATH node --import tsx main/cli/train.ts --preset cartpole --backend cuda --precision $p --runs-dir /tmp/runs --json \
           > "$OUT/train-cartpole-$p.log" 2>&1 || status=1
         tail -1 "$OUT/train-cartpole-$p.log"
+      done ;;
+    cartpole-collectors)
+      # The cartpole preset on the GPU with its environments on the device and on the host
+      # (env.collector), seeds SEEDS (default 1-3) each, at the preset's env copies or ENVS: the
+      # command's wall time, steps/s and the final return.
+      step cartpole-collectors
+      for c in device host; do
+        for seed in ${SEEDS:-1 2 3}; do
+          PATH=/tmp:$PATH node -e "const p=require('./resources/presets/cartpole.json'); p.env.collector='$c'; p.seed=$seed; if ('${ENVS:-}') p.env.num_envs=Number('${ENVS:-}'); process.stdout.write(JSON.stringify(p))" > /tmp/cartpole-$c.json
+          t0=$(date +%s.%N)
+          PATH=/tmp:$PATH node --import tsx main/cli/train.ts --config /tmp/cartpole-$c.json --backend cuda --runs-dir /tmp/runs-$c --json \
+            > "$OUT/cartpole-$c-$seed.log" 2>&1 || status=1
+          t1=$(date +%s.%N)
+          echo "collector $c seed $seed envs ${ENVS:-preset}: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -o 'environments: [a-z]*' "$OUT/cartpole-$c-$seed.log" | head -1); $(grep -oE '"(steps_per_s|eval_mean_return|wall_s)":[0-9.]+' "$OUT/cartpole-$c-$seed.log" | tr '\n' ' ')"
+        done
       done ;;
     cartpole-seeds)
       # The cartpole preset on the GPU over seeds (SEEDS, default 1-8) in each precision (PRECISIONS,

@@ -100,7 +100,7 @@ test('a CUDA trainer built off the event loop trains; close() detaches its pinne
 });
 
 test('1,000 training steps with collection on the CPU make no host synchronization but the epoch boundary', { skip }, async () => {
-  const t = createTrainer({ config: config({ env: { kind: 'cartpole', num_envs: 4, collector: 'host' } }), backend: 'cuda' });
+  const t = createTrainer({ config: config(), backend: 'cuda' });
   assert.equal(t.info.collector, 'host');
   assert.equal(t.info.collectorReason, '');
   await t.run(50);  // the first steps run eagerly and capture the step graph
@@ -109,11 +109,14 @@ test('1,000 training steps with collection on the CPU make no host synchronizati
   assert.equal(addon.cudaSyncCount() - before, 1, 'only the finish of run() synchronizes');
 });
 
-// The device collector (issue 24): env.collector 'auto' on the CUDA backend steps CartPole's
+// The device collector (issue 24): env.collector 'device' on the CUDA backend steps CartPole's
 // copies on the GPU, acting from the learner's weights there; the host queues vector steps and
-// reads the ended episodes back when run() ends.
-test('with env.collector auto on CUDA the environments step on the GPU: episodes come back in env-step order, and run() waits on the device as often at 1,000 steps as at 100', { skip }, async () => {
-  const t = createTrainer({ config: config(), backend: 'cuda' });
+// reads the ended episodes back when run() ends. ('auto' is the host for now: RESULTS run L42.)
+const onDevice = { env: { kind: 'cartpole' as const, num_envs: 4, collector: 'device' as const } };
+
+test("with env.collector 'device' on CUDA the environments step on the GPU: episodes come back in env-step order, and run() waits on the device as often at 1,000 steps as at 100", { skip }, async () => {
+  assert.equal(createTrainer({ config: config(), backend: 'cuda' }).info.collector, 'host', "'auto' is the host for now");
+  const t = createTrainer({ config: config(onDevice), backend: 'cuda' });
   assert.equal(t.info.collector, 'device');
   assert.equal(t.info.collectorReason, '');
   const first = await t.run(50);  // the replay's count made exact once before the first sample; the step graph captured
@@ -153,7 +156,7 @@ test('with env.collector auto on CUDA the environments step on the GPU: episodes
 
 test('environments that cannot step on the GPU step on the host and say why: trading, rank-based sampling, a CPU replay, a replay that moves to the CPU', { skip }, async () => {
   const reason = (patch: Partial<RunConfigInput>) => {
-    const t = createTrainer({ config: config(patch), backend: 'cuda' });
+    const t = createTrainer({ config: config({ ...onDevice, ...patch }), backend: 'cuda' });
     const out = [t.info.collector, t.info.collectorReason];
     t.close();
     return out;
@@ -163,19 +166,25 @@ test('environments that cannot step on the GPU step on the host and say why: tra
   assert.deepEqual(reason({ replay: { capacity: 8192, simulate_oom: true } }), ['host', 'the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay']);
   assert.deepEqual(reason({ env: { kind: 'cartpole', num_envs: 4, collector: 'host' } }), ['host', '']);
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
-  const r = train(['--preset', 'trading-6e', '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '200', '--runs-dir', runs, '--json']);
+  const preset = loadPreset('trading-6e');
+  const file = join(runs, 'trading-6e-device.json');
+  writeFileSync(file, JSON.stringify({ ...preset, env: { ...preset.env, collector: 'device' } }));
+  const r = train(['--config', file, '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '200', '--runs-dir', runs, '--json']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /environments: host \(env 'trading' has no device kernel yet \(CartPole has one\)\)/);
-  const [dir] = readdirSync(runs);
+  const dir = readdirSync(runs).find((d) => d !== 'trading-6e-device.json');
   assert.match(readFileSync(join(runs, dir!, 'events.log'), 'utf8'), /"kind":"fallback","message":"environments on the host: env 'trading' has no device kernel yet/);
 });
 
 test('the cartpole preset with the device collector learns CartPole: a greedy mean return >= 475 at some epoch (seed 1)', { skip }, async () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
-  const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--runs-dir', runs, '--json']);
+  const preset = loadPreset('cartpole');
+  const file = join(runs, 'cartpole-device.json');
+  writeFileSync(file, JSON.stringify({ ...preset, env: { ...preset.env, collector: 'device' } }));
+  const r = train(['--config', file, '--backend', 'cuda', '--runs-dir', runs, '--json']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /environments: device/);
-  const [dir] = readdirSync(runs);
+  const dir = readdirSync(runs).find((d) => d !== 'cartpole-device.json');
   const evals = (await readRunMetrics(join(runs, dir!))).flatMap((x) => (x.type === 'epoch' ? [x.eval_mean_return] : []));
   assert.ok(Math.max(...evals) >= 475, `greedy mean return by epoch: ${evals.join(', ')}`);
 });
@@ -218,7 +227,7 @@ test('a replay that does not fit on the GPU goes to the CPU while the learner st
 test('a failing replay kernel moves the buffer to the CPU for the rest of the run, and training goes on', { skip }, async () => {
   process.env.DQN_SIMULATE_REPLAY_KERNEL_ERROR = '1';
   try {
-    const t = createTrainer({ config: config(), backend: 'cuda' });
+    const t = createTrainer({ config: config(onDevice), backend: 'cuda' });
     assert.equal(t.info.replayBackend, 'cuda');
     assert.equal(t.info.collector, 'device');
     const r = await t.run(200);

@@ -1,4 +1,4 @@
-// Header: run state, compute and replay badges (with the fallback reason), steps/s, epoch, ETA,
+// Header: run state, compute, replay and environment badges (with the fallback reason), steps/s, epoch, ETA,
 // the live indicator, the trainer host's pid and the Start / Stop buttons.
 import { useEffect, useState, type CSSProperties } from 'react';
 import { useStore } from 'zustand';
@@ -25,6 +25,18 @@ export function replayBadge(b: BackendStatus | undefined, sampler: string | unde
   const kind = sampler === 'uniform' ? 'uniform' : 'PER';
   const where = b.replay.backend === 'cuda' ? 'GPU' : 'CPU';
   return `Replay: ${where} ${kind}${b.replay.reason ? ` (fallback: ${b.replay.reason})` : ''}`;
+}
+
+/**
+ * `Envs: GPU` when the training environments step on the device (env.collector 'device'),
+ * `Envs: host (why)` when the device was asked for and could not be used; undefined otherwise
+ * (host stepping, the default, needs no badge), before a run, or from a host that does not say.
+ */
+export function collectorBadge(b: BackendStatus | undefined): string | undefined {
+  const c = b?.collector;
+  if (!c) return undefined;
+  if (c.where === 'device') return 'Envs: GPU';
+  return c.reason ? `Envs: host (${c.reason})` : undefined;
 }
 
 /** `6420 steps/s` (a decimal only under 100/s, where it says something); `– steps/s` before the first rate. */
@@ -68,6 +80,7 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
   // Long texts (a fallback reason, a connection error) are cut to the header's one line; their title holds them whole.
   const compute = computeBadge(s.backends);
   const replay = replayBadge(s.backends, cfg?.replay.sampler);
+  const envs = collectorBadge(s.backends);
   const hostText = s.connection !== 'open' ? `server: ${s.connection}${s.connectionDetail ? ` (${s.connectionDetail})` : ''}` : s.host.pid ? `pid ${s.host.pid}` : 'host: starting';
   const reason = blocked && !running && (blocked.field !== undefined ? (
     <a
@@ -105,6 +118,11 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
         <span className="badge shrink" data-testid="replay-badge" title={replay} style={keepWhole(replay, 14)}>
           {replay}
         </span>
+        {envs && (
+          <span className="badge shrink" data-testid="collector-badge" title={envs} style={keepWhole(envs, 10)}>
+            {envs}
+          </span>
+        )}
         <span className="metric" title="gradient steps per second">{stepsPerSecText(s.progress.stepsPerSec)}</span>
         <span className="metric">
           epoch {s.progress.epoch}

@@ -13,7 +13,7 @@ namespace dqn {
 
 /// Where a run's training environments step (config env.collector).
 enum class Collector {
-  kAuto,    ///< the device when the learner and the replay are on the GPU and the env has a kernel
+  kAuto,    ///< the host for now (faster at the sizes measured: bench/RESULTS.md run L42)
   kHost,    ///< always the host (the CPU environments and acting)
   kDevice,  ///< the device; when it cannot be, the host, with the reason reported
 };

@@ -9,10 +9,12 @@
 namespace dqn {
 
 CollectionChoice MakeCollection(const TrainerConfig& config, Learner& learner, Replay& replay) {
-  if (config.collector == Collector::kHost) return {};
-  const bool asked = config.collector == Collector::kDevice;
+  // auto is the host for now: on the H200 the host path trains the cartpole preset faster (its
+  // environment work overlaps the GPU's steps, while the device collector's vector step adds
+  // six launches to the learner's stream; bench/RESULTS.md, run L42).
+  if (config.collector != Collector::kDevice) return {};
   if (config.compute != Compute::kCuda)
-    return {nullptr, asked ? "the compute backend is the CPU; the device collector acts with the CUDA learner" : ""};
+    return {nullptr, "the compute backend is the CPU; the device collector acts with the CUDA learner"};
   if (config.env.kind != "cartpole")
     return {nullptr, "env '" + config.env.kind + "' has no device kernel yet (CartPole has one)"};
   if (config.replay.sampler == Sampler::kRank)

@@ -12,15 +12,14 @@ namespace dqn {
 struct TrainerConfig;
 
 /// A run's collector: `device` set when it collects on the GPU, otherwise null with `reason`
-/// saying why the host collects ("" when the config asked for the host, or for auto on the CPU
-/// backend, where nothing was expected of the device).
+/// saying why the host collects although the config asked for the device ("" for host and auto).
 struct CollectionChoice {
   std::unique_ptr<DeviceCollection> device;
   std::string reason;
 };
 
 /// Decides where `config` (its env.collector, backend, environment, replay and sampler) collects
-/// and builds the device collector when it can: the CUDA learner (a lone one: seed groups collect
+/// and builds the device collector when env.collector is 'device' and it can: the CUDA learner (a lone one: seed groups collect
 /// on the host for now) training on a GPU replay with proportional or uniform sampling, CartPole
 /// (the only environment with a device kernel). Every other case, and a device collector that does
 /// not fit in memory, is the host with the reason. @throws CudaError when the GPU fails otherwise.
