@@ -15,7 +15,7 @@ import { downsampleBand, type Marker } from '../lib/downsample.ts';
 import { chartImage, svgToPng } from '../lib/chart-image.ts';
 import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { tooltipValue } from '../lib/format.ts';
-import { legendEntries, niceTicks, overlayDash, type ChartBand, type LegendEntry } from '../lib/legend.ts';
+import { coveringTicks, legendEntries, niceTicks, overlayDash, type ChartBand, type LegendEntry } from '../lib/legend.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
 import { ink, RAW_LINE_OPACITY, rawSwatchOpacity } from '../lib/theme.ts';
 import { useTheme } from '../lib/theme-store.ts';
@@ -66,6 +66,8 @@ const BUCKETS_PER_PX = 1 / 3;
 const MIN_PX_PER_DOT = 8;
 /** Pixels per x-axis tick label. */
 const PX_PER_TICK = 90;
+/** About how many y-axis ticks a chart's 220 px get (at most one more). */
+const Y_TICKS = 5;
 
 /** A small picture of how an entry's curve is drawn. */
 function Swatch({ entry }: { entry: LegendEntry }) {
@@ -225,7 +227,15 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       if (pts.length) x1 = Math.max(x1, pts.at(-1)!.x);
     }
     const xRange: [number, number] = zoom ?? [x0, x1];
-    return { bookId: book.id, series: out, overlaid, markers, points, hidden, bandAreas, xRange };
+    // The y extent of everything drawn (lines, bands, overlays), for round y ticks.
+    let y0 = Infinity;
+    let y1 = -Infinity;
+    const seeY = (y: number) => {
+      if (Number.isFinite(y)) [y0, y1] = [Math.min(y0, y), Math.max(y1, y)];
+    };
+    for (const pts of [...out.flatMap((d) => [d.raw, d.smooth]), ...overlaid.map((o) => o.pts)]) for (const p of pts) seeY(p.y);
+    for (const a of bandAreas) for (const p of a.pts) p.range.forEach(seeY);
+    return { bookId: book.id, series: out, overlaid, markers, points, hidden, bandAreas, xRange, yRange: [y0, y1] as [number, number] };
     // `drawTick` moves when the scheduler finds the drawn series changed (or the view switched).
   }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick, xKind, shownAxis]);
   // Another x axis: the zoom (in the old axis's units) no longer applies.
@@ -239,6 +249,9 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
     [drawn, smoothing],
   );
   const xTicks = useMemo(() => niceTicks(drawn.xRange[0], drawn.xRange[1], Math.max(2, Math.floor(width / PX_PER_TICK)), xInteger), [drawn.xRange, width, xInteger]);
+  // Round y ticks (1, 2 or 5 x 10^k apart) covering the data: recharts' own read 0.0055 / 0.011 /
+  // 0.0165 or 11 / -11 / -22. A log axis keeps recharts' powers of ten.
+  const yTicks = useMemo(() => (logY ? [] : coveringTicks(drawn.yRange[0], drawn.yRange[1], Y_TICKS).ticks), [drawn.yRange, logY]);
 
   const [exportNote, setExportNote] = useState<string | undefined>();
   /** Downloads every raw record of the drawn series (the host reads them from the run folder). */
@@ -341,7 +354,8 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
             <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} ticks={xTicks} interval={0} allowDataOverflow stroke={frame.axis} tick={frame.tick} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, ...frame.label }} />
             <YAxis
               scale={logY ? 'log' : 'auto'}
-              domain={['auto', 'auto']}
+              domain={yTicks.length > 1 ? [yTicks[0]!, yTicks.at(-1)!] : ['auto', 'auto']}
+              {...(yTicks.length > 1 ? { ticks: yTicks, interval: 0 } : {})}
               allowDataOverflow
               stroke={frame.axis}
               tick={frame.tick}

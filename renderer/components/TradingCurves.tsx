@@ -12,7 +12,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { Curve, EvalCurves } from '../../common/trading-curves.ts';
 import type { EvalCurvesRequest } from '../lib/eval-curves-request.ts';
 import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
-import { niceTicks } from '../lib/legend.ts';
+import { coveringTicks, niceTicks } from '../lib/legend.ts';
 import { SERIES_COLORS } from '../lib/palette.ts';
 import { ink } from '../lib/theme.ts';
 import { useTheme } from '../lib/theme-store.ts';
@@ -91,17 +91,7 @@ export interface PlotAxis {
  * decimals; ticks taken between the data's ends read as odd values (0.32, 0.05, -0.30).
  */
 export function plotAxis([lo, hi]: [number, number], count: number, unit: Unit): PlotAxis {
-  // Round ticks over the range, widened by a step at an end short of the data; fewer asked for
-  // while that makes more than count + 1 (the tick rule may give nearly twice the count).
-  const covering = (n: number) => {
-    const t = niceTicks(lo, hi, n);
-    const step = t.length > 1 ? t[1]! - t[0]! : Math.abs(hi - lo) || 1;
-    if (t.length === 0 || t[0]! > lo + 1e-12 * Math.abs(lo)) t.unshift(Number(((t[0] ?? hi) - step).toPrecision(12)));
-    if (t.at(-1)! < hi - 1e-12 * Math.abs(hi)) t.push(Number((t.at(-1)! + step).toPrecision(12)));
-    return { t, step };
-  };
-  let { t: ticks, step } = covering(count);
-  for (let n = count - 1; n >= 1 && ticks.length > count + 1; n--) ({ t: ticks, step } = covering(n));
+  const { ticks, step } = coveringTicks(lo, hi, count);
   const scale = unit === 'percent' ? 100 : 1;
   const decimals = Math.max(0, Math.ceil(-Math.log10(step * scale) - 1e-9));
   const text = (digits: number) => (v: number) => (!Number.isFinite(v) ? '–' : unit === 'percent' ? `${(100 * v).toFixed(digits)}%` : v.toFixed(digits));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { legendEntries, niceTicks, OVERLAY_DASHES, overlayDash } from './legend.ts';
+import { coveringTicks, legendEntries, niceTicks, OVERLAY_DASHES, overlayDash } from './legend.ts';
 
 test('a smoothed line gets a raw and an EMA entry, a plain line one, a band one, all with their scalar names', () => {
   const e = legendEntries(
@@ -38,6 +38,18 @@ test('axis ticks are round numbers inside the range, not the range ends', () => 
   assert.deepEqual(niceTicks(0, 0.3, 3), [0, 0.1, 0.2, 0.3]);
   assert.deepEqual(niceTicks(5, 5, 5), [5]);
   assert.deepEqual(niceTicks(NaN, 5, 5), []);
+});
+
+test('y ticks cover the data with round values and end on them, at most one more than asked (recharts read 0.0055 / 0.011 / 0.0165 on a loss, 11 / -11 / -22 on Q)', () => {
+  assert.deepEqual(coveringTicks(0.0061, 0.0268, 5), { ticks: [0.005, 0.01, 0.015, 0.02, 0.025, 0.03], step: 0.005 });
+  assert.deepEqual(coveringTicks(-31.2, 10.4, 5).ticks, [-40, -20, 0, 20], "-40 to 20 by 10 would be 7");
+  assert.deepEqual(coveringTicks(-1, 0.32, 5).ticks, [-1, -0.5, 0, 0.5], 'no more than count + 1');
+  assert.deepEqual(coveringTicks(0.74, 0.74, 5).ticks, [0.2, 0.4, 0.6, 0.8, 1, 1.2], 'a flat series is widened');
+  assert.deepEqual(coveringTicks(0, 0, 5).ticks, [-0.5, 0, 0.5]);
+  assert.deepEqual(coveringTicks(NaN, 1, 5).ticks, []);
+  // A range of one ulp (a C51 loss at 3 and its EMA 4e-16 above): flat, not a loop past 2^53.
+  assert.deepEqual(coveringTicks(3, 3.0000000000000004, 5).ticks, [1, 2, 3, 4, 5]);
+  assert.deepEqual(niceTicks(3, 3.0000000000000004, 5), [3]);
 });
 
 test("an overlaid run's lines in one chart get distinct dash patterns, the first the classic 5 3", () => {

@@ -74,6 +74,34 @@ export function niceTicks(lo: number, hi: number, count: number, integer = false
   if (integer) step = Math.max(1, Math.round(step));
   const ticks: number[] = [];
   // The 1e-9 slack keeps an end that is a multiple of step despite float noise (3 * 0.1 > 0.3).
-  for (let k = Math.ceil(lo / step - 1e-9), last = Math.floor(hi / step + 1e-9); k <= last; k++) ticks.push(Number((k * step).toPrecision(12)));
+  const first = Math.ceil(lo / step - 1e-9);
+  const last = Math.floor(hi / step + 1e-9);
+  // A range of a few ulps (3 to 3 + 4e-16) has a step so fine that k passes 2^53, where k++ no
+  // longer moves: no round ticks there (the page hung on a C51 loss whose EMA sat one ulp off).
+  if (!(Math.abs(first) < 2 ** 52 && Math.abs(last) < 2 ** 52)) return [lo];
+  for (let k = first; k <= last; k++) ticks.push(Number((k * step).toPrecision(12)));
   return ticks;
+}
+
+/**
+ * Round ticks (niceTicks) that cover [lo, hi]: widened by a step at an end short of the data, so
+ * the axis ends on round values; fewer are asked for while that makes more than count + 1 (the
+ * tick rule may give nearly twice the count). A flat range (to 1e-9 of its magnitude) is widened
+ * by half its magnitude (1 at 0) first. Empty for a non-finite range.
+ * @returns the ticks, ascending, and the step between them
+ */
+export function coveringTicks(lo: number, hi: number, count: number): { ticks: number[]; step: number } {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi < lo) return { ticks: [], step: NaN };
+  // Flat, or flat but for float noise (an EMA one ulp off its raw series).
+  if (hi - lo <= 1e-9 * Math.max(Math.abs(lo), Math.abs(hi))) [lo, hi] = [lo - 0.5 * (Math.abs(lo) || 1), hi + 0.5 * (Math.abs(hi) || 1)];
+  const covering = (n: number) => {
+    const ticks = niceTicks(lo, hi, n);
+    const step = ticks.length > 1 ? Number((ticks[1]! - ticks[0]!).toPrecision(12)) : hi - lo;
+    if (ticks.length === 0 || ticks[0]! > lo + 1e-12 * Math.abs(lo)) ticks.unshift(Number(((ticks[0] ?? hi) - step).toPrecision(12)));
+    if (ticks.at(-1)! < hi - 1e-12 * Math.abs(hi)) ticks.push(Number((ticks.at(-1)! + step).toPrecision(12)));
+    return { ticks, step };
+  };
+  let out = covering(count);
+  for (let n = count - 1; n >= 1 && out.ticks.length > count + 1; n--) out = covering(n);
+  return out;
 }
