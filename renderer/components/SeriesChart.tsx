@@ -85,10 +85,24 @@ function Swatch({ entry }: { entry: LegendEntry }) {
   );
 }
 
-/** Short axis labels: 4 significant digits, exponent form for very large or small values. */
+/** SI prefixes for large axis labels: step counts read "110k" and "1.2M", not "1.1e+5". */
+const SI: [number, string][] = [
+  [1e9, 'G'],
+  [1e6, 'M'],
+  [1e3, 'k'],
+];
+
+/**
+ * Short axis labels: 4 significant digits; from 1e5 to below 1e12 with an SI prefix ("110k",
+ * "1.25M", "3G"), exponent form beyond that and under 1e-3.
+ */
 export function tick(v: number): string {
   const a = Math.abs(v);
-  if (a !== 0 && (a >= 1e5 || a < 1e-3)) return v.toExponential(1);
+  if (a >= 1e5 && a < 1e12) {
+    const [unit, prefix] = SI.find(([u]) => a >= u)!;
+    return `${Number((v / unit).toPrecision(4))}${prefix}`;
+  }
+  if (a !== 0 && (a >= 1e12 || a < 1e-3)) return v.toExponential(1);
   return String(Number(v.toPrecision(4)));
 }
 
