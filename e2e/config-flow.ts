@@ -69,3 +69,30 @@ export async function startSaysWhy(page: Page): Promise<void> {
   await field(page, spe).fill('500');
   await start.and(page.locator(':enabled')).waitFor(LONG);
 }
+
+/**
+ * The config panel's head reads at this width: the heading on one line, the Preset label beside
+ * its box (at 1280 px the heading wrapped to "Config / Ctrl+," and the label sat over the box),
+ * and the box's text ("load a preset… (now: NAME)") inside the box.
+ */
+export async function configHeadReads(page: Page): Promise<void> {
+  const heading = page.locator('#config-title');
+  const { height, lineHeight } = await heading.evaluate((h) => ({ height: h.getBoundingClientRect().height, lineHeight: parseFloat(getComputedStyle(h).lineHeight) || 1.3 * parseFloat(getComputedStyle(h).fontSize) }));
+  assert.ok(height < 1.8 * lineHeight, `the Config heading is ${height.toFixed(0)} px high: it wraps (line ${lineHeight.toFixed(0)} px)`);
+  const box = page.getByRole('combobox', { name: 'Preset' });
+  const fit = await box.evaluate((select: HTMLSelectElement) => {
+    const label = select.closest('label')!;
+    // The label's own text node: "Preset".
+    const range = document.createRange();
+    range.selectNodeContents(label.firstChild!);
+    const word = range.getBoundingClientRect();
+    const r = select.getBoundingClientRect();
+    const style = getComputedStyle(select);
+    const ctx = document.createElement('canvas').getContext('2d')!;
+    ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const text = select.options[select.selectedIndex]?.text ?? '';
+    return { text, textWidth: ctx.measureText(text).width, room: r.width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20, sameRow: word.bottom > r.top && word.top < r.bottom };
+  });
+  assert.ok(fit.sameRow, 'the Preset label sits beside its box, not over it');
+  assert.ok(fit.textWidth <= fit.room, `"${fit.text}" is ${fit.textWidth.toFixed(0)} px in a box with room for ${fit.room.toFixed(0)}`);
+}

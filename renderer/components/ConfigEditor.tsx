@@ -80,27 +80,28 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
             Ctrl+,
           </kbd>
         </h2>
-        <label>
-          Preset{' '}
-          <select
-            aria-label="Preset"
-            value=""
-            disabled={disabled}
-            title={`the config was loaded from ${editor.baseName}`}
-            onChange={(e) => {
-              const p = presets.find((x) => `${x.source}:${x.name}` === e.target.value);
-              if (p) onLoadPreset(p);
-            }}
-          >
-            <option value="">load a preset… (now: {runTitle(editor.baseName)})</option>
-            {presets.map((p) => (
-              <option key={`${p.source}:${p.name}`} value={`${p.source}:${p.name}`}>
-                {p.name} ({p.source})
-              </option>
-            ))}
-          </select>
-        </label>
       </div>
+      {/* On a row of its own: beside the heading at 1280 px the heading wrapped, the label sat over its box and a copy's name was cut. */}
+      <label className="preset-pick">
+        Preset{' '}
+        <select
+          aria-label="Preset"
+          value=""
+          disabled={disabled}
+          title={`the config was loaded from ${editor.baseName}`}
+          onChange={(e) => {
+            const p = presets.find((x) => `${x.source}:${x.name}` === e.target.value);
+            if (p) onLoadPreset(p);
+          }}
+        >
+          <option value="">load a preset… (now: {runTitle(editor.baseName)})</option>
+          {presets.map((p) => (
+            <option key={`${p.source}:${p.name}`} value={`${p.source}:${p.name}`}>
+              {p.name} ({p.source})
+            </option>
+          ))}
+        </select>
+      </label>
       {readOnly && (
         <div className="readonly-note" role="note" aria-label="Config shown">
           <span>{readOnly.reason}</span>{' '}
