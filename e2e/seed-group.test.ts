@@ -79,6 +79,8 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
 
       await row.getByRole('button', { name: `Open group ${group}` }).click();
       await page.getByText('showing a seed group').waitFor(LONG);
+      // The click scrolled the row into view: back to the charts, which draw only on screen.
+      await page.evaluate(() => window.scrollTo(0, 0));
       await waitForPoints(page, 'Loss', 2);
       const lossLegend = async () => (await legend(page, 'Loss')).map(([l]) => l);
       assert.deepEqual(await lossLegend(), ['TD loss: min–max over seeds', 'TD loss (raw)', 'TD loss (EMA 0.60)']);
