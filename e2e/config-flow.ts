@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { RESULTS } from './flow.ts';
+import { RESULTS, stop, waitForState } from './flow.ts';
 
 const LONG = { timeout: 90_000 };
 
@@ -95,4 +95,17 @@ export async function configHeadReads(page: Page): Promise<void> {
   });
   assert.ok(fit.sameRow, 'the Preset label sits beside its box, not over it');
   assert.ok(fit.textWidth <= fit.room, `"${fit.text}" is ${fit.textWidth.toFixed(0)} px in a box with room for ${fit.room.toFixed(0)}`);
+}
+
+/**
+ * A running run whose first epoch has not ended: the Epoch time chart says when its first point
+ * comes (a bare "No data yet." beside a running run read as a stuck chart). The epoch is made far
+ * longer than the test, so the state is there until Stop.
+ */
+export async function epochChartSaysWhen(page: Page): Promise<void> {
+  await field(page, 'schedule.steps_per_epoch').fill('1000000');
+  await page.getByRole('button', { name: 'Start' }).and(page.locator(':enabled')).click();
+  await waitForState(page, 'Running');
+  await page.getByRole('region', { name: 'Epoch time' }).getByText('No data yet: a point per epoch, the first when epoch 1 ends.').waitFor(LONG);
+  await stop(page);
 }

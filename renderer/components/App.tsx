@@ -63,6 +63,9 @@ const RETURNS: ChartLine[] = [
  */
 const TRADING_RETURNS: ChartLine[] = RETURNS.slice(0, 1);
 
+/** An epoch chart before its first point: a running run's empty chart read as a stuck one. */
+const AFTER_EPOCH_1 = 'No data yet: a point per epoch, the first when epoch 1 ends.';
+
 const NO_PROBLEMS = new Map<string, string>();
 
 function readOnlyEditor(run: ShownRun): EditorState {
@@ -266,7 +269,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
           <SweepPanel dashboard={dashboard} transport={transport} send={guard} />
           <GroupPanel dashboard={dashboard} />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Loss" lines={LOSS} xLabel="step" xKind="step" yLabel="Huber TD loss" />
-          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" />
+          <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Epoch time" lines={EPOCH_TIME} xLabel="epoch" xInteger yLabel="seconds" emptyText={AFTER_EPOCH_1} />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Q-values" lines={Q} band={Q_BAND} xLabel="step" xKind="step" yLabel="Q (return units)" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Causal sensitivity" lines={CAUSAL} dynamicLines={causalFeatures} xLabel="step" xKind="step" yLabel="mean |Q − Q_do(f)|" />
           <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Replay" lines={REPLAY} xLabel="step" xKind="step" logDefault />

@@ -56,6 +56,8 @@ interface Props {
   logDefault?: boolean;
   /** Extra lines chosen at draw time (e.g. causal sensitivity per feature). */
   dynamicLines?: (names: (prefix: string) => string[]) => ChartLine[];
+  /** What the chart says while a run has none of its points yet (default "No data yet."), e.g. that its first point comes when epoch 1 ends. */
+  emptyText?: string;
 }
 
 type Pt = { x: number; y: number };
@@ -163,7 +165,7 @@ function dataSignature(book: SeriesBook, lines: ChartLine[], bands: readonly Dra
 }
 
 /** One chart region (heading = title): raw series faint, smoothed on top, NaN/Inf markers, optional band, legend, log y, follow-latest, drag zoom and CSV export. */
-export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv, title, lines, band, xLabel: fixedXLabel, xKind, xInteger = false, yLabel, yFormat, logDefault = false, dynamicLines }: Props) {
+export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv, title, lines, band, xLabel: fixedXLabel, xKind, xInteger = false, yLabel, yFormat, logDefault = false, dynamicLines, emptyText = 'No data yet.' }: Props) {
   const drawnSig = useRef('');
   const changed = useCallback(() => {
     const book = dashboard.shown();
@@ -361,7 +363,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       )}
       <div ref={ref} className="chart-body">
         {drawn.series.length === 0 && drawn.overlaid.length === 0 ? (
-          <p className="chart-empty">{noRunYet ? 'No data yet: press Start, or open a past run from the run history.' : 'No data yet.'}</p>
+          <p className="chart-empty">{noRunYet ? 'No data yet: press Start, or open a past run from the run history.' : emptyText}</p>
         ) : (
           <ComposedChart width={width} height={220} margin={{ top: 8, right: 12, bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
             <CartesianGrid strokeDasharray="3 3" stroke={frame.grid} />

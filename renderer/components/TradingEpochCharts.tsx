@@ -14,6 +14,9 @@ const pair = (figure: string): ChartLine[] => [
   { name: `eval/${figure}`, label: 'agent', color: SERIES_COLORS.orange, smooth: false, dots: true },
   { name: `eval/buy_and_hold_${figure}`, label: 'buy and hold', color: SERIES_COLORS.blue, smooth: false, dots: true },
 ];
+/** Before the first evaluation: each epoch's evaluation adds a point. */
+const FIRST_EVALUATION = 'No data yet: a point per epoch, the first when epoch 1 is evaluated.';
+
 export const TRADING_RETURN_LINES = pair('return');
 export const TRADING_SHARPE_LINES = pair('sharpe');
 export const TRADING_DRAWDOWN_LINES = pair('max_drawdown');
@@ -35,13 +38,13 @@ export function TradingEpochCharts({ dashboard, scheduler, csv }: { dashboard: D
   return (
     <>
       <div title="Compounded return on the validation span at each epoch's evaluation: final / initial equity − 1, in % (the CSV keeps the fraction)">
-        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation return" lines={TRADING_RETURN_LINES} xLabel="env step" xKind="env" yLabel="% of initial equity (compounded)" yFormat={percentText} />
+        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation return" lines={TRADING_RETURN_LINES} xLabel="env step" xKind="env" yLabel="% of initial equity (compounded)" yFormat={percentText} emptyText={FIRST_EVALUATION} />
       </div>
       <div title={sharpeNote(metrics)}>
-        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation Sharpe" lines={TRADING_SHARPE_LINES} xLabel="env step" xKind="env" yLabel="Sharpe, annualised" />
+        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation Sharpe" lines={TRADING_SHARPE_LINES} xLabel="env step" xKind="env" yLabel="Sharpe, annualised" emptyText={FIRST_EVALUATION} />
       </div>
       <div title="Max drawdown of compounded equity on the validation span: max of 1 − equity / running peak, in % (the CSV keeps the fraction)">
-        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation max drawdown" lines={TRADING_DRAWDOWN_LINES} xLabel="env step" xKind="env" yLabel="% of peak equity" yFormat={percentText} />
+        <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title="Evaluation max drawdown" lines={TRADING_DRAWDOWN_LINES} xLabel="env step" xKind="env" yLabel="% of peak equity" yFormat={percentText} emptyText={FIRST_EVALUATION} />
       </div>
     </>
   );
