@@ -1,6 +1,6 @@
 // Browser-mode test of the layout a new user meets while a run is running (issue 26 items 2 and
-// 10): the header on one line at 1280 x 800 and 1920 x 1080, the longest badge (a CPU fallback
-// with its reason) cut short with its text in a title, and the Loss chart's y ticks following
+// 10): the header on one line at 1280 x 800 and 1920 x 1080, the longest badges (a CPU fallback,
+// and environments kept on the host, each with its reason) cut short with their text in a title, and the Loss chart's y ticks following
 // the data as points arrive (flows in layout-flow.ts, harness in served-page.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,8 +8,18 @@ import { openDashboard, stop, TINY_CARTPOLE, waitForState } from './flow.ts';
 import { headerOnOneLine, lossTicksFollowTheData } from './layout-flow.ts';
 import { skip, withServedPage } from './served-page.ts';
 
-/** The tiny CartPole run with a C51 head and an ensemble: the GPU learner has neither, so the compute badge carries a long reason. */
-const LONG_BADGE = { ...TINY_CARTPOLE, name: 'e2e-layout', backend: 'auto', heads: { main: 'c51', c51: { v_min: 0, v_max: 100 }, ensemble: { heads: 2 } } };
+/**
+ * The tiny CartPole run with a C51 head and an ensemble: the GPU learner has neither, so the
+ * compute badge carries a long reason; and environments asked on the device, which the CPU
+ * backend cannot give, so the replay badge carries one too.
+ */
+const LONG_BADGE = {
+  ...TINY_CARTPOLE,
+  name: 'e2e-layout',
+  backend: 'auto',
+  env: { ...TINY_CARTPOLE.env, collector: 'device' },
+  heads: { main: 'c51', c51: { v_min: 0, v_max: 100 }, ensemble: { heads: 2 } },
+};
 
 test('browser mode: while a run is running the header is one line at 1280 x 800 and 1920 x 1080, and the Loss ticks follow the data as it grows', { skip, timeout: 300_000 }, async () => {
   await withServedPage(
@@ -42,6 +52,8 @@ test('browser mode: while a run is running the header is one line at 1280 x 800 
       const liveSeen = await page.evaluate(() => (window as unknown as { liveSeen: string[] }).liveSeen);
       assert.ok(liveSeen.includes('● live'), `seen: ${liveSeen.join(' | ')}`);
       assert.ok(!liveSeen.some((t) => /not live/.test(t)), `"not live" beside Running: ${liveSeen.join(' | ')}`);
+      const replay = await page.getByTestId('replay-badge').getAttribute('title');
+      assert.equal(replay, 'Replay: CPU PER; envs on host (the compute backend is the CPU; the device collector acts with the CUDA learner)');
       await headerOnOneLine(page, 'header-running-1280.png');
       await page.setViewportSize({ width: 1920, height: 1080 });
       await headerOnOneLine(page, 'header-running-1920.png');

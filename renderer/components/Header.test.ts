@@ -1,16 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectorBadge } from './Header.tsx';
+import { replayBadge } from './Header.tsx';
 
 const backends = { compute: { backend: 'cuda' as const, reason: '' }, replay: { backend: 'cuda' as const, reason: '' } };
 
-test('the environments badge says when the training environments step on the GPU, and why not when the config asked for it', () => {
-  assert.equal(collectorBadge(undefined), undefined, 'no run yet');
-  assert.equal(collectorBadge(backends), undefined, 'a host that does not report it');
-  assert.equal(collectorBadge({ ...backends, collector: { where: 'device', reason: '' } }), 'Envs: GPU');
-  assert.equal(collectorBadge({ ...backends, collector: { where: 'host', reason: '' } }), undefined, 'the default needs no badge');
+test('the replay badge says where the training environments step when not on the host, and why not on the GPU when the config asked for it', () => {
+  assert.equal(replayBadge(undefined, 'proportional'), 'Replay: – (no run yet)');
+  assert.equal(replayBadge(backends, 'proportional'), 'Replay: GPU PER', 'a host that does not report the environments');
+  assert.equal(replayBadge({ ...backends, collector: { where: 'host', reason: '' } }, 'uniform'), 'Replay: GPU uniform', 'the default says nothing');
+  assert.equal(replayBadge({ ...backends, collector: { where: 'device', reason: '' } }, 'proportional'), 'Replay: GPU PER, envs on GPU');
   assert.equal(
-    collectorBadge({ ...backends, collector: { where: 'host', reason: "env 'trading' has no device kernel yet (CartPole has one)" } }),
-    "Envs: host (env 'trading' has no device kernel yet (CartPole has one))",
+    replayBadge({ ...backends, replay: { backend: 'cpu', reason: 'out of memory' }, collector: { where: 'host', reason: 'the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay' } }, 'proportional'),
+    'Replay: CPU PER (fallback: out of memory); envs on host (the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay)',
   );
 });

@@ -1,4 +1,5 @@
-// Header: run state, compute, replay and environment badges (with the fallback reason), steps/s, epoch, ETA,
+// Header: run state, compute and replay badges (with the fallback reason; the replay's says where
+// the environments step when not on the host), steps/s, epoch, ETA,
 // the live indicator, the trainer host's pid and the Start / Stop buttons.
 import { useEffect, useState, type CSSProperties } from 'react';
 import { useStore } from 'zustand';
@@ -19,24 +20,28 @@ export function computeBadge(b: BackendStatus | undefined): string {
   return `Compute: ${what}${why ? ` (${why})` : ''}`;
 }
 
-/** `Replay: GPU PER` / `Replay: CPU PER (fallback: out of memory, 3.8 GiB asked)`; `uniform` when PER is off. */
+/**
+ * `Replay: GPU PER` / `Replay: CPU PER (fallback: out of memory, 3.8 GiB asked)`; `uniform` when PER
+ * is off. Where the transitions come from, when not the default host environments, follows
+ * (`collectorText`): one badge for the data path keeps the header on one line at 1280 px.
+ */
 export function replayBadge(b: BackendStatus | undefined, sampler: string | undefined): string {
   if (!b) return 'Replay: – (no run yet)';
   const kind = sampler === 'uniform' ? 'uniform' : 'PER';
   const where = b.replay.backend === 'cuda' ? 'GPU' : 'CPU';
-  return `Replay: ${where} ${kind}${b.replay.reason ? ` (fallback: ${b.replay.reason})` : ''}`;
+  return `Replay: ${where} ${kind}${b.replay.reason ? ` (fallback: ${b.replay.reason})` : ''}${collectorText(b)}`;
 }
 
 /**
- * `Envs: GPU` when the training environments step on the device (env.collector 'device'),
- * `Envs: host (why)` when the device was asked for and could not be used; undefined otherwise
- * (host stepping, the default, needs no badge), before a run, or from a host that does not say.
+ * `, envs on GPU` when the training environments step on the device (env.collector 'device'),
+ * `; envs on host (why)` when the device was asked for and could not be used; '' otherwise (host
+ * stepping, the default, or a host that does not say).
  */
-export function collectorBadge(b: BackendStatus | undefined): string | undefined {
-  const c = b?.collector;
-  if (!c) return undefined;
-  if (c.where === 'device') return 'Envs: GPU';
-  return c.reason ? `Envs: host (${c.reason})` : undefined;
+export function collectorText(b: BackendStatus): string {
+  const c = b.collector;
+  if (!c) return '';
+  if (c.where === 'device') return ', envs on GPU';
+  return c.reason ? `; envs on host (${c.reason})` : '';
 }
 
 /** `6420 steps/s` (a decimal only under 100/s, where it says something); `– steps/s` before the first rate. */
@@ -80,7 +85,8 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
   // Long texts (a fallback reason, a connection error) are cut to the header's one line; their title holds them whole.
   const compute = computeBadge(s.backends);
   const replay = replayBadge(s.backends, cfg?.replay.sampler);
-  const envs = collectorBadge(s.backends);
+  // What stays whole of it ("Replay: GPU PER"); the reasons after it give way.
+  const replayHead = replayBadge(s.backends && { ...s.backends, replay: { ...s.backends.replay, reason: '' }, collector: undefined }, cfg?.replay.sampler);
   const hostText = s.connection !== 'open' ? `server: ${s.connection}${s.connectionDetail ? ` (${s.connectionDetail})` : ''}` : s.host.pid ? `pid ${s.host.pid}` : 'host: starting';
   const reason = blocked && !running && (blocked.field !== undefined ? (
     <a
@@ -115,14 +121,9 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
         <span className="badge shrink" data-testid="compute-badge" title={compute} style={keepWhole(compute, 10)}>
           {compute}
         </span>
-        <span className="badge shrink" data-testid="replay-badge" title={replay} style={keepWhole(replay, 14)}>
+        <span className="badge shrink" data-testid="replay-badge" title={replay} style={keepWhole(replayHead, 14)}>
           {replay}
         </span>
-        {envs && (
-          <span className="badge shrink" data-testid="collector-badge" title={envs} style={keepWhole(envs, 10)}>
-            {envs}
-          </span>
-        )}
         <span className="metric" title="gradient steps per second">{stepsPerSecText(s.progress.stepsPerSec)}</span>
         <span className="metric">
           epoch {s.progress.epoch}

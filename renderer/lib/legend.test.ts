@@ -46,6 +46,9 @@ test('y ticks cover the data with round values and end on them, at most one more
   assert.deepEqual(coveringTicks(-1, 0.32, 5).ticks, [-1, -0.5, 0, 0.5], 'no more than count + 1');
   assert.deepEqual(coveringTicks(0.74, 0.74, 5).ticks, [0.2, 0.4, 0.6, 0.8, 1, 1.2], 'a flat series is widened');
   assert.deepEqual(coveringTicks(0, 0, 5).ticks, [-0.5, 0, 0.5]);
+  // One round tick inside the range: the ends step by the rule's step, not by the range (the layout
+  // test once read 2.144, 3, 3.856 on a Loss axis).
+  assert.deepEqual(coveringTicks(2.572, 3.428, 3), { ticks: [2.5, 3, 3.5], step: 0.5 });
   assert.deepEqual(coveringTicks(NaN, 1, 5).ticks, []);
   // A range of one ulp (a C51 loss at 3 and its EMA 4e-16 above): flat, not a loop past 2^53.
   assert.deepEqual(coveringTicks(3, 3.0000000000000004, 5).ticks, [1, 2, 3, 4, 5]);

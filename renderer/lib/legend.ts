@@ -59,6 +59,15 @@ export function legendEntries(lines: readonly LegendLine[], smoothing: number, b
   return out;
 }
 
+/** The step of niceTicks over [lo, hi] (hi > lo): 1, 2 or 5 x 10^k, about `count` steps. */
+function niceStep(lo: number, hi: number, count: number, integer = false): number {
+  const raw = (hi - lo) / Math.max(1, count);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const err = raw / power;
+  const step = (err >= Math.sqrt(50) ? 10 : err >= Math.sqrt(10) ? 5 : err >= Math.sqrt(2) ? 2 : 1) * power;
+  return integer ? Math.max(1, Math.round(step)) : step;
+}
+
 /**
  * Round tick values for a linear axis over [lo, hi]: multiples of 1, 2 or 5 x 10^k, about
  * `count` of them (d3-scale's tick rule), never finer than 1 when `integer`. Empty for a
@@ -67,11 +76,7 @@ export function legendEntries(lines: readonly LegendLine[], smoothing: number, b
 export function niceTicks(lo: number, hi: number, count: number, integer = false): number[] {
   if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi < lo) return [];
   if (hi === lo) return [lo];
-  const raw = (hi - lo) / Math.max(1, count);
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const err = raw / power;
-  let step = (err >= Math.sqrt(50) ? 10 : err >= Math.sqrt(10) ? 5 : err >= Math.sqrt(2) ? 2 : 1) * power;
-  if (integer) step = Math.max(1, Math.round(step));
+  const step = niceStep(lo, hi, count, integer);
   const ticks: number[] = [];
   // The 1e-9 slack keeps an end that is a multiple of step despite float noise (3 * 0.1 > 0.3).
   const first = Math.ceil(lo / step - 1e-9);
@@ -96,7 +101,8 @@ export function coveringTicks(lo: number, hi: number, count: number): { ticks: n
   if (hi - lo <= 1e-9 * Math.max(Math.abs(lo), Math.abs(hi))) [lo, hi] = [lo - 0.5 * (Math.abs(lo) || 1), hi + 0.5 * (Math.abs(hi) || 1)];
   const covering = (n: number) => {
     const ticks = niceTicks(lo, hi, n);
-    const step = ticks.length > 1 ? Number((ticks[1]! - ticks[0]!).toPrecision(12)) : hi - lo;
+    // The rule's own step: with one tick inside the range (or none), the ends still step by it.
+    const step = Number(niceStep(lo, hi, n).toPrecision(12));
     if (ticks.length === 0 || ticks[0]! > lo + 1e-12 * Math.abs(lo)) ticks.unshift(Number(((ticks[0] ?? hi) - step).toPrecision(12)));
     if (ticks.at(-1)! < hi - 1e-12 * Math.abs(hi)) ticks.push(Number((ticks.at(-1)! + step).toPrecision(12)));
     return { ticks, step };
