@@ -63,8 +63,6 @@ class DeviceCollector {
   /// Most transitions one vector step can emit: E n.
   int64_t max_rows_per_step() const { return static_cast<int64_t>(config_.num_envs) * config_.n_step; }
   const DeviceCollectorConfig& config() const { return config_; }
-  /// Ended episodes the log holds between drains: E x 1,024, at least 65,536, at most 2^22.
-  int64_t log_capacity() const { return view_.log_capacity; }
   /// The device buffers (for checks that read them after synchronizing).
   const detail::CollectView& view() const { return view_; }
 
@@ -78,7 +76,7 @@ class DeviceCollector {
   Statistics statistics(const CudaReplay& replay) const;
 
   /// The episodes ended since the last drain, in the host's order (by env step), and empties
-  /// the log (room for log_capacity() of them); *dropped receives how many ended beyond its room
+  /// the log (room for E x 1,024 of them, at least 65,536, at most 2^22); *dropped receives how many ended beyond its room
   /// (counted, not listed). Synchronizes s (the stream the steps were queued on: the epoch boundary).
   std::vector<detail::EpisodeLogEntry> drain_log(cudaStream_t s, int64_t* dropped);
   /// Sets the counters of the epsilon schedule and the exploration stream as after env_steps

@@ -173,7 +173,11 @@ void Trainer::collect(bool random_actions, RunStats& stats) {
     staging_.clear();
   }
   obs_.swap(next_obs_);
-  scalars_->env_steps += e;
+  count_vector_step(random_actions);
+}
+
+void Trainer::count_vector_step(bool random_actions) {
+  scalars_->env_steps += env_->num_envs();
   scalars_->epsilon = random_actions ? 1.0 : epsilon();
 }
 
@@ -189,20 +193,15 @@ void Trainer::begin_run(int64_t steps) {
   device_->begin(scalars_->env_steps);
 }
 
-bool Trainer::queue_until_due(int64_t needed) {
-  const int64_t e = device_->num_envs();
+bool Trainer::queue_until_due(int64_t needed, RunStats& stats) {
   while ((scalars_->env_steps < needed || scalars_->env_steps < device_fill_until_) && !stop_.load(std::memory_order_relaxed)) {
+    const bool random_actions = scalars_->env_steps < config_.learning_starts;
     if (!device_->queue_step()) return false;
-    scalars_->env_steps += e;
-    scalars_->epsilon = scalars_->env_steps < config_.learning_starts ? 1.0 : epsilon();
+    count_vector_step(random_actions);
   }
-  // The replay's host count lags the device's inserts: made exact once before a first sample.
-  if (replay_->size() == 0) {
-    int64_t dropped = 0;
-    const std::vector<EndedEpisode> ended = device_->drain(&dropped);
-    pending_.episodes.insert(pending_.episodes.end(), ended.begin(), ended.end());
-    pending_.dropped += dropped;
-  }
+  // The replay's host count lags the device's inserts: made exact once before a first sample
+  // (the drain that does it reports the episodes ended so far).
+  if (replay_->size() == 0) drain_device(stats);
   return true;
 }
 
@@ -212,7 +211,7 @@ bool Trainer::collect_until_due(RunStats& stats) {
   // copies together) per gradient step.
   const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
   if (device_) {
-    if (queue_until_due(needed)) return !stopping();
+    if (queue_until_due(needed, stats)) return !stopping();
     drain_device(stats);  // the device stopped collecting: its episodes so far, then the host
     collector_reason_ = device_->reason();
     device_.reset();
@@ -237,10 +236,7 @@ void Trainer::end_run(int64_t steps, RunStats& stats) {
 
 void Trainer::drain_device(RunStats& stats) {
   int64_t dropped = 0;
-  std::vector<EndedEpisode> ended = device_->drain(&dropped);
-  ended.insert(ended.begin(), pending_.episodes.begin(), pending_.episodes.end());
-  dropped += pending_.dropped;
-  pending_ = {};
+  const std::vector<EndedEpisode> ended = device_->drain(&dropped);
   for (const EndedEpisode& x : ended) {
     stats.episode_returns.push_back(x.ret);
     stats.episode_env_steps.push_back(x.env_step);

@@ -154,9 +154,12 @@ class Trainer {
 
  private:
   void collect(bool random_actions, RunStats& stats);
+  /// After a vector step of either collector: env_steps advanced by the copies, and epsilon (1
+  /// while the step's actions were random).
+  void count_vector_step(bool random_actions);
   /// collect_until_due on the device: queues vector steps until the next gradient step is due;
   /// false when the device stopped collecting (the host takes over).
-  bool queue_until_due(int64_t needed);
+  bool queue_until_due(int64_t needed, RunStats& stats);
   /// The epoch boundary of device collection: the ended episodes into stats and the scalars.
   void drain_device(RunStats& stats);
   [[noreturn]] void halt(uint32_t flags, int64_t step);
@@ -170,10 +173,6 @@ class Trainer {
   std::unique_ptr<DeviceCollection> device_;  // null: the host collects
   std::string collector_reason_;
   int64_t device_fill_until_ = 0;  // env steps the device collects before a run's first gradient step
-  struct {
-    std::vector<EndedEpisode> episodes;  // drained early (a first sample's count) and not yet reported
-    int64_t dropped = 0;
-  } pending_;
   NStepAccumulator n_step_;
   TransitionStaging staging_;
   Rng explore_rng_;
