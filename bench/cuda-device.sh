@@ -13,7 +13,7 @@
 #   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-group-profile learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-collectors cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
 #   collector steps: env-check (device CartPole against the host's, bit for bit) env-bench
-#                    collect-check (the GPU collector against the host's collection) collect-bench jax-collect
+#                    collect-check (the GPU collector against the host's collection) collect-bench collect-epoch jax-collect
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
@@ -93,6 +93,10 @@ for s in "$@"; do
     collect-bench)
       step collect-bench
       ./build/native/collect_cuda_tool bench 2>&1 | tee "$OUT/collect-bench.log" | grep -v '^JSON' ;;
+    collect-epoch)
+      # GPU idle fraction inside an epoch of training with the device collector (1, 16, 256 envs).
+      step collect-epoch
+      ./build/native/collect_cuda_tool epoch 2>&1 | tee "$OUT/collect-epoch.log" | grep -v '^JSON' ;;
     jax-collect)
       # The JAX anchor of the collector (bench/jax_collect.py), in the same command as collect-bench.
       step jax-collect
@@ -150,17 +154,24 @@ for s in "$@"; do
       done ;;
     cartpole-collectors)
       # The cartpole preset on the GPU with its environments on the device and on the host
-      # (env.collector), seeds SEEDS (default 1-3) each, at the preset's env copies or ENVS: the
-      # command's wall time, steps/s and the final return.
+      # (env.collector), seeds SEEDS (default 1-3) each, with the config fields of OVERRIDES (a
+      # JSON object merged into the preset, e.g. '{"env":{"num_envs":64}}'; TAG names the case in
+      # the logs): the command's wall time, steps/s, the final return and the first epoch whose
+      # greedy mean return reached 475 with the training time up to it (its epochs' times summed).
       step cartpole-collectors
-      for c in device host; do
+      for c in ${COLLECTORS:-device host}; do
         for seed in ${SEEDS:-1 2 3}; do
-          PATH=/tmp:$PATH node -e "const p=require('./resources/presets/cartpole.json'); p.env.collector='$c'; p.seed=$seed; if ('${ENVS:-}') p.env.num_envs=Number('${ENVS:-}'); process.stdout.write(JSON.stringify(p))" > /tmp/cartpole-$c.json
+          PATH=/tmp:$PATH node -e "
+            const merge = (a, b) => { for (const [k, v] of Object.entries(b)) a[k] = v && typeof v === 'object' && !Array.isArray(v) ? merge(a[k] ?? {}, v) : v; return a; };
+            const p = merge(require('./resources/presets/cartpole.json'), JSON.parse(process.env.OVERRIDES || '{}'));
+            p.env.collector = '$c'; p.seed = $seed; process.stdout.write(JSON.stringify(p))" > /tmp/cartpole-$c.json
+          log="$OUT/cartpole-${TAG:-preset}-$c-$seed.log"
           t0=$(date +%s.%N)
           PATH=/tmp:$PATH node --import tsx main/cli/train.ts --config /tmp/cartpole-$c.json --backend cuda --runs-dir /tmp/runs-$c --json \
-            > "$OUT/cartpole-$c-$seed.log" 2>&1 || status=1
+            > "$log" 2>&1 || status=1
           t1=$(date +%s.%N)
-          echo "collector $c seed $seed envs ${ENVS:-preset}: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -o 'environments: [a-z]*' "$OUT/cartpole-$c-$seed.log" | head -1); $(grep -oE '"(steps_per_s|eval_mean_return|wall_s)":[0-9.]+' "$OUT/cartpole-$c-$seed.log" | tr '\n' ' ')"
+          solved=$(awk '/^epoch / { t += $(NF-6) + 0; if ($(NF-3) + 0 >= 475) { print $2 " after " t " s of epochs"; exit } }' "$log")
+          echo "${TAG:-preset} collector $c seed $seed: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -o 'environments: [a-z]*' "$log" | head -1); $(grep -oE '"(steps_per_s|eval_mean_return|wall_s)":[0-9.]+' "$log" | tr '\n' ' ')475 at epoch ${solved:-never}"
         done
       done ;;
     cartpole-seeds)

@@ -1,6 +1,7 @@
 // The GPU collector's kernels (collect_launch.cuh): one thread per CartPole copy acts, steps and
 // assembles n-step transitions with the host's rules; the rows are then laid out in the host's
 // order for the replay's insert.
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/collect_launch.cuh"
@@ -27,10 +28,10 @@ __device__ inline void CopyRow(const TransitionRows& from, int64_t i, const Tran
   to.discounts[j] = from.discounts[i];
 }
 
-__global__ void __launch_bounds__(kThreads) CollectStepKernel(CollectView c) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= c.env.n) return;
-  const CollectorControl ctl = *c.ctl;
+/// Copy i's part of a vector step (epsilon-greedy on its own draw, its CartPole step, the n-step
+/// rule into its emission slots, its episode statistics) under the counters `ctl` as the vector
+/// step began; returns its emissions (also written to emit_count[i]).
+__device__ int32_t StepCollectorCopy(const CollectView& c, const CollectorControl& ctl, int i) {
   const int d = c.state_dim, a = c.n_actions;
   // Epsilon-greedy on this copy's own draw of this vector step.
   const double eps = rules::EpsilonAt(c.eps_start, c.eps_end, c.eps_decay_steps, c.learning_starts, ctl.env_steps);
@@ -81,6 +82,38 @@ __global__ void __launch_bounds__(kThreads) CollectStepKernel(CollectView c) {
   }
   for (int k = 0; k < d; ++k) c.obs[static_cast<int64_t>(i) * d + k] = next_obs[k];
   c.actions[i] = action;
+  return emitted;
+}
+
+/// The row count of the vector step, and its counters advanced (after every read of them).
+__device__ inline void FinishVectorStep(const CollectView& c, int64_t rows) {
+  *c.row_count = rows;
+  c.ctl->vector_steps += 1;
+  c.ctl->env_steps += c.env.n;
+}
+
+__global__ void __launch_bounds__(kThreads) CollectStepKernel(CollectView c) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < c.env.n) StepCollectorCopy(c, *c.ctl, i);
+}
+
+/// The whole vector step in one block of kBlock >= E threads: thread i steps copy i, a block-wide
+/// exclusive scan of the emissions gives each copy's first row, and thread i moves its own
+/// emissions there (the host's order: copy by copy, oldest first, as GatherKernel lays them).
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock) CollectFusedKernel(CollectView c) {
+  using Scan = cub::BlockScan<int32_t, kBlock>;
+  __shared__ typename Scan::TempStorage scan;
+  const int i = threadIdx.x;
+  const CollectorControl ctl = *c.ctl;  // read by every thread before the scan's barriers
+  const int32_t emitted = i < c.env.n ? StepCollectorCopy(c, ctl, i) : 0;
+  int32_t offset = 0, total = 0;
+  Scan(scan).ExclusiveSum(emitted, offset, total);
+  if (i >= c.env.n) return;
+  c.emit_offset[i] = offset;
+  const int64_t first = static_cast<int64_t>(i) * c.n_step;
+  for (int k = 0; k < emitted; ++k) CopyRow(c.emit, first + k, c.rows, offset + k, c.state_dim);
+  if (i == 0) FinishVectorStep(c, total);
 }
 
 /// Thread t moves emission k = t mod n of copy i = t / n to its row; the thread of copy E - 1's
@@ -92,11 +125,7 @@ __global__ void __launch_bounds__(kThreads) GatherKernel(CollectView c) {
   if (t >= e * c.n_step) return;
   const int64_t i = t / c.n_step, k = t % c.n_step;
   if (k < c.emit_count[i]) CopyRow(c.emit, t, c.rows, c.emit_offset[i] + k, c.state_dim);
-  if (i == e - 1 && k == 0) {
-    *c.row_count = static_cast<int64_t>(c.emit_offset[i]) + c.emit_count[i];
-    c.ctl->vector_steps += 1;
-    c.ctl->env_steps += e;
-  }
+  if (i == e - 1 && k == 0) FinishVectorStep(c, static_cast<int64_t>(c.emit_offset[i]) + c.emit_count[i]);
 }
 
 }  // namespace
@@ -112,8 +141,17 @@ cudaError_t CollectScanTempBytes(int copies, size_t* bytes) {
                                        copies);
 }
 
-cudaError_t LaunchCollectGather(const CollectView& c, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream) {
-  if (c.env.n < 1) return cudaErrorInvalidValue;
+cudaError_t LaunchCollect(const CollectView& c, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream) {
+  if (c.env.n < 1 || c.state_dim > kMaxStateDim) return cudaErrorInvalidValue;
+  if (c.env.n <= 256) {
+    CollectFusedKernel<256><<<1, 256, 0, stream>>>(c);
+    return cudaGetLastError();
+  }
+  if (c.env.n <= kMaxFusedCopies) {
+    CollectFusedKernel<kMaxFusedCopies><<<1, kMaxFusedCopies, 0, stream>>>(c);
+    return cudaGetLastError();
+  }
+  if (cudaError_t e = LaunchCollectStep(c, stream); e != cudaSuccess) return e;
   size_t bytes = scan_temp_bytes;
   if (cudaError_t e = cub::DeviceScan::ExclusiveSum(scan_temp, bytes, c.emit_count, c.emit_offset, c.env.n, stream); e != cudaSuccess)
     return e;

@@ -4,12 +4,14 @@
 //
 // One vector step, queued on the learner's stream after the acting forward (CudaLearner::
 // queue_act_forward wrote V and A of every copy's observation):
-//   1. LaunchCollectStep, one thread per copy: epsilon-greedy (rules/act_rules.h), the copy's
+//   1. LaunchCollect: one thread per copy does epsilon-greedy (rules/act_rules.h), the copy's
 //      CartPole step (env/cartpole_dynamics.h), the n-step rule (rules/n_step_rules.h) into the
-//      copy's emission slots, the episode statistics;
-//   2. LaunchCollectGather: the emissions' offsets (an exclusive scan, CUB) and the rows in the
-//      host's order (copy by copy, oldest first), their count, and the step counters advanced;
-//   3. the replay's counted insert (CudaReplay::insert_device_counted) of those rows.
+//      copy's emission slots and the episode statistics; then the emissions' offsets (an
+//      exclusive scan) lay the rows out in the host's order (copy by copy, oldest first), with
+//      their count, and the step counters advance. Up to kMaxFusedCopies copies this is one
+//      single-block kernel (a block-wide scan); beyond, the step kernel (LaunchCollectStep), CUB's
+//      device-wide scan and a gather kernel;
+//   2. the replay's counted insert (CudaReplay::insert_device_counted) of those rows.
 // Nothing synchronizes, allocates or reads device values on the host: capturable.
 #pragma once
 #include <cuda_runtime.h>
@@ -87,10 +89,15 @@ struct CollectView {
   int64_t eps_decay_steps = 1, learning_starts = 0;
 };
 
-/// Step 1 above. cudaErrorInvalidValue for E < 1.
+/// Most copies whose vector step is one single-block kernel.
+inline constexpr int kMaxFusedCopies = 1024;
+
+/// Step 1 above; `scan_temp` of CollectScanTempBytes(E) bytes (used beyond kMaxFusedCopies).
+/// cudaErrorInvalidValue for E < 1 or more than 4 state floats.
+cudaError_t LaunchCollect(const CollectView& c, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream);
+/// The copies' part of step 1 alone (one thread per copy, no row layout): part of LaunchCollect
+/// beyond kMaxFusedCopies, and what the collector's benchmark times as "the step".
 cudaError_t LaunchCollectStep(const CollectView& c, cudaStream_t stream);
-/// Step 2 above; `scan_temp` of CollectScanTempBytes(E) bytes.
-cudaError_t LaunchCollectGather(const CollectView& c, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream);
 /// Temp bytes of the emissions' scan over `copies` copies.
 cudaError_t CollectScanTempBytes(int copies, size_t* bytes);
 /// The rows of a CollectView as the replay's insert reads them.

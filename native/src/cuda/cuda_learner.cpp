@@ -12,6 +12,7 @@
 #include "cuda/carver.h"
 #include "cuda/cuda_replay.h"
 #include "cuda/fallback_replay.h"
+#include "cuda/graph.h"
 #include "cuda/status.h"
 #include "cuda/sync.h"
 #include "replay/transition_store.h"
@@ -285,8 +286,7 @@ void CudaLearner::release() {
   if (work_stream_) SynchronizeNoThrow(work_stream_);
   if (own_stream_) SynchronizeNoThrow(own_stream_), cudaStreamDestroy(own_stream_), own_stream_ = nullptr;
   work_stream_ = nullptr;
-  for (cudaGraphExec_t* e : {&step_exec_, &staged_exec_, &probe_exec_})
-    if (*e) cudaGraphExecDestroy(*e), *e = nullptr;
+  for (cudaGraphExec_t* e : {&step_exec_, &staged_exec_, &probe_exec_}) DestroyGraph(e);
   for (InsertSlot& s : insert_ring_)
     if (s.done) cudaEventDestroy(s.done);
   insert_ring_.clear();
@@ -413,8 +413,8 @@ void CudaLearner::summarize_profile(const CoreProgram& pr, const float (&ms)[3],
   phases_us[6] += 1e3 * ms[1] - inside;  // the step kernel's launch and drain, outside its phases
 }
 
-void CudaLearner::launch_core(const CoreProgram& pr, cudaStream_t s, const char* what) {
-  Check(detail::LaunchCore(pr, precision_, core_blocks_, s), what);
+void CudaLearner::launch_core(const CoreProgram& pr, cudaStream_t s, const char* what, int blocks) {
+  Check(detail::LaunchCore(pr, precision_, blocks > 0 ? blocks : core_blocks_, s), what);
 }
 
 void CudaLearner::add_forward(CoreProgram& pr, const Pass& on, const Pass* tg) const {
@@ -569,34 +569,6 @@ void CudaLearner::queue_staged(cudaStream_t s) {
   queue_scalars(s);
 }
 
-void CudaLearner::capture(cudaStream_t s, cudaGraphExec_t* exec, const std::function<void()>& queue) {
-  if (*exec) cudaGraphExecDestroy(*exec), *exec = nullptr;
-  Check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "starting the step graph's capture");
-  cudaGraph_t graph = nullptr;
-  try {
-    queue();
-  } catch (...) {
-    cudaStreamEndCapture(s, &graph);
-    if (graph) cudaGraphDestroy(graph);
-    cudaGetLastError();
-    throw;
-  }
-  Check(cudaStreamEndCapture(s, &graph), "capturing the step graph");
-  const cudaError_t e = cudaGraphInstantiate(exec, graph, 0);
-  cudaGraphDestroy(graph);
-  Check(e, "instantiating the step graph");
-}
-
-void CudaLearner::run(cudaStream_t s, bool graph, cudaGraphExec_t* exec, const char* what,
-                      const std::function<void()>& queue) {
-  if (!graph) {
-    queue();
-    return;
-  }
-  if (!*exec) capture(s, exec, queue);
-  Check(cudaGraphLaunch(*exec, s), what);
-}
-
 CudaReplay* CudaLearner::device_replay(Replay& replay) {
   if (auto* fb = dynamic_cast<FallbackReplay*>(&replay)) return fb->gpu();
   return dynamic_cast<CudaReplay*>(&replay);
@@ -611,15 +583,15 @@ uint32_t CudaLearner::train(Replay& replay, ScalarBlock& out) {
     // rank-based sampling re-sorts on a host schedule, so its steps are not captured.
     const bool graphs = use_graphs_ && launches_ > 0 && gpu->view().sampler != detail::SamplerKind::kRank;
     try {
-      if (step_exec_replay_ != gpu && step_exec_) cudaGraphExecDestroy(step_exec_), step_exec_ = nullptr;
+      if (step_exec_replay_ != gpu) DestroyGraph(&step_exec_);
       step_exec_replay_ = gpu;  // the graph bakes in this replay's buffers
-      run(work_stream_, graphs, &step_exec_, "launching the step graph", [&] { queue_steps(work_stream_, *gpu); });
+      RunGraph(work_stream_, graphs, &step_exec_, "launching the step graph", [&] { queue_steps(work_stream_, *gpu); });
     } catch (const CudaError& e) {
       // A non-sticky replay failure: the buffer moves to the CPU for the rest of the run
       // (DESIGN section 5) and this step runs on the staged path.
       auto* fb = dynamic_cast<FallbackReplay*>(&replay);
       if (e.sticky() || !fb) throw;
-      if (step_exec_) cudaGraphExecDestroy(step_exec_), step_exec_ = nullptr;
+      DestroyGraph(&step_exec_);
       step_exec_replay_ = nullptr;
       fb->fall_back(e.what());
       work_stream_ = own_stream_;
@@ -637,7 +609,7 @@ uint32_t CudaLearner::train_staged(Replay& replay, ScalarBlock& out) {
   cudaStream_t s = work_stream_ = own_stream_;
   staged_per_->beta = replay.beta();
   replay.sample(params_.batch, staged_);
-  run(s, use_graphs_ && launches_ > 0, &staged_exec_, "launching the staged step graph", [&] { queue_staged(s); });
+  RunGraph(s, use_graphs_ && launches_ > 0, &staged_exec_, "launching the staged step graph", [&] { queue_staged(s); });
   ++launches_;
   ++steps_;
   // The CPU replay needs this step's TD errors on the host: this path waits every step.
@@ -657,7 +629,7 @@ void CudaLearner::after_launch(cudaStream_t s) {
   const int64_t k = config_.steps_per_launch;
   if (buf_->groups > 0 && Crossed(steps_, k, config_.causal_interval)) {
     // The causal probe of DESIGN section 4, its own graph: the batch's states under the updated weights.
-    run(s, use_graphs_, &probe_exec_, "launching the causal probe", [&] {
+    RunGraph(s, use_graphs_, &probe_exec_, "launching the causal probe", [&] {
       launch_probe(s);
       queue_scalars(s);
     });
@@ -696,7 +668,16 @@ void CudaLearner::queue_act_forward(const ActForward& act, cudaStream_t s) {
   pr.params = params_;
   pr.barrier = buf_->barrier;
   add_forward(pr, Pass{&buf_->on, act.x, act.rows, act.h, act.v, act.a}, nullptr);
-  guarded([&] { launch_core(pr, s, "launching the acting forward pass"); });
+  // As many blocks as its widest phase has output tiles (a block walks one tile at a time; each
+  // tile's arithmetic is the same on any block): a few copies' forward then meets at barriers of
+  // a few blocks instead of one per multiprocessor.
+  int widest = 1;
+  for (int ph = 0; ph < pr.phases; ++ph) {
+    int tiles = 0;
+    for (int k = 0; k < pr.phase[ph].count; ++k) tiles += detail::TileCount(pr.phase[ph].p[k].m, pr.phase[ph].p[k].n);
+    widest = std::max(widest, tiles);
+  }
+  guarded([&] { launch_core(pr, s, "launching the acting forward pass", std::min(widest, core_blocks_)); });
 }
 
 void CudaLearner::publish(ScalarBlock& out) const {

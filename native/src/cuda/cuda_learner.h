@@ -165,14 +165,10 @@ class CudaLearner final : public Learner {
                          std::vector<PhaseProfile>* per_phase) const;
   /// Bytes of the tile stamps of a program of `phases` phases.
   size_t tile_stamp_bytes(int phases) const;
-  void launch_core(const detail::CoreProgram& pr, cudaStream_t s, const char* what);
+  /// The program on `blocks` resident blocks (0: one per multiprocessor, core_blocks_).
+  void launch_core(const detail::CoreProgram& pr, cudaStream_t s, const char* what, int blocks = 0);
   detail::TdLossArgs loss_args() const;  // the loss phase's view of the buffers
   void launch_probe(cudaStream_t s);
-  /// Captures queue(s) once as a CUDA graph into *exec.
-  void capture(cudaStream_t s, cudaGraphExec_t* exec, const std::function<void()>& queue);
-  /// queue() as a CUDA graph (captured into *exec on first use, then replayed) when graph is
-  /// true, eagerly otherwise.
-  void run(cudaStream_t s, bool graph, cudaGraphExec_t* exec, const char* what, const std::function<void()>& queue);
   void queue_steps(cudaStream_t s, CudaReplay& gpu);  // K x (the replay's sample, the core, the update)
   void queue_staged(cudaStream_t s);                  // the staged batch in, the core, TD errors out
   void queue_scalars(cudaStream_t s);                 // device scalar block -> pinned block

@@ -7,6 +7,7 @@
 
 #include "cuda/carver.h"
 #include "cuda/cuda_replay.h"
+#include "cuda/graph.h"
 #include "cuda/status.h"
 #include "cuda/sync.h"
 
@@ -76,7 +77,7 @@ CudaLearnerGroup::~CudaLearnerGroup() { release(); }
 
 void CudaLearnerGroup::release() {
   if (stream_) SynchronizeNoThrow(stream_);
-  if (exec_) cudaGraphExecDestroy(exec_), exec_ = nullptr;
+  DestroyGraph(&exec_);
   members_.clear();  // their blocks are the arena's: the members go first
   arena_.reset();
   if (fork_) cudaEventDestroy(fork_), fork_ = nullptr;
@@ -148,10 +149,10 @@ void CudaLearnerGroup::train(const std::vector<CudaReplay*>& replays) {
     // The first launch runs eagerly (a failing kernel shows outside any capture); rank-based
     // sampling re-sorts on a host schedule, so it is never captured.
     const bool graph = launches_ > 0 && replays[0]->view().sampler != detail::SamplerKind::kRank;
-    if (exec_ && exec_replays_ != replays) cudaGraphExecDestroy(exec_), exec_ = nullptr;
+    if (exec_replays_ != replays) DestroyGraph(&exec_);
     exec_replays_ = replays;
     order_inserts_before(replays);
-    members_[0]->run(stream_, graph, &exec_, "launching the seed group's step graph", [&] { queue(replays); });
+    RunGraph(stream_, graph, &exec_, "launching the seed group's step graph", [&] { queue(replays); });
     order_inserts_after(replays);
     ++launches_;
     for (auto& m : members_) {

@@ -30,7 +30,7 @@ class CudaCollection final : public DeviceCollection {
   bool queue_step() override {
     CudaReplay* replay = gpu();
     if (!replay) return false;
-    CudaLearner::guarded([&] { collector_.step(learner_, *replay); });
+    CudaLearner::guarded([&] { collector_.launch(learner_, *replay); });
     device_env_steps_ += num_envs();
     return true;
   }

@@ -9,6 +9,7 @@
 #include "cpu/rng.h"
 #include "cuda/carver.h"
 #include "cuda/cuda_replay.h"
+#include "cuda/graph.h"
 #include "cuda/status.h"
 #include "cuda/sync.h"
 
@@ -106,6 +107,7 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
 }
 
 DeviceCollector::~DeviceCollector() {
+  DestroyGraph(&exec_);
   if (block_) {
     cudaDeviceSynchronize();  // no queued step may still use the block
     cudaFree(block_);
@@ -139,14 +141,21 @@ void DeviceCollector::set_env_steps(cudaStream_t s, int64_t env_steps) {
 void DeviceCollector::act(CudaLearner& learner, CudaReplay& replay) { learner.queue_act_forward(act_, replay.stream()); }
 
 void DeviceCollector::advance(CudaReplay& replay) {
-  Check(detail::LaunchCollectStep(view_, replay.stream()), "launching the collector's step");
-  Check(detail::LaunchCollectGather(view_, scan_temp_, scan_temp_bytes_, replay.stream()), "launching the collector's gather");
+  Check(detail::LaunchCollect(view_, scan_temp_, scan_temp_bytes_, replay.stream()), "launching the collector's step");
   replay.insert_device_counted(detail::RowsForInsert(view_.rows), view_.row_count, max_rows_per_step());
 }
 
 void DeviceCollector::step(CudaLearner& learner, CudaReplay& replay) {
   act(learner, replay);
   advance(replay);
+}
+
+void DeviceCollector::launch(CudaLearner& learner, CudaReplay& replay) {
+  if (exec_replay_ != &replay || exec_learner_ != &learner) DestroyGraph(&exec_), launches_ = 0;
+  exec_replay_ = &replay, exec_learner_ = &learner;
+  // The first vector step runs eagerly: a failing kernel shows outside any capture.
+  RunGraph(replay.stream(), launches_ > 0, &exec_, "launching the collector's vector step", [&] { step(learner, replay); });
+  ++launches_;
 }
 
 DeviceCollector::Statistics DeviceCollector::statistics(const CudaReplay& replay) const {

@@ -2,15 +2,15 @@
 // on from the learner's online weights as they are on the device (no host copy, no refresh
 // interval), their n-step transitions written straight into the GPU replay at max priority. One
 // vector step is a few launches on the learner's stream (kernels/collect_launch.cuh lists them)
-// and reads nothing on the host, so a run of vector steps and training steps can be captured in
-// one CUDA graph. The rules are the host's: CartPole's step (env/cartpole_dynamics.h, bit for bit
+// and reads nothing on the host: training launches it as one CUDA graph (launch()), and a run of
+// vector steps and training steps can be captured in one graph. The rules are the host's: CartPole's step (env/cartpole_dynamics.h, bit for bit
 // with CartPoleVecEnv), the n-step rule (rules/n_step_rules.h, bit for bit with
 // NStepAccumulator), epsilon-greedy from counter-based draws (rules/act_rules.h);
 // native/test/cuda/env_cuda_tool.cpp checks each against the host step by step.
 //
 // Usage:
 //   DeviceCollector c(config, net);        // throws CudaError (out of memory, ...)
-//   c.step(learner, replay);               // queued on replay.stream(); nothing waits
+//   c.launch(learner, replay);             // one vector step as a graph, on replay.stream(); nothing waits
 //   c.statistics();                        // the epoch boundary: synchronizes
 // Compiled only with the CUDA backend (DQN_WITH_CUDA).
 #pragma once
@@ -51,8 +51,12 @@ class DeviceCollector {
   DeviceCollector(const DeviceCollector&) = delete;
   DeviceCollector& operator=(const DeviceCollector&) = delete;
 
-  /// One vector step: act(), then advance().
+  /// One vector step: act(), then advance(), queued launch by launch (capturable).
   void step(CudaLearner& learner, CudaReplay& replay);
+  /// One vector step as one CUDA graph launch: the first call (and the first after the learner
+  /// or the replay changed) runs step() eagerly, the next captures it, later ones replay it.
+  /// @throws CudaError when a launch, the capture or the instantiation fails.
+  void launch(CudaLearner& learner, CudaReplay& replay);
   /// The acting forward over the copies' observations (V and A into view().v and view().a), queued on
   /// replay.stream(), which must be the stream the learner's steps run on.
   void act(CudaLearner& learner, CudaReplay& replay);
@@ -90,6 +94,10 @@ class DeviceCollector {
   size_t scan_temp_bytes_ = 0;
   detail::CollectView view_;
   CudaLearner::ActForward act_;  // the acting forward's buffers (obs in, activations, V and A out), set once
+  cudaGraphExec_t exec_ = nullptr;  // launch()'s graph of step(), captured against these two:
+  const CudaReplay* exec_replay_ = nullptr;
+  const CudaLearner* exec_learner_ = nullptr;
+  int64_t launches_ = 0;            // launch() calls since exec_'s learner and replay were set
 };
 
 }  // namespace dqn::cuda

@@ -10,14 +10,20 @@
 //                             replay's slots (after wrapping), cursor, size and leaf priorities
 //                             (against a CPU replay fed the host's transitions).
 //                             One configuration trains between vector steps, so acting follows
-//                             the weights as they change on the device. Exit status 1 on any
-//                             difference.
+//                             the weights as they change on the device. Copy counts 1, 7, 64 and
+//                             300 run the single-block vector step, 4,096 the device-wide one;
+//                             7, 64 and 300 launch each vector step as a CUDA graph (as training
+//                             does). Exit status 1 on any difference.
 //   collect_cuda_tool bench   env steps per second of the collector (acting forward + step +
 //                             n-step + counted replay insert, 100 vector steps per CUDA graph) at
-//                             16, 256, 4,096 and 65,536 environments, eager parts timed alone (the
-//                             forward, the step kernel; the rest is the gather and the insert), and the
-//                             host path (CartPoleVecEnv, CPU acting forward, n-step, replay insert
-//                             from host memory) at the same sizes.
+//                             16, 256, 4,096 and 65,536 environments; one vector step as training
+//                             launches it (DeviceCollector::launch: one graph a vector step) and
+//                             eagerly, with its eager parts timed alone (the acting forward; the
+//                             advance: step, row layout and insert); and the host path
+//                             (CartPoleVecEnv, CPU acting forward, n-step, replay insert from host
+//                             memory) at the same sizes.
+//   collect_cuda_tool epoch   GPU idle fraction inside an epoch of training with the device
+//                             collector at 1, 16 and 256 environments (the cartpole preset's shape).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -76,12 +82,14 @@ struct CheckCase {
   int64_t learning_starts, capacity;
   int train_every;  ///< vector steps per training step (0: no training)
   uint64_t seed;
+  bool graph;       ///< vector steps as training launches them (DeviceCollector::launch), else act() then advance()
 };
 
 /// The collector and the host side by side over c.steps vector steps; returns the failures counted.
 int CompareCollector(const CheckCase& c) {
   const int before = g_failures;
-  std::printf("collector envs=%d n=%d limit=%d: %d vector steps, training every %d\n", c.envs, c.n_step, c.limit, c.steps, c.train_every);
+  std::printf("collector envs=%d n=%d limit=%d: %d vector steps, training every %d, %s\n", c.envs, c.n_step, c.limit, c.steps,
+              c.train_every, c.graph ? "one graph a vector step" : "eager");
   const dqn::NetConfig net{4, 2, {64, 64}, true, {}};
   dqn::ReplayConfig rc;
   rc.capacity = c.capacity;
@@ -121,8 +129,12 @@ int CompareCollector(const CheckCase& c) {
   double q_worst = 0;
   int64_t env_steps = 0, greedy = 0, trained = 0;
   for (int t = 0; t < c.steps && g_failures == before; ++t) {
-    // The acting forward against the CPU network with the same weights.
-    col.act(learner, replay);
+    // The acting forward against the CPU network with the same weights (V and A stay in their
+    // buffers until the next vector step).
+    if (c.graph)
+      col.launch(learner, replay);
+    else
+      col.act(learner, replay);
     const std::vector<float> dv = Download(v.v, e, s), da = Download(v.a, 2 * static_cast<int64_t>(e), s);
     dqn::LearnerTensors tensors;
     learner.save_params(tensors);
@@ -136,7 +148,7 @@ int CompareCollector(const CheckCase& c) {
       }
     }
     // The step: actions by the rule on the device's Q-values, then the host's env and n-step.
-    col.advance(replay);
+    if (!c.graph) col.advance(replay);
     const std::vector<int32_t> actions = Download(v.actions, e, s);
     const double eps = dqn::rules::EpsilonAt(dc.eps_start, dc.eps_end, dc.eps_decay_steps, dc.learning_starts, env_steps);
     for (int i = 0; i < e && g_failures == before; ++i) {
@@ -240,9 +252,9 @@ int CompareCollector(const CheckCase& c) {
 
 int Check() {
   const CheckCase cases[] = {
-      {1, 1, 500, 3000, 200, 100000, 0, 3},    {7, 3, 9, 1000, 0, 2000, 0, 11},
-      {300, 3, 500, 600, 30000, 50000, 0, 17}, {4096, 5, 40, 200, 409600, 100000, 0, 23},
-      {64, 3, 500, 1500, 2000, 20000, 4, 29},
+      {1, 1, 500, 3000, 200, 100000, 0, 3, false},    {7, 3, 9, 1000, 0, 2000, 0, 11, true},
+      {300, 3, 500, 600, 30000, 50000, 0, 17, true},  {4096, 5, 40, 200, 409600, 100000, 0, 23, false},
+      {64, 3, 500, 1500, 2000, 20000, 4, 29, true},
   };
   // DQN_COLLECT_CASE=k runs case k alone (one process a case: a crash names its case).
   const char* only = std::getenv("DQN_COLLECT_CASE");
@@ -271,7 +283,8 @@ double TimeUs(cudaStream_t s, int reps, F queue) {
 
 int Bench() {
   const dqn::NetConfig net{4, 2, {128, 128}, true, {}};  // the cartpole preset's network
-  std::printf("%-6s %-8s %12s %12s %12s %12s %14s\n", "envs", "path", "us/vstep", "forward", "step", "gather+ins", "env steps/s");
+  std::printf("%-6s %-8s %12s %12s %12s %12s %12s %14s\n", "envs", "path", "us/vstep", "launch()", "eager", "forward", "advance",
+              "env steps/s");
   for (const int e : {16, 256, 4096, 65536}) {
     CudaLearner learner(net, LearnerOptions(256, dqn::Precision::kTF32), 1, {});
     dqn::ReplayConfig rc;
@@ -284,11 +297,12 @@ int Bench() {
     dc.eps_start = 0.05, dc.eps_end = 0.05, dc.eps_decay_steps = 1;
     DeviceCollector col(dc, net);
     const cudaStream_t s = replay.stream();
-    for (int w = 0; w < 20; ++w) col.step(learner, replay);
+    for (int w = 0; w < 20; ++w) col.launch(learner, replay);
     const int reps = 200;
     const double forward = TimeUs(s, reps, [&] { col.act(learner, replay); });
-    const double step_only = TimeUs(s, reps, [&] { CudaOk(dqn::cuda::detail::LaunchCollectStep(col.view(), s), "step"); });
+    const double advance = TimeUs(s, reps, [&] { col.advance(replay); });
     const double whole_eager = TimeUs(s, reps, [&] { col.step(learner, replay); });
+    const double one_graph = TimeUs(s, reps, [&] { col.launch(learner, replay); });  // what training launches
     // 100 vector steps in one graph, replayed.
     const int per_graph = 100;
     cudaGraph_t graph;
@@ -299,11 +313,11 @@ int Bench() {
     CudaOk(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
     CudaOk(cudaGraphLaunch(exec, s), "warm-up launch");
     const double graph_us = TimeUs(s, 5, [&] { CudaOk(cudaGraphLaunch(exec, s), "launch"); }) / per_graph;
-    const double gather_insert = whole_eager - forward - step_only;
-    std::printf("%-6d %-8s %12.2f %12.2f %12.2f %12.2f %14.4g\n", e, "device", graph_us, forward, step_only, gather_insert, 1e6 * e / graph_us);
-    std::printf("JSON {\"bench\":\"collect\",\"path\":\"device\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"eager_us\":%.3f,"
-                "\"forward_us\":%.3f,\"step_us\":%.3f,\"env_steps_per_s\":%.6g}\n",
-                e, graph_us, whole_eager, forward, step_only, 1e6 * e / graph_us);
+    std::printf("%-6d %-8s %12.2f %12.2f %12.2f %12.2f %12.2f %14.4g\n", e, "device", graph_us, one_graph, whole_eager, forward, advance,
+                1e6 * e / graph_us);
+    std::printf("JSON {\"bench\":\"collect\",\"path\":\"device\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"launch_us\":%.3f,"
+                "\"eager_us\":%.3f,\"forward_us\":%.3f,\"advance_us\":%.3f,\"env_steps_per_s\":%.6g}\n",
+                e, graph_us, one_graph, whole_eager, forward, advance, 1e6 * e / graph_us);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
 
@@ -339,7 +353,8 @@ int Bench() {
     }
     replay.synchronize();
     const double host_us = 1e6 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / host_steps;
-    std::printf("%-6d %-8s %12.2f %12.2f %12s %12s %14.4g\n", e, "host", host_us, 1e6 * forward_s / host_steps, "", "", 1e6 * e / host_us);
+    std::printf("%-6d %-8s %12.2f %12s %12s %12.2f %12s %14.4g\n", e, "host", host_us, "", "", 1e6 * forward_s / host_steps, "",
+                1e6 * e / host_us);
     std::printf("JSON {\"bench\":\"collect\",\"path\":\"host\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"forward_us\":%.3f,"
                 "\"env_steps_per_s\":%.6g}\n",
                 e, host_us, 1e6 * forward_s / host_steps, 1e6 * e / host_us);
@@ -347,6 +362,71 @@ int Bench() {
   return 0;
 }
 
+/// GPU idle time inside an epoch of training with the device collector (issue 24 item 7), the
+/// cartpole preset's shape (4 -> 128 x 128 -> 2 dueling, B = 128, TF32, n = 3, train_every 4):
+/// before each training step the vector steps that are due (as Trainer::queue_until_due), each
+/// one graph launch (DeviceCollector::launch), then train() (one graph). The host waits for
+/// nothing. CUDA events on the stream bracket every launch; the idle fraction is 1 - (bracketed
+/// GPU time) / (first bracket's start to the last one's end): the gaps between launches.
+int Epoch() {
+  const dqn::NetConfig net{4, 2, {128, 128}, true, {}};
+  const int train_every = 4, steps = 2000, warm = 200;
+  for (const int envs : {1, 16, 256}) {
+    dqn::ReplayConfig rc;
+    rc.capacity = 100000;
+    rc.state_dim = 4;
+    CudaReplay replay(rc, dqn::cuda::CudaReplayOptions{});
+    CudaLearner learner(net, LearnerOptions(128, dqn::Precision::kTF32), 1, {});
+    dqn::cuda::DeviceCollectorConfig dc;
+    dc.num_envs = envs;
+    dc.n_step = 3;
+    dc.eps_start = 0.05, dc.eps_end = 0.05, dc.eps_decay_steps = 1;
+    DeviceCollector col(dc, net);
+    const cudaStream_t s = replay.stream();
+    int64_t env_steps = 0;
+    while (env_steps < 1000) col.launch(learner, replay), env_steps += envs;  // learning_starts
+    replay.sync_size();
+    std::vector<std::pair<cudaEvent_t, cudaEvent_t>> brackets;
+    const auto bracket = [&](bool timed, const auto& queue) {
+      if (!timed) return queue();
+      cudaEvent_t a, b;
+      CudaOk(cudaEventCreate(&a), "event");
+      CudaOk(cudaEventCreate(&b), "event");
+      CudaOk(cudaEventRecord(a, s), "record");
+      queue();
+      CudaOk(cudaEventRecord(b, s), "record");
+      brackets.emplace_back(a, b);
+    };
+    dqn::ScalarBlock out;
+    int64_t vector_steps = 0;
+    double wall = 0;
+    for (int i = 0; i < warm + steps; ++i) {
+      const bool timed = i >= warm;
+      if (i == warm) learner.finish(out), vector_steps = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      const int64_t needed = 1000 + static_cast<int64_t>(i + 1) * train_every;
+      while (env_steps < needed) bracket(timed, [&] { col.launch(learner, replay); }), env_steps += envs, ++vector_steps;
+      bracket(timed, [&] { learner.train(replay, out); });
+      if (timed) wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    const auto f0 = std::chrono::steady_clock::now();
+    learner.finish(out);
+    wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+    double busy_ms = 0;
+    float ms = 0;
+    for (const auto& [a, b] : brackets) CudaOk(cudaEventElapsedTime(&ms, a, b), "elapsed"), busy_ms += ms;
+    CudaOk(cudaEventElapsedTime(&ms, brackets.front().first, brackets.back().second), "elapsed");
+    const double span_ms = ms;
+    for (const auto& [a, b] : brackets) cudaEventDestroy(a), cudaEventDestroy(b);
+    std::printf("epoch loop, device collector, %d env(s), %d env steps per train step: %.0f train steps/s, %lld vector steps, "
+                "GPU idle %.2f %% (busy %.1f of %.1f ms)\n",
+                envs, train_every, steps / wall, static_cast<long long>(vector_steps), 100.0 * (1.0 - busy_ms / span_ms), busy_ms, span_ms);
+    std::printf("JSON {\"bench\":\"collect_epoch\",\"envs\":%d,\"steps_per_s\":%.1f,\"gpu_idle\":%.5f,\"vector_steps\":%lld}\n", envs,
+                steps / wall, 1.0 - busy_ms / span_ms, static_cast<long long>(vector_steps));
+  }
+  return 0;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}}); }
+int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}, {"epoch", Epoch}}); }
