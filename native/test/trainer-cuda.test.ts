@@ -111,11 +111,11 @@ test('1,000 training steps with collection on the CPU make no host synchronizati
 
 // The device collector (issue 24): env.collector 'device' on the CUDA backend steps CartPole's
 // copies on the GPU, acting from the learner's weights there; the host queues vector steps and
-// reads the ended episodes back when run() ends. ('auto' is the host for now: RESULTS run L42.)
+// reads the ended episodes back when run() ends. ('auto' picks the device only where it trains
+// faster: from 256 copies and 256 env steps a training step, RESULTS run L44.)
 const onDevice = { env: { kind: 'cartpole' as const, num_envs: 4, collector: 'device' as const } };
 
 test("with env.collector 'device' on CUDA the environments step on the GPU: episodes come back in env-step order, and run() waits on the device as often at 1,000 steps as at 100", { skip }, async () => {
-  assert.equal(createTrainer({ config: config(), backend: 'cuda' }).info.collector, 'host', "'auto' is the host for now");
   const t = createTrainer({ config: config(onDevice), backend: 'cuda' });
   assert.equal(t.info.collector, 'device');
   assert.equal(t.info.collectorReason, '');
@@ -152,6 +152,24 @@ test("with env.collector 'device' on CUDA the environments step on the GPU: epis
   // The learner's finish, the episode log's count and entries, the replay's count.
   assert.ok(syncs[0]! <= 4, `${syncs[0]} synchronizations at the epoch boundary`);
   t.close();
+});
+
+test("env.collector 'auto' on CUDA steps the environments on the device from 256 copies and 256 env steps a training step, on the host below that", { skip }, () => {
+  const where = (num_envs: number, train_every: number) => {
+    const t = createTrainer({
+      config: config({ env: { kind: 'cartpole', num_envs }, schedule: { learning_starts: 256, train_every, q_stats_interval: 10, causal_interval: 100 } }),
+      backend: 'cuda',
+    });
+    const out = `${t.info.collector}${t.info.collectorReason ? ` (${t.info.collectorReason})` : ''}`;
+    t.close();
+    return out;
+  };
+  assert.equal(where(256, 256), 'device');
+  assert.equal(where(1024, 512), 'device');
+  assert.equal(where(4, 1), 'host', "the tests' small shape");
+  assert.equal(where(255, 256), 'host', 'one copy short');
+  assert.equal(where(256, 255), 'host', 'one env step a training step short');
+  assert.equal(where(4096, 4), 'host', 'many copies, but a vector step every 1,024 training steps: the host keeps up');
 });
 
 test('environments that cannot step on the GPU step on the host and say why: trading, rank-based sampling, a CPU replay, a replay that moves to the CPU', { skip }, async () => {

@@ -237,6 +237,10 @@ test("env.collector 'device' on the CPU backend steps the environments on the ho
   const auto = createTrainer({ config: config(), backend: 'cpu' });
   assert.equal(auto.info.collector, 'host');
   assert.equal(auto.info.collectorReason, '');
+  // At the shape where auto prefers the device on CUDA (256 copies x 256 env steps a training step).
+  const wide = createTrainer({ config: config({ env: { kind: 'cartpole', num_envs: 256 }, schedule: { learning_starts: 512, train_every: 256 } }), backend: 'cpu' });
+  assert.equal(wide.info.collector, 'host');
+  assert.equal(wide.info.collectorReason, '', "auto asks nothing of the device on the CPU backend, so there is nothing to explain");
   assert.throws(() => config({ env: { kind: 'cartpole', num_envs: 4, collector: 'gpu' as 'device' } }), /collector/);
 });
 

@@ -7,12 +7,26 @@
 #endif
 
 namespace dqn {
+namespace {
+
+/// auto collects on the device from this many copies and this many env steps a training step
+/// on. Below, the host's collection overlaps the GPU's training steps and trains faster: on the
+/// H200 (bench/RESULTS.md, run L44) the host path trains CartPole 1.16x as fast at 4 copies x 4
+/// env steps a training step and 1.21x at 64 x 64, the device 1.65x as fast at 256 x 256 (the
+/// host then spends longer on a training step's env steps than the GPU on the step).
+constexpr int64_t kAutoDeviceFrom = 256;
+
+/// Whether auto asks for the device: the CUDA backend, an environment with a device kernel, a
+/// sampler the device's inserts can feed, and a shape from which the device is the faster.
+bool AutoWantsDevice(const TrainerConfig& c) {
+  return c.compute == Compute::kCuda && c.env.kind == "cartpole" && c.replay.sampler != Sampler::kRank &&
+         c.env.num_envs >= kAutoDeviceFrom && c.train_every >= kAutoDeviceFrom;
+}
+
+}  // namespace
 
 CollectionChoice MakeCollection(const TrainerConfig& config, Learner& learner, Replay& replay) {
-  // auto is the host for now: on the H200 the host path trains the cartpole preset faster (its
-  // environment work overlaps the GPU's steps, while the device collector's vector step adds
-  // six launches to the learner's stream; bench/RESULTS.md, run L42).
-  if (config.collector != Collector::kDevice) return {};
+  if (config.collector == Collector::kHost || (config.collector == Collector::kAuto && !AutoWantsDevice(config))) return {};
   if (config.compute != Compute::kCuda)
     return {nullptr, "the compute backend is the CPU; the device collector acts with the CUDA learner"};
   if (config.env.kind != "cartpole")
