@@ -43,6 +43,7 @@ async function groupAndAlone(backend: 'cpu' | 'cuda', seeds: number[], steps: [n
   const group = await buildTrainerGroup({ config: c, backend }, seeds);
   const runs = [await group.run(steps[0]), await group.run(steps[1])];
   const grouped = group.members.map(outcome);
+  const collectors = group.members.map((m) => m.info.collector);
   const episodes = runs.map((r) => r.map((m) => m.episodeReturns));
   for (const m of group.members) m.close();
   const alone = [];
@@ -54,7 +55,7 @@ async function groupAndAlone(backend: 'cpu' | 'cuda', seeds: number[], steps: [n
     aloneEpisodes.push(r.map((x) => x.episodeReturns));
     t.close();
   }
-  return { runs, grouped, alone, episodes, aloneEpisodes };
+  return { runs, grouped, alone, episodes, aloneEpisodes, collectors };
 }
 
 test('a CPU seed group trains every member bit for bit as its seed alone', async () => {
@@ -110,6 +111,26 @@ test('a CUDA seed group in deterministic mode trains every member bit for bit as
     assert.ok(grouped[k]!.state.equals(alone[k]!.state), `seed ${seed}: the same weights, optimizer state, RNG and counters as alone`);
     assert.deepEqual({ ...grouped[k]!, state: 0 }, { ...alone[k]!, state: 0 }, `seed ${seed}: the same scalars`);
   }
+});
+
+test('a CUDA seed group with its environments on the device (issue 24 item 6) trains every member bit for bit as its seed alone', { skip: noGpu }, async () => {
+  // Each member steps its own copies on the device with its own random streams, acting from its
+  // own weights there, into its own GPU replay; one launch trains them all.
+  const seeds = [5, 6, 7];
+  const { grouped, alone, episodes, aloneEpisodes, collectors } = await groupAndAlone('cuda', seeds, [600, 400], {
+    env: { kind: 'cartpole', num_envs: 4, collector: 'device' },
+    network: { hidden: [64, 64] },
+    optim: { lr: 1e-3, batch_size: 64, target_update: { kind: 'hard', interval: 100 } },
+  });
+  assert.deepEqual(collectors, ['device', 'device', 'device']);
+  for (const [k, seed] of seeds.entries()) {
+    assert.equal(grouped[k]!.step, 1000);
+    assert.ok((grouped[k]!.episodes ?? 0) > 0, `seed ${seed}: episodes ended`);
+    assert.ok(grouped[k]!.state.equals(alone[k]!.state), `seed ${seed}: the same weights, optimizer state, RNG and counters as alone`);
+    assert.deepEqual({ ...grouped[k]!, state: 0 }, { ...alone[k]!, state: 0 }, `seed ${seed}: the same scalars`);
+    assert.deepEqual(episodes.map((r) => r[k]), aloneEpisodes[k], `seed ${seed}: the same episodes`);
+  }
+  assert.notDeepEqual(aloneEpisodes[0], aloneEpisodes[1], 'two seeds collect different episodes');
 });
 
 test('npm run train -- --seeds 3 --backend cuda trains the seeds at once as one GPU seed group, one run directory each', { skip: noGpu }, () => {

@@ -69,8 +69,10 @@ class CudaCollection final : public DeviceCollection {
 }  // namespace
 
 CollectionChoice MakeDeviceCollection(const TrainerConfig& config, Learner& learner, Replay& replay) {
-  auto* lone = dynamic_cast<CudaLearner*>(&learner);
-  if (!lone) return {nullptr, "seed groups collect on the host for now (the device collector drives one CUDA learner)"};
+  // A lone CUDA learner or a member of a CUDA seed group (each member collects with copies,
+  // streams and a replay of its own, on its replay's stream, which the group's launch waits for).
+  auto* cuda = dynamic_cast<CudaLearner*>(&learner);
+  if (!cuda) return {nullptr, "the learner is not the CUDA learner, whose weights on the GPU the device collector acts from"};
   if (!CudaLearner::device_replay(replay))
     return {nullptr, "the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay"};
   DeviceCollectorConfig k;
@@ -83,7 +85,7 @@ CollectionChoice MakeDeviceCollection(const TrainerConfig& config, Learner& lear
   k.eps_decay_steps = config.exploration.eps_decay_steps;
   k.learning_starts = config.learning_starts;
   try {
-    return {std::make_unique<CudaCollection>(k, config.net, *lone, replay), ""};
+    return {std::make_unique<CudaCollection>(k, config.net, *cuda, replay), ""};
   } catch (const CudaError& e) {
     if (e.sticky()) throw;
     return {nullptr, std::string("the device collector does not fit: ") + e.what()};

@@ -21,8 +21,8 @@ struct CollectionChoice {
 /// Decides where `config` (its env.collector, backend, environment, replay and sampler) collects
 /// and builds the device collector when env.collector asks for it ('device', or 'auto' on the
 /// CUDA backend from 256 copies and 256 env steps a training step, where the device is the
-/// faster) and it can: the CUDA learner (a lone one: seed groups collect on the host for now)
-/// training on a GPU replay with proportional or uniform sampling, CartPole (the only environment
+/// faster) and it can: the CUDA learner (alone, or a member of a seed group, each member with its
+/// own copies and streams) training on a GPU replay with proportional or uniform sampling, CartPole (the only environment
 /// with a device kernel). Every other case, and a device collector that does not fit in memory,
 /// is the host with the reason ("" for 'host' and for 'auto' below that shape).
 /// @throws CudaError when the GPU fails otherwise.
