@@ -16,14 +16,17 @@ const int = (min: number, max: number, def: number, meta: FieldMeta) =>
 const num = (min: number, max: number, def: number, meta: FieldMeta) =>
   z.number().min(min).max(max).default(def).meta(meta);
 
-/** env.collector, the same field for every env kind (issue 24). */
-const collector = z.enum(['auto', 'host', 'device']).default('auto').meta({ description: 'where the training environments step: device (CUDA kernels acting from the GPU weights, transitions straight into the GPU replay; CUDA backend, GPU replay, CartPole), host, or auto: the device where it trains faster, from 256 copies (num_envs) and 256 env steps a training step (train_every) on, the host below that (run L44); a run that cannot use the device steps on the host and says why' });
+/** Where the training environments step (issue 24): the same fields for every env kind. */
+const collectorFields = {
+  collector: z.enum(['auto', 'host', 'device']).default('auto').meta({ description: 'where the training environments step: device (CUDA kernels acting from the GPU weights, transitions straight into the GPU replay; CUDA backend, GPU replay, CartPole), host, or auto: the device where it trains faster, from 256 copies (num_envs) and 256 env steps a training step (train_every) on, the host below that (run L44); a run that cannot use the device steps on the host and says why' }),
+  simulate_collector_oom: z.boolean().default(false).meta({ description: "test switch: act as if the device collector's allocation ran out of memory" }),
+};
 
 export const CartPoleEnvSchema = z.strictObject({
   kind: z.literal('cartpole'),
   num_envs: int(1, 4096, 8, { description: 'environment copies stepped together', unit: 'envs' }),
   max_episode_steps: int(1, 100_000, 500, { description: 'time limit; reaching it is a truncation, not a terminal', unit: 'env steps' }),
-  collector,
+  ...collectorFields,
 });
 
 export const TradingEnvSchema = z.strictObject({
@@ -49,7 +52,7 @@ export const TradingEnvSchema = z.strictObject({
   change_penalty_bps: num(0, 1000, 0, { description: 'training reward only: a penalty per unit of equity traded, on top of cost_bps, so the agent learns to trade less (evaluation charges only the cost)', unit: 'basis points' }),
   action_space: z.enum(['target', 'step']).default('target').meta({ description: 'target: n_actions target positions; step: 4 actions around the current position on that grid (hold: trade nothing, step up, step down, flat)' }),
   financing_rate: num(0, 1, 0, { description: 'yearly rate charged on the part of a long position above 1x equity (borrowed cash) and on the whole of a short (borrowed stock), by calendar time', unit: 'fraction per year' }),
-  collector,
+  ...collectorFields,
 });
 
 /** One line per inconsistent combination of trading env fields: `[field, message]`. */

@@ -29,7 +29,7 @@ test('a sweep file naming an unknown field, a section, or a field the sweep sets
   assert.equal(typeof configField('optim.target_update.tau'), 'object');
   assert.deepEqual(problems({ ...BASE, fixed: { 'schedule.epochs': 0, 'env.bogus': 1 }, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), [
     'fixed.schedule.epochs: 0 is not a valid value of this field: Too small: expected number to be >=1',
-    'fixed.env.bogus: unknown config field (misspelled?): env has kind, num_envs, max_episode_steps, collector, data, bad_rows, episode_length, lags, n_actions, max_position, cost_bps, reward_scale, validation_fraction, test_fraction, embargo_bars, folds, fold, max_gap_bars, gap_policy, decision_interval, change_penalty_bps, action_space, financing_rate',
+    'fixed.env.bogus: unknown config field (misspelled?): env has kind, num_envs, max_episode_steps, collector, simulate_collector_oom, data, bad_rows, episode_length, lags, n_actions, max_position, cost_bps, reward_scale, validation_fraction, test_fraction, embargo_bars, folds, fold, max_gap_bars, gap_policy, decision_interval, change_penalty_bps, action_space, financing_rate',
   ]);
 });
 

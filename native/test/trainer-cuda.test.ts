@@ -172,7 +172,7 @@ test("env.collector 'auto' on CUDA steps the environments on the device from 256
   assert.equal(where(4096, 4), 'host', 'many copies, but a vector step every 1,024 training steps: the host keeps up');
 });
 
-test('environments that cannot step on the GPU step on the host and say why: trading, rank-based sampling, a CPU replay, a replay that moves to the CPU', { skip }, async () => {
+test('environments that cannot step on the GPU step on the host and say why: trading, rank-based sampling, a CPU replay, a collector that does not fit, a replay that moves to the CPU', { skip }, async () => {
   const reason = (patch: Partial<RunConfigInput>) => {
     const t = createTrainer({ config: config({ ...onDevice, ...patch }), backend: 'cuda' });
     const out = [t.info.collector, t.info.collectorReason];
@@ -183,6 +183,9 @@ test('environments that cannot step on the GPU step on the host and say why: tra
   assert.deepEqual(reason({ replay: { capacity: 8192, device: 'cpu' } }), ['host', 'the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay']);
   assert.deepEqual(reason({ replay: { capacity: 8192, simulate_oom: true } }), ['host', 'the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay']);
   assert.deepEqual(reason({ env: { kind: 'cartpole', num_envs: 4, collector: 'host' } }), ['host', '']);
+  const [where, why] = reason({ env: { kind: 'cartpole', num_envs: 4, collector: 'device', simulate_collector_oom: true } });
+  assert.equal(where, 'host');
+  assert.match(why!, /^the device collector does not fit: out of memory: the GPU collector of 4 environments needs [0-9.]+ GiB, [0-9.]+ GiB free$/);
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
   const preset = loadPreset('trading-6e');
   const file = join(runs, 'trading-6e-device.json');

@@ -90,6 +90,7 @@ TrainerConfig ToTrainerConfig(const Napi::Value& config, const Napi::Value& mark
   c.env = ParseEnvSpec(root.sub("env").o, market, c.seed);
   constexpr Collector kCollectors[] = {Collector::kAuto, Collector::kHost, Collector::kDevice};
   c.collector = kCollectors[root.sub("env").choice("collector", {"auto", "host", "device"})];
+  c.simulate_collector_oom = root.sub("env").flag("simulate_collector_oom");
 
   const Section net = root.sub("network");
   const Napi::Value hidden = net.get("hidden");

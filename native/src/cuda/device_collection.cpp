@@ -84,6 +84,7 @@ CollectionChoice MakeDeviceCollection(const TrainerConfig& config, Learner& lear
   k.eps_start = config.exploration.eps_start, k.eps_end = config.exploration.eps_end;
   k.eps_decay_steps = config.exploration.eps_decay_steps;
   k.learning_starts = config.learning_starts;
+  k.simulate_oom = config.simulate_collector_oom;
   try {
     return {std::make_unique<CudaCollection>(k, config.net, *cuda, replay), ""};
   } catch (const CudaError& e) {

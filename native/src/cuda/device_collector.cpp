@@ -65,7 +65,7 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
   size_t free_bytes = 0, total_bytes = 0;
   Check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
   const size_t bytes = measure.used() + scan_temp_bytes_ + kCarveAlign;
-  if (const cudaError_t err = cudaMalloc(&block_, bytes); err != cudaSuccess) {
+  if (const cudaError_t err = k.simulate_oom ? cudaErrorMemoryAllocation : cudaMalloc(&block_, bytes); err != cudaSuccess) {
     cudaGetLastError();
     throw CudaError(Status::kErrorOutOfMemory, err,
                     "out of memory: the GPU collector of " + std::to_string(k.num_envs) + " environments needs " + GiB(bytes) +

@@ -37,6 +37,7 @@ struct DeviceCollectorConfig {
   double eps_start = 1.0, eps_end = 0.05;
   int64_t eps_decay_steps = 50000;  ///< env steps (all copies)
   int64_t learning_starts = 0;      ///< env steps with random actions first
+  bool simulate_oom = false;        ///< test switch: the allocation fails as out of memory (env.simulate_collector_oom)
 };
 
 class DeviceCollector {
@@ -45,7 +46,8 @@ class DeviceCollector {
   /// (one device block) and resets every copy (queued on the default stream, then waited for).
   /// @throws std::invalid_argument unless num_envs >= 1, max_episode_steps >= 1, n_step >= 1,
   ///         gamma in [0, 1], eps_decay_steps >= 1 and net is CartPole's (4 inputs, 2 actions);
-  ///         CudaError when the buffers do not fit ("out of memory, N GiB asked, M GiB free").
+  ///         CudaError when the buffers do not fit (or simulate_oom): "out of memory: the GPU collector of E
+  ///         environments needs N GiB, M GiB free".
   DeviceCollector(const DeviceCollectorConfig& config, const NetConfig& net);
   ~DeviceCollector();
   DeviceCollector(const DeviceCollector&) = delete;

@@ -45,6 +45,7 @@ struct TrainerConfig {
   int64_t learning_starts = 1000;  ///< env steps with random actions before the first gradient step
   int64_t train_every = 1;         ///< env steps (all copies) per gradient step
   Collector collector = Collector::kAuto;  ///< where the training environments step (MakeCollection decides)
+  bool simulate_collector_oom = false;     ///< test switch: the device collector's allocation fails as out of memory
 };
 
 /// Outcome of one run() call.
