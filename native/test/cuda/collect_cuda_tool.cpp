@@ -281,6 +281,15 @@ double TimeUs(cudaStream_t s, int reps, F queue) {
   return 1e3 * ms / reps;
 }
 
+/// The timed collectors' config: `envs` copies, n = 3, a fixed epsilon of 0.05.
+dqn::cuda::DeviceCollectorConfig TimedCollector(int envs) {
+  dqn::cuda::DeviceCollectorConfig dc;
+  dc.num_envs = envs;
+  dc.n_step = 3;
+  dc.eps_start = 0.05, dc.eps_end = 0.05, dc.eps_decay_steps = 1;
+  return dc;
+}
+
 int Bench() {
   const dqn::NetConfig net{4, 2, {128, 128}, true, {}};  // the cartpole preset's network
   std::printf("%-6s %-8s %12s %12s %12s %12s %12s %14s\n", "envs", "path", "us/vstep", "launch()", "eager", "forward", "advance",
@@ -291,11 +300,7 @@ int Bench() {
     rc.capacity = 1000000;
     rc.state_dim = 4;
     CudaReplay replay(rc, dqn::cuda::CudaReplayOptions{});
-    dqn::cuda::DeviceCollectorConfig dc;
-    dc.num_envs = e;
-    dc.n_step = 3;
-    dc.eps_start = 0.05, dc.eps_end = 0.05, dc.eps_decay_steps = 1;
-    DeviceCollector col(dc, net);
+    DeviceCollector col(TimedCollector(e), net);
     const cudaStream_t s = replay.stream();
     for (int w = 0; w < 20; ++w) col.launch(learner, replay);
     const int reps = 200;
@@ -377,11 +382,7 @@ int Epoch() {
     rc.state_dim = 4;
     CudaReplay replay(rc, dqn::cuda::CudaReplayOptions{});
     CudaLearner learner(net, LearnerOptions(128, dqn::Precision::kTF32), 1, {});
-    dqn::cuda::DeviceCollectorConfig dc;
-    dc.num_envs = envs;
-    dc.n_step = 3;
-    dc.eps_start = 0.05, dc.eps_end = 0.05, dc.eps_decay_steps = 1;
-    DeviceCollector col(dc, net);
+    DeviceCollector col(TimedCollector(envs), net);
     const cudaStream_t s = replay.stream();
     int64_t env_steps = 0;
     while (env_steps < 1000) col.launch(learner, replay), env_steps += envs;  // learning_starts
