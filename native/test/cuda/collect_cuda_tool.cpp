@@ -10,10 +10,11 @@
 //                             replay's slots (after wrapping), cursor, size and leaf priorities
 //                             (against a CPU replay fed the host's transitions).
 //                             One configuration trains between vector steps, so acting follows
-//                             the weights as they change on the device. Copy counts 1, 7, 64 and
-//                             300 run the single-block vector step, 4,096 the device-wide one;
-//                             7, 64 and 300 launch each vector step as a CUDA graph (as training
-//                             does). Exit status 1 on any difference.
+//                             the weights as they change on the device. Copy counts 1 to 1,024
+//                             run the single-block vector step (256, 257 and 1,024 at its
+//                             edges), 1,025 and 4,096 the device-wide one; all but 1 and 4,096
+//                             launch each vector step as a CUDA graph (as training does). Exit
+//                             status 1 on any difference.
 //   collect_cuda_tool bench   env steps per second of the collector (acting forward + step +
 //                             n-step + counted replay insert, 100 vector steps per CUDA graph) at
 //                             16, 256, 4,096 and 65,536 environments; one vector step as training
@@ -255,6 +256,10 @@ int Check() {
       {1, 1, 500, 3000, 200, 100000, 0, 3, false},    {7, 3, 9, 1000, 0, 2000, 0, 11, true},
       {300, 3, 500, 600, 30000, 50000, 0, 17, true},  {4096, 5, 40, 200, 409600, 100000, 0, 23, false},
       {64, 3, 500, 1500, 2000, 20000, 4, 29, true},
+      // The single-block kernel's edges: 256 and 257 copies (its two block sizes), 1,024 (its
+      // largest) and 1,025 (the device-wide path).
+      {256, 2, 30, 300, 0, 20000, 0, 31, true},       {257, 2, 30, 300, 0, 20000, 0, 37, true},
+      {1024, 3, 60, 200, 0, 100000, 0, 41, true},     {1025, 3, 60, 200, 0, 100000, 0, 43, true},
   };
   // DQN_COLLECT_CASE=k runs case k alone (one process a case: a crash names its case).
   const char* only = std::getenv("DQN_COLLECT_CASE");
