@@ -33,7 +33,7 @@ const LONG = { timeout: 90_000 };
 /** Number shown in a chart's "N points" caption. */
 export async function chartPoints(page: Page, title: string): Promise<number> {
   const text = await page.getByRole('region', { name: title }).locator('.chart-count').textContent();
-  return Number(/(\d+) points/.exec(text ?? '')?.[1] ?? NaN);
+  return Number(/(\d+) points?/.exec(text ?? '')?.[1] ?? NaN);
 }
 
 /**
@@ -48,7 +48,7 @@ export async function waitForPoints(page: Page, title: string, atLeast: number):
       // Only a chart drawn from the book shown now counts: an off-screen one keeps its last count.
       const shown = (window as unknown as { dqnProbe: { shownBook(): number } }).dqnProbe.shownBook();
       if (region?.dataset.book !== String(shown)) return false;
-      const m = /(\d+) points/.exec(region.querySelector('.chart-count')?.textContent ?? '');
+      const m = /(\d+) points?/.exec(region.querySelector('.chart-count')?.textContent ?? '');
       return m !== null && Number(m[1]) >= Number(n) && region.querySelector('path.recharts-curve') !== null;
     },
     [title, atLeast] as const,
@@ -156,7 +156,7 @@ export async function startAndWatch(page: Page, screenshot?: string): Promise<vo
 
 /**
  * The system panel of a live CPU run (issue 16 item 6): the Throughput chart draws steps/s and
- * env steps/s, the host CPU and memory charts fill, and where NVML is absent (a machine without
+ * env steps/s (dashed, on top: here they coincide), the host CPU and memory charts fill, and where NVML is absent (a machine without
  * the NVIDIA driver) a note with the reason stands in place of the GPU charts. Waits for states
  * (samples come about once a second), never for a fixed time. Screenshot test-results/system-panel.png.
  */
@@ -170,6 +170,10 @@ export async function systemPanel(page: Page): Promise<void> {
   }
   const legendText = (await legend(page, 'Throughput')).map(([label]) => label);
   assert.deepEqual(legendText, ['steps/s', 'env steps/s']);
+  // This run takes one env step per gradient step, so the two rates coincide: env steps/s is drawn
+  // dashed over the solid steps/s, both visible (one solid line over the other hid it).
+  const rates = await page.getByRole('region', { name: 'Throughput', exact: true }).locator('path.recharts-line-curve').evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke-dasharray')));
+  assert.deepEqual(rates, [null, '6 4'], 'steps/s solid, env steps/s dashed on top');
   const note = panel.getByRole('note');
   const gpuChart = page.getByRole('region', { name: 'GPU utilisation', exact: true });
   await note.filter({ hasText: /^GPU readings hidden: / }).or(gpuChart).first().waitFor(LONG);
@@ -207,7 +211,7 @@ export async function reloadKeepsHistory(page: Page): Promise<void> {
   // one or two points of the first frame.
   const first = await page.waitForFunction(() => {
     const region = [...document.querySelectorAll('section.chart')].find((s) => s.querySelector('h2')?.textContent === 'Loss');
-    const n = Number(/(\d+) points/.exec(region?.querySelector('.chart-count')?.textContent ?? '')?.[1] ?? 0);
+    const n = Number(/(\d+) points?/.exec(region?.querySelector('.chart-count')?.textContent ?? '')?.[1] ?? 0);
     return n > 0 ? n : false;
   }, undefined, LONG);
   const after = Number(await first.jsonValue());
@@ -316,18 +320,18 @@ export async function overlayTwoRuns(page: Page, names: [string, string]): Promi
   for (const n of names) await table.getByRole('checkbox', { name: `Overlay ${n}`, exact: true }).check();
   await page.evaluate(() => window.scrollTo(0, 0)); // the ticks were scrolled to; charts draw only on screen
   const legendList = page.getByRole('list', { name: 'Loss legend' });
-  await legendList.getByRole('listitem').filter({ hasText: `${names[0]}: TD loss` }).waitFor(LONG);
+  await legendList.locator(`li[title="${names[0]}: losses/td_loss"]`).waitFor(LONG);
   const diff = page.getByLabel('Config diff');
   await diff.waitFor(LONG);
   assert.match((await diff.textContent()) ?? '', /^Config diff of the 2 runs on the charts \(0 fields differ\)the same config \(names aside\)$/);
-  assert.equal(await legendList.getByRole('listitem').filter({ hasText: `${names[1]}: TD loss` }).count(), 0, 'the shown run is not overlaid on itself');
+  assert.equal(await legendList.locator(`li[title="${names[1]}: losses/td_loss"]`).count(), 0, 'the shown run is not overlaid on itself');
   assert.equal(await page.getByRole('region', { name: 'Loss' }).locator('path.recharts-curve[stroke-dasharray="5 3"]').count(), 1, 'one dashed overlay curve');
   mkdirSync(RESULTS, { recursive: true });
   await page.screenshot({ path: join(RESULTS, 'overlay-two-runs.png'), fullPage: true });
   for (const n of names) await table.getByRole('checkbox', { name: `Overlay ${n}`, exact: true }).uncheck();
   await diff.waitFor({ state: 'detached', ...LONG });
   await page.evaluate(() => window.scrollTo(0, 0)); // back to the charts, which draw only on screen
-  await legendList.getByRole('listitem').filter({ hasText: `${names[0]}: TD loss` }).waitFor({ state: 'detached', ...LONG });
+  await legendList.locator(`li[title="${names[0]}: losses/td_loss"]`).waitFor({ state: 'detached', ...LONG });
 }
 
 /** Clicks `action` (Resume, Rename or Delete) in the action menu of run `name`'s row of the run history. */

@@ -31,8 +31,57 @@ export async function headerOnOneLine(page: Page, screenshot: string): Promise<v
     const badge = page.getByTestId(id);
     assert.equal(await badge.getAttribute('title'), await badge.textContent(), `${id}: the whole text in its title`);
   }
+  await badgesFitTheirText(page);
   mkdirSync(RESULTS, { recursive: true });
   await page.screenshot({ path: join(RESULTS, screenshot) });
+}
+
+/**
+ * The header's badges are no wider than their text: no empty space inside the border after the
+ * text (their least width was estimated in `ch`, wider than this font's letters). A badge cut
+ * short is as wide as the room it got, so only one showing its whole text is checked.
+ */
+export async function badgesFitTheirText(page: Page): Promise<void> {
+  for (const id of ['compute-badge', 'replay-badge']) {
+    const { box, text, cut } = await page.getByTestId(id).evaluate((el) => {
+      const style = getComputedStyle(el);
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return { box: el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), text: range.getBoundingClientRect().width, cut: el.scrollWidth > el.clientWidth };
+    });
+    if (!cut) assert.ok(box <= text + 1.5, `${id} is ${box.toFixed(1)} px wide inside for ${text.toFixed(1)} px of text: ${(box - text).toFixed(1)} px empty`);
+  }
+}
+
+/**
+ * Every x tick label of the charts on screen lies inside its chart's picture (the last one may sit
+ * on the plot's right edge: a '5000' there lost its last digit). Screenshot test-results/`screenshot`.
+ */
+export async function xTickLabelsInside(page: Page, screenshot: string): Promise<void> {
+  const out = await page.locator('section.chart svg.recharts-surface').evaluateAll((svgs) =>
+    svgs.flatMap((svg) => {
+      const box = svg.getBoundingClientRect();
+      if (box.bottom < 0 || box.top > window.innerHeight) return [];
+      const title = svg.closest('section')?.querySelector('h2')?.textContent;
+      return [...svg.querySelectorAll('.recharts-xAxis-tick-labels text')].map((t) => ({ title, text: t.textContent, past: t.getBoundingClientRect().right - box.right })).filter((t) => t.past > 0.5);
+    }),
+  );
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, screenshot) });
+  assert.deepEqual(out, [], 'x tick labels past their chart\'s right edge (px past)');
+}
+
+/**
+ * While a run trains, its run history row counts the epochs that ended, as the header does (it
+ * read "live · 0 epochs" all run long: the list is read when the run starts).
+ */
+export async function liveRowFollowsEpochs(page: Page): Promise<void> {
+  const header = Number(/epoch (\d+)/.exec((await page.locator('header').textContent()) ?? '')?.[1]);
+  assert.ok(header >= 1, `an epoch has ended (the header reads epoch ${header})`);
+  const cell = page.getByRole('table', { name: 'Runs' }).locator('tr[aria-current=true] [data-col=epochs]');
+  await page.waitForFunction(([n]) => Number(/^(\d+) epochs?$/.exec(document.querySelector('table[aria-label=Runs] tr[aria-current=true] [data-col=epochs]')?.textContent ?? '')?.[1]) >= n!, [header] as const, LONG).catch(async () => {
+    assert.fail(`the live run's row reads "${await cell.textContent()}" while the header reads epoch ${header}`);
+  });
 }
 
 /**
@@ -61,7 +110,7 @@ export async function lossTicksFollowTheData(page: Page): Promise<void> {
   await waitForPoints(page, 'Loss', 3);
   await covered();
   await roundTicks(page);
-  const first = Number(/(\d+) points/.exec((await page.getByTestId('chart-loss-count').textContent()) ?? '')?.[1]);
+  const first = Number(/(\d+) points?/.exec((await page.getByTestId('chart-loss-count').textContent()) ?? '')?.[1]);
   await waitForPoints(page, 'Loss', 3 * first + 20);
   await covered();
   await roundTicks(page);

@@ -30,7 +30,7 @@ async function runColoursApart(page: Page, overlaid: string): Promise<void> {
   await page.getByRole('table', { name: 'Runs' }).getByRole('checkbox', { name: `Overlay ${overlaid}`, exact: true }).check();
   await page.evaluate(() => window.scrollTo(0, 0)); // back to the charts, which draw only on screen
   const loss = page.getByRole('region', { name: 'Loss' });
-  await page.getByRole('list', { name: 'Loss legend' }).getByText(`${overlaid}: TD loss`).waitFor(LONG);
+  await page.getByRole('list', { name: 'Loss legend' }).locator(`li[title="${overlaid}: losses/td_loss"]`).waitFor(LONG);
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=chart-loss] path.recharts-curve[stroke-dasharray]').length === 3, undefined, LONG);
   const dashed = await loss.locator('path.recharts-curve[stroke-dasharray]').evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
   const mean = await loss.locator('path.recharts-curve:not([stroke-dasharray])').first().getAttribute('stroke');
@@ -96,7 +96,7 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
 
       const member = page.getByRole('group', { name: 'Members drawn over the mean' }).getByRole('checkbox', { name: 'seed 4' });
       await member.check();
-      await page.getByRole('list', { name: 'Loss legend' }).getByText('seed 4: TD loss').waitFor(LONG);
+      await page.getByRole('list', { name: 'Loss legend' }).getByText('seed 4', { exact: true }).waitFor(LONG);
       assert.equal(await loss.locator('path.recharts-curve[stroke-dasharray]').count(), 1, 'the member drawn over the mean');
       await runColoursApart(page, members[2]!);
       await page.setViewportSize({ width: 1920, height: 1080 });
@@ -115,7 +115,7 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       await page.evaluate(() => window.scrollTo(0, 0)); // back to the charts, which draw only on screen
       await page.getByRole('button', { name: /Dark theme/ }).click();
       await member.uncheck();
-      await page.getByRole('list', { name: 'Loss legend' }).getByText('seed 4: TD loss').waitFor({ state: 'detached', ...LONG });
+      await page.getByRole('list', { name: 'Loss legend' }).getByText('seed 4', { exact: true }).waitFor({ state: 'detached', ...LONG });
     },
     { viewport: { width: 1280, height: 800 } },
   );

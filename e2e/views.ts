@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { contrast } from '../renderer/lib/color.ts';
 import { SERIES_COLORS } from '../renderer/lib/palette.ts';
-import { runTitle } from '../renderer/lib/run-table.ts';
+import { runTitle, shortRunNames } from '../renderer/lib/run-table.ts';
 import { ink, THEMES, type ThemeName } from '../renderer/lib/theme.ts';
 import { RESULTS, stop, waitForPoints, waitForState } from './flow.ts';
 
@@ -74,48 +74,80 @@ export async function tooltipReads(page: Page, theme: ThemeName, screenshot: str
   await page.mouse.move(0, 0);
 }
 
-/** Stroke colours of a legend's swatches by entry text, and their dash patterns. */
-async function swatches(page: Page, title: string): Promise<Map<string, { stroke: string; dash: string | null }>> {
+/**
+ * A legend's entries by text: the colour of the first swatch (a line's stroke or a run chip's
+ * fill), its dash pattern, the dash the overlaid runs draw that line with, and the title.
+ */
+async function swatches(page: Page, title: string): Promise<Map<string, { color: string; dash: string | null; overlayDash: string | null; title: string }>> {
   const items = await page.getByRole('list', { name: `${title} legend` }).getByRole('listitem').all();
-  const out = new Map<string, { stroke: string; dash: string | null }>();
+  const out = new Map<string, { color: string; dash: string | null; overlayDash: string | null; title: string }>();
   for (const li of items) {
-    const line = li.locator('svg line');
-    out.set(((await li.textContent()) ?? '').trim(), { stroke: (await line.getAttribute('stroke')) ?? '', dash: await line.getAttribute('stroke-dasharray') });
+    const first = li.locator('svg:not([data-overlay-dash]) :is(line, rect)').first();
+    const color = (await first.count()) ? ((await first.getAttribute('stroke')) ?? (await first.getAttribute('fill')) ?? '') : '';
+    const dash = (await first.count()) ? await first.getAttribute('stroke-dasharray') : null;
+    const overlay = li.locator('svg[data-overlay-dash]');
+    out.set(((await li.textContent()) ?? '').trim(), { color, dash, overlayDash: (await overlay.count()) ? await overlay.getAttribute('data-overlay-dash') : null, title: (await li.getAttribute('title')) ?? '' });
   }
   return out;
 }
 
+/** How many rows the legend of chart `title` takes. */
+async function legendRows(page: Page, title: string): Promise<number> {
+  const tops = await page.getByRole('list', { name: `${title} legend` }).getByRole('listitem').evaluateAll((lis) => lis.map((li) => Math.round(li.getBoundingClientRect().top)));
+  return new Set(tops).size;
+}
+
 /**
- * Two past runs overlaid on the live run: each in its own colour, unlike each other and unlike
- * the series colours, its lines told apart by dash; the config diff has a heading per run and
- * compares all three; opening one of them draws it once (as the shown run), not also as an overlay.
+ * Two past runs overlaid on the live run, all three of one preset (so one name): each overlaid run
+ * is one legend entry under a short name told apart by its start time (the folder name on hover),
+ * in its own colour, unlike each other and unlike the series colours; its lines are told apart by
+ * dash, each line's dash shown once beside the line's own entry, and the Replay legend of four
+ * lines and two runs takes two rows at 1920 px (an entry per run and line under the folder name
+ * took four); the config diff has a heading per run, by the same short names, and compares all
+ * three; opening one of them draws it once (as the shown run), not also as an overlay.
  */
 export async function overlaysAndDiff(page: Page, runs: { name: string; lr: string }[], live: { name: string; lr: string }): Promise<void> {
   const table = page.getByRole('table', { name: 'Runs' });
   for (const r of runs) await table.getByRole('checkbox', { name: `Overlay ${r.name}`, exact: true }).check();
+  const [, ...labels] = shortRunNames([live.name, ...runs.map((r) => r.name)]);
+  assert.ok(labels.every((l) => /^e2e-cartpole \(\d\d:\d\d:\d\d\)$/.test(l!)), `one name, told apart by the time: ${labels.join(', ')}`);
   // Charts redraw only while on screen: the run history may have scrolled the Loss chart away.
   await region(page, 'Loss').scrollIntoViewIfNeeded();
   const legendList = page.getByRole('list', { name: 'Loss legend' });
-  for (const r of runs) await legendList.getByRole('listitem').filter({ hasText: `${r.name}: TD loss` }).waitFor(LONG);
+  for (const l of labels) await legendList.getByRole('listitem').filter({ hasText: l }).waitFor(LONG);
   const loss = await swatches(page, 'Loss');
-  const own = loss.get('TD loss (EMA 0.60)')!.stroke;
-  const [a, b] = runs.map((r) => loss.get(`${r.name}: TD loss`)!);
-  assert.notEqual(a!.stroke, b!.stroke, 'two overlaid runs, two colours');
-  for (const o of [a!, b!]) {
-    assert.notEqual(o.stroke, own, 'an overlaid run is not drawn in the colour of the series');
-    assert.equal(o.dash, '5 3');
+  const own = loss.get('TD loss (EMA 0.60)')!.color;
+  const [a, b] = labels.map((l) => loss.get(l!)!);
+  assert.notEqual(a!.color, b!.color, 'two overlaid runs, two colours');
+  for (const [i, o] of [a!, b!].entries()) {
+    assert.notEqual(o.color, own, 'an overlaid run is not drawn in the colour of the series');
+    assert.equal(o.dash, '5 3', "the run's swatch has the dash of its one line");
+    assert.equal(o.title, `${runs[i]!.name}: losses/td_loss`, 'the folder name on hover');
   }
-  await region(page, 'Replay').scrollIntoViewIfNeeded();
-  await page.getByRole('list', { name: 'Replay legend' }).getByRole('listitem').filter({ hasText: `${runs[0]!.name}: max priority` }).waitFor(LONG);
+  const replayRegion = region(page, 'Replay');
+  await replayRegion.scrollIntoViewIfNeeded();
+  await page.getByRole('list', { name: 'Replay legend' }).getByRole('listitem').filter({ hasText: labels[1]! }).waitFor(LONG);
   const replay = await swatches(page, 'Replay');
-  const dashes = ['total priority', 'max priority'].map((l) => replay.get(`${runs[0]!.name}: ${l}`)!);
-  assert.equal(dashes[0]!.stroke, dashes[1]!.stroke, "one run's lines share its colour");
-  assert.notEqual(dashes[0]!.dash, dashes[1]!.dash, '…and differ by dash');
+  assert.deepEqual([...replay.keys()], ['total priority', 'max priority', 'mean IS weight', 'beta', ...labels], 'an entry per line and one per run');
+  const lineDashes = ['total priority', 'max priority', 'mean IS weight', 'beta'].map((l) => replay.get(l)!.overlayDash);
+  assert.deepEqual(lineDashes, ['5 3', '1 3', '9 3 2 3', '3 6'], "each line's own entry shows the dash the overlaid runs draw it with");
+  const runColor = replay.get(labels[0]!)!.color;
+  const drawn = await replayRegion.locator('path.recharts-curve').evaluateAll((ps, c) => ps.filter((p) => p.getAttribute('stroke') === c).map((p) => p.getAttribute('stroke-dasharray')), runColor);
+  assert.deepEqual(new Set(drawn), new Set(lineDashes), "one run's lines share its colour and differ by dash");
+  const viewport = page.viewportSize()!;
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await replayRegion.scrollIntoViewIfNeeded();
+  const rows = await legendRows(page, 'Replay');
+  await shot(page, 'overlays-replay-legend-1920.png', replayRegion);
+  assert.ok(rows <= 2, `the Replay legend takes ${rows} rows at 1920 px`);
+  await page.setViewportSize(viewport);
 
   const diff = page.getByRole('region', { name: 'Config diff' });
   await diff.waitFor(LONG);
   const heads = await diff.locator('thead th').allTextContents();
-  assert.deepEqual(heads, ['field', `${live.name}live`, ...runs.map((r) => `${r.name}overlay`)]);
+  const liveLabel = shortRunNames([live.name, ...runs.map((r) => r.name)])[0]!;
+  assert.deepEqual(heads, ['field', `${liveLabel}live`, ...labels.map((l) => `${l}overlay`)]);
+  assert.deepEqual(await diff.locator('thead th[title]').evaluateAll((ths) => ths.map((th) => th.getAttribute('title'))), [live.name, ...runs.map((r) => r.name)], 'folder names on hover');
   const lrRow = diff.locator('tbody tr', { has: page.locator('th code', { hasText: /^optim\.lr$/ }) });
   assert.deepEqual(await lrRow.locator('td').allTextContents(), [live.lr, ...runs.map((r) => r.lr)]);
   await shot(page, 'overlays-config-diff.png', undefined, true);
@@ -129,6 +161,23 @@ export async function overlaysAndDiff(page: Page, runs: { name: string; lr: stri
     const b = (await cell.boundingBox())!;
     assert.ok(b.x + b.width <= box.x + box.width + 0.5, `'${await cell.textContent()}' ends at x ${(b.x + b.width).toFixed(0)}, past the diff's right edge ${(box.x + box.width).toFixed(0)} (the diff is ${box.width.toFixed(0)} px wide)`);
   }
+  // Field paths and run names break between words only (a fixed layout put a run's ')' on a line of its own).
+  const broken = await diff.evaluate((el) => {
+    const out: string[] = [];
+    for (const cell of el.querySelectorAll('thead th, tbody th')) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (const m of (n.textContent ?? '').matchAll(/[^\s-]+-?/g)) {
+          const word = document.createRange();
+          word.setStart(n, m.index);
+          word.setEnd(n, m.index + m[0].length);
+          if (new Set([...word.getClientRects()].map((r) => Math.round(r.top))).size > 1) out.push(m[0]);
+        }
+      }
+    }
+    return out;
+  });
+  assert.deepEqual(broken, [], 'words of the config diff broken across lines');
   await shot(page, 'overlays-config-diff-1280.png', undefined, true);
   // The preset box names the live run's config without its date stamp (it fits at 1280 px), the
   // full folder name in its tooltip.
@@ -141,16 +190,17 @@ export async function overlaysAndDiff(page: Page, runs: { name: string; lr: stri
   await table.getByRole('button', { name: `Open ${runs[0]!.name}`, exact: true }).click();
   await page.getByText('showing a past run').waitFor(LONG);
   await region(page, 'Loss').scrollIntoViewIfNeeded();
-  await legendList.getByRole('listitem').filter({ hasText: `${runs[0]!.name}: TD loss` }).waitFor({ state: 'detached', ...LONG });
+  const opened = shortRunNames(runs.map((r) => r.name));
+  await legendList.getByRole('listitem').filter({ hasText: opened[0]! }).waitFor({ state: 'detached', ...LONG });
   await waitForPoints(page, 'Loss', 3);
   assert.equal(await region(page, 'Loss').locator('path.recharts-curve[stroke-dasharray="5 3"]').count(), 1, 'only the other overlaid run is dashed');
-  assert.deepEqual(await diff.locator('thead th').allTextContents(), ['field', `${runs[0]!.name}opened`, `${runs[1]!.name}overlay`]);
+  assert.deepEqual(await diff.locator('thead th').allTextContents(), ['field', `${opened[0]}opened`, `${opened[1]}overlay`]);
   await page.getByRole('button', { name: 'Back to live' }).click();
   for (const r of runs) await table.getByRole('checkbox', { name: `Overlay ${r.name}`, exact: true }).uncheck();
   await diff.waitFor({ state: 'detached', ...LONG });
   // The unticking scrolled to the run history; back on screen, the Loss chart drops the overlays.
   await region(page, 'Loss').scrollIntoViewIfNeeded();
-  for (const r of runs) await legendList.getByRole('listitem').filter({ hasText: `${r.name}: TD loss` }).waitFor({ state: 'detached', ...LONG });
+  await legendList.getByRole('listitem').filter({ hasText: /\(\d\d:\d\d:\d\d\)$/ }).first().waitFor({ state: 'detached', ...LONG });
 }
 
 /** The hyperparameter table: the runs with optim.lr as a column (it differs), sorted by it both ways; Esc closes it. */

@@ -120,6 +120,8 @@ export interface Dashboard {
   /** Marks `runDir` as asked for as an overlay: its runData is drawn over the charts instead of replacing them. */
   addOverlay(runDir: string): void;
   removeOverlay(runDir: string): void;
+  /** The folder of the run the charts show: the opened past run, or the live or last run; undefined for a seed group (its charts draw the members' mean). */
+  shownRunDir(): string | undefined;
   /** The overlaid past runs, in the order they were picked, less the run the charts show (drawn once, as itself). */
   overlays(): Overlay[];
   /** The opened seed group, while the charts show it. */
@@ -350,6 +352,11 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     }
   };
 
+  const shownRunDir = () => {
+    const st = get();
+    return st.view.kind === 'history' ? st.view.runDir : st.view.kind === 'live' ? st.runDir : undefined;
+  };
+
   return {
     store,
     stream,
@@ -380,11 +387,11 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       set((st) => ({ overlayDirs: st.overlayDirs.filter((d) => d !== runDir) }));
       bump();
     },
+    shownRunDir,
     overlays: () => {
-      const st = get();
       // A group's charts draw its members' mean: no run there is drawn as itself.
-      const shownDir = st.view.kind === 'history' ? st.view.runDir : st.view.kind === 'live' ? st.runDir : undefined;
-      return st.overlayDirs.flatMap((d) => (d === shownDir ? [] : (overlays.get(d) ?? [])));
+      const shownDir = shownRunDir();
+      return get().overlayDirs.flatMap((d) => (d === shownDir ? [] : (overlays.get(d) ?? [])));
     },
     group: () => (get().view.kind === 'group' ? group : undefined),
     groupOverlays: () => {

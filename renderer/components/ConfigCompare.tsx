@@ -1,7 +1,9 @@
 // The configs of the runs on the charts side by side: the run the charts show and every overlaid
-// run, one column each under its name (in its overlay colour), one row per field that differs.
+// run, one column each under its short name (in its overlay colour; the folder name on hover), one
+// row per field that differs.
 import type { RunConfig } from '../../common/config.ts';
 import { runsConfigDiff } from '../config/runs-diff.ts';
+import { shortRunNames } from '../lib/run-table.ts';
 import { ink } from '../lib/theme.ts';
 import { useTheme } from '../lib/theme-store.ts';
 
@@ -16,10 +18,16 @@ export interface ComparedRun {
 
 const text = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : String(v));
 
-/** The config diff of `runs` (two or more): a table headed "field" and the runs' names. */
+/** A field's path with a line-break opportunity after each '.' and '_', so a narrow column breaks it between words ("optim.lr_decay_steps"), not inside one. */
+function fieldPath(path: string) {
+  return path.split(/(?<=[._])/).map((part, i) => (i ? [<wbr key={i} />, part] : part));
+}
+
+/** The config diff of `runs` (two or more): a table headed "field" and the runs' short names (shortRunNames), each whole in its title. */
 export function ConfigCompare({ runs }: { runs: readonly ComparedRun[] }) {
   const theme = useTheme();
   const rows = runsConfigDiff(runs.map((r) => r.config));
+  const names = shortRunNames(runs.map((r) => r.name));
   return (
     <div className="diff" role="region" aria-label="Config diff">
       <h3>
@@ -34,10 +42,10 @@ export function ConfigCompare({ runs }: { runs: readonly ComparedRun[] }) {
             <thead>
               <tr>
                 <th scope="col">field</th>
-                {runs.map((r) => (
+                {runs.map((r, i) => (
                   <th scope="col" key={r.name} title={r.name}>
                     <span className="run-name" style={r.color ? { color: ink(theme, r.color) } : undefined}>
-                      {r.name}
+                      {names[i]}
                     </span>
                     <span className="run-role">{r.role}</span>
                   </th>
@@ -48,7 +56,7 @@ export function ConfigCompare({ runs }: { runs: readonly ComparedRun[] }) {
               {rows.map((d) => (
                 <tr key={d.path}>
                   <th scope="row">
-                    <code>{d.path}</code>
+                    <code>{fieldPath(d.path)}</code>
                   </th>
                   {d.values.map((v, i) => (
                     <td key={runs[i]!.name}>{text(v)}</td>

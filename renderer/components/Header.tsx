@@ -1,7 +1,7 @@
 // Header: run state, compute and replay badges (with the fallback reason; the replay's says where
 // the environments step when not on the host), steps/s, epoch, ETA,
 // the live indicator, the trainer host's pid and the Start / Stop buttons.
-import { useEffect, useState, type CSSProperties } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type HTMLAttributes } from 'react';
 import { useStore } from 'zustand';
 import type { BackendStatus } from '../../common/run.ts';
 import type { StartBlocker } from '../config/start-blocker.ts';
@@ -51,11 +51,28 @@ export function stepsPerSecText(rate: number | undefined): string {
 }
 
 /**
- * The least width of a header item that may be cut short: its whole text when that is short, else
- * `em` wide; so a short badge ("Replay: GPU PER") stays whole while a long fallback reason gives way.
+ * A header item that gives way when the row is short of room: `text` cut with an ellipsis, but
+ * never narrower than its `head` (the start of it that stays whole, e.g. "Replay: GPU PER"; the
+ * whole text by default) or `em` wide where the head is wider; its title holds the whole text
+ * unless `title` says otherwise. The least width is the head's width as drawn (an estimate in
+ * `ch` left short badges wider than their text, with empty space inside the border).
  */
-function keepWhole(text: string, em: number): CSSProperties {
-  return { minWidth: `min(${text.length}ch + 20px, ${em}em)` };
+function Cut({ text, head = text, em, title = text, ...rest }: { text: string; head?: string; em: number; title?: string } & HTMLAttributes<HTMLSpanElement> & { 'data-testid'?: string; 'data-pid'?: string }) {
+  const headRef = useRef<HTMLSpanElement>(null);
+  const [minWidth, setMinWidth] = useState<string>();
+  useLayoutEffect(() => {
+    const item = headRef.current!.parentElement!;
+    const box = getComputedStyle(item);
+    const edges = ['paddingLeft', 'paddingRight', 'borderLeftWidth', 'borderRightWidth'] as const;
+    const extra = edges.reduce((sum, edge) => sum + parseFloat(box[edge]), 0);
+    setMinWidth(`min(${Math.ceil(headRef.current!.getBoundingClientRect().width + extra)}px, ${em}em)`);
+  }, [head, em]);
+  return (
+    <span {...rest} className={`${rest.className ?? ''} shrink`} title={title} style={{ minWidth }}>
+      <span ref={headRef}>{head}</span>
+      {text.slice(head.length)}
+    </span>
+  );
 }
 
 function formatEta(s: number | undefined): string {
@@ -113,17 +130,9 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
         <span className={`run-state state-${s.runState}`} role="status" aria-label="Run state" data-testid="run-state">
           {STATE_LABEL[s.runState]}
         </span>
-        {s.stateDetail && (
-          <span className="state-detail shrink" data-testid="state-detail" title={s.stateDetail} style={keepWhole(s.stateDetail, 12)}>
-            {s.stateDetail}
-          </span>
-        )}
-        <span className="badge shrink" data-testid="compute-badge" title={compute} style={keepWhole(compute, 10)}>
-          {compute}
-        </span>
-        <span className="badge shrink" data-testid="replay-badge" title={replay} style={keepWhole(replayHead, 14)}>
-          {replay}
-        </span>
+        {s.stateDetail && <Cut className="state-detail" data-testid="state-detail" text={s.stateDetail} em={12} />}
+        <Cut className="badge" data-testid="compute-badge" text={compute} em={10} />
+        <Cut className="badge" data-testid="replay-badge" text={replay} head={replayHead} em={14} />
         <span className="metric" title="gradient steps per second">{stepsPerSecText(s.progress.stepsPerSec)}</span>
         <span className="metric">
           epoch {s.progress.epoch}
@@ -135,9 +144,7 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
           {/* A running run without a recent update (building, or between frames) is still live: "not live" beside "Running" read as a dead run. */}
           {live ? '● live' : s.runState === 'running' ? '○ waiting for data' : '○ not live'}
         </span>
-        <span className="metric shrink" data-testid="host-pid" data-pid={s.host.pid ?? ''} title={hostText === `pid ${s.host.pid}` ? `the trainer host's process id: ${s.host.pid}` : hostText} style={keepWhole(hostText, 8)}>
-          {hostText}
-        </span>
+        <Cut className="metric" data-testid="host-pid" data-pid={String(s.host.pid ?? '')} text={hostText} em={8} title={hostText === `pid ${s.host.pid}` ? `the trainer host's process id: ${s.host.pid}` : hostText} />
         <span className="spacer" />
         <button type="button" className="primary" onClick={onStart} disabled={!!blocked} aria-keyshortcuts="Control+Enter" aria-describedby={blocked && !running ? 'start-blocked' : undefined} title={blocked ? `Start is off: ${blocked.text}` : 'Start a run with this config (Ctrl+Enter)'}>
           Start

@@ -4,7 +4,7 @@ import { useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
 import { groupRuns } from '../lib/run-groups.ts';
-import { createdText, RUN_COLUMNS, runMeta, runTable, runTitle, TABLE_COLUMNS, type RunSort } from '../lib/run-table.ts';
+import { createdText, RUN_COLUMNS, runMeta, runTable, runTitle, TABLE_COLUMNS, withLiveEpoch, type RunSort } from '../lib/run-table.ts';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ConfigCompare, type ComparedRun } from './ConfigCompare.tsx';
@@ -36,7 +36,8 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   const [sort, setSort] = useState<RunSort>({ key: 'name', dir: 'desc' });
   const [filter, setFilter] = useState('');
   const [hparamsOpen, setHparamsOpen] = useState(false);
-  const shown = useMemo(() => runTable(runs, sort, filter), [runs, sort, filter]);
+  const lastEpoch = useStore(dashboard.store, (s) => s.lastEpoch);
+  const shown = useMemo(() => runTable(runs.map((r) => (busy && r.runDir === liveRunDir ? withLiveEpoch(r, lastEpoch) : r)), sort, filter), [runs, sort, filter, busy, liveRunDir, lastEpoch]);
   const sortBy = (key: RunSort['key']) => setSort((s) => ({ key, dir: s.key === key && s.dir === 'desc' ? 'asc' : 'desc' }));
   const shownDir = view.kind === 'history' ? view.runDir : busy ? liveRunDir : undefined;
   /** Runs the row action `f` and closes the row's action menu. */

@@ -15,7 +15,8 @@ import { downsampleBand, type Marker } from '../lib/downsample.ts';
 import { chartImage, svgToPng } from '../lib/chart-image.ts';
 import { chartFrame, TOOLTIP_STYLE } from '../lib/chart-style.ts';
 import { tooltipValue } from '../lib/format.ts';
-import { coveringTicks, legendEntries, niceTicks, overlayDash, type ChartBand, type LegendEntry } from '../lib/legend.ts';
+import { chartLegend, coveringTicks, niceTicks, overlayDash, type ChartBand, type LegendEntry, type LegendRun } from '../lib/legend.ts';
+import { shortRunNames } from '../lib/run-table.ts';
 import type { RedrawScheduler } from '../lib/redraw.ts';
 import { ink, RAW_LINE_OPACITY, rawSwatchOpacity } from '../lib/theme.ts';
 import { useTheme } from '../lib/theme-store.ts';
@@ -31,6 +32,8 @@ export interface ChartLine {
   smooth?: boolean;
   /** Draw a dot on each point (for short series such as epoch times). */
   dots?: boolean;
+  /** SVG dash pattern of the line, solid when absent: a line drawn over another it may coincide with lets that one show through the gaps. */
+  dash?: string;
 }
 
 interface Props {
@@ -70,20 +73,42 @@ const MIN_PX_PER_DOT = 8;
 const PX_PER_TICK = 90;
 /** About how many y-axis ticks a chart's 220 px get (at most one more). */
 const Y_TICKS = 5;
+/** The plot's least right margin (px). */
+const MARGIN_RIGHT = 12;
+/** Width of one character of the 11 px tick labels (px; a digit of DejaVu Sans, the widest usual system-ui, is 7). */
+const TICK_CHAR_PX = 7;
 
-/** A small picture of how an entry's curve is drawn. */
+/**
+ * The plot's right margin for an x axis whose last tick label is `lastTick`: room for half of
+ * it, since it is centred on its tick, which may be the plot's right edge (a step axis ending at
+ * 5000 read "500" there, its last digit cut by the chart's edge).
+ */
+export function plotRightMargin(lastTick: string | undefined): number {
+  return Math.max(MARGIN_RIGHT, Math.ceil(((lastTick?.length ?? 0) * TICK_CHAR_PX) / 2) + 2);
+}
+
+/** A small picture of how an entry's curve is drawn, and of the dash overlaid runs draw it with (in the muted text colour: their colours say which run). */
 function Swatch({ entry }: { entry: LegendEntry }) {
   const theme = useTheme();
   const color = ink(theme, entry.color);
   return (
-    <svg width="18" height="10" aria-hidden="true">
-      {entry.kind === 'band' ? (
-        <rect x="0" y="1" width="18" height="8" fill={color} fillOpacity={0.3} />
-      ) : (
-        <line x1="0" y1="5" x2="18" y2="5" stroke={color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? rawSwatchOpacity(theme) : 1} strokeDasharray={entry.dash} />
+    <>
+      {entry.kind !== 'key' && (
+        <svg width="18" height="10" aria-hidden="true">
+          {entry.kind === 'band' || entry.kind === 'run' ? (
+            <rect x="0" y="1" width="18" height="8" rx={entry.kind === 'run' ? 2 : 0} fill={color} fillOpacity={entry.kind === 'run' ? 1 : 0.3} />
+          ) : (
+            <line x1="0" y1="5" x2="18" y2="5" stroke={color} strokeWidth={entry.kind === 'raw' ? 1 : 2} strokeOpacity={entry.kind === 'raw' ? rawSwatchOpacity(theme) : 1} strokeDasharray={entry.dash} />
+          )}
+          {entry.kind === 'dots' && <circle cx="9" cy="5" r="3" fill={color} />}
+        </svg>
       )}
-      {entry.kind === 'dots' && <circle cx="9" cy="5" r="3" fill={color} />}
-    </svg>
+      {entry.overlayDash && (
+        <svg width="18" height="10" aria-hidden="true" data-overlay-dash={entry.overlayDash}>
+          <line x1="0" y1="5" x2="18" y2="5" stroke={theme.muted} strokeWidth={2} strokeDasharray={entry.overlayDash} />
+        </svg>
+      )}
+    </>
   );
 }
 
@@ -225,16 +250,24 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       return pts.length ? [{ band: { lo: b.lo, hi: b.hi, color: b.color, label: b.label }, pts }] : [];
     });
     // Overlaid past runs: each fixed line's smoothed curve (raw for unsmoothed lines), dashed, in the run's colour.
-    const overlaid = overlays.flatMap((o) => {
+    const shownDir = dashboard.shownRunDir();
+    const folder = (dir: string) => dir.split(/[\\/]/).pop() ?? dir;
+    const shortNames = shortRunNames([...(shownDir ? [folder(shownDir)] : []), ...overlays.map((o) => o.name)]).slice(shownDir ? 1 : 0);
+    const runs: LegendRun[] = [];
+    const overlaid = overlays.flatMap((o, k) => {
       const oShown = (x: number) => (xKind && shownAxis ? o.book.axis.convert(xKind, shownAxis, x) : x);
       const oNative = (x: number) => (xKind && shownAxis && Number.isFinite(x) ? o.book.axis.convert(shownAxis, xKind, x) : x);
-      return lines.flatMap((line, i) => {
+      const run: LegendRun = { folder: folder(o.runDir), label: shortNames[k]!, color: o.color, lines: [] };
+      const curves = lines.flatMap((line, i) => {
         const s = o.book.get(line.name);
         if (!s || s.length === 0) return [];
         const v = s.view(buckets, zoom ? oNative(zoom[0]) : -Infinity, zoom ? oNative(zoom[1]) : Infinity);
         const d = line.smooth === false ? v.raw : v.smooth;
-        return [{ key: `${o.runDir}|${line.name}`, label: `${o.name}: ${line.label}`, series: line.name, color: o.color, dash: overlayDash(i), pts: toPoints(d.x, d.y, d.length, logY, oShown).pts }];
+        run.lines = [...run.lines, { line, dash: overlayDash(i) }];
+        return [{ key: `${o.runDir}|${line.name}`, label: `${run.label}: ${line.label}`, color: o.color, dash: overlayDash(i), pts: toPoints(d.x, d.y, d.length, logY, oShown).pts }];
       });
+      if (curves.length) runs.push(run);
+      return curves;
     });
     let x0 = Infinity;
     let x1 = -Infinity;
@@ -251,19 +284,13 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
     };
     for (const pts of [...out.flatMap((d) => [d.raw, d.smooth]), ...overlaid.map((o) => o.pts)]) for (const p of pts) seeY(p.y);
     for (const a of bandAreas) for (const p of a.pts) p.range.forEach(seeY);
-    return { bookId: book.id, series: out, overlaid, markers, points, hidden, bandAreas, xRange, yRange: [y0, y1] as [number, number] };
+    return { bookId: book.id, series: out, overlaid, runs, markers, points, hidden, bandAreas, xRange, yRange: [y0, y1] as [number, number] };
     // `drawTick` moves when the scheduler finds the drawn series changed (or the view switched).
   }, [dashboard, lines, dynamicLines, band, width, zoom, logY, drawTick, xKind, shownAxis]);
   // Another x axis: the zoom (in the old axis's units) no longer applies.
   useEffect(() => setZoom(undefined), [shownAxis]);
 
-  const legend = useMemo(
-    () => [
-      ...legendEntries(drawn.series.map((d) => d.line), smoothing, drawn.bandAreas.map((a) => a.band)),
-      ...drawn.overlaid.map((o): LegendEntry => ({ key: o.key, label: o.label, color: o.color, kind: 'line', series: o.series, dash: o.dash })),
-    ],
-    [drawn, smoothing],
-  );
+  const legend = useMemo(() => chartLegend(drawn.series.map((d) => d.line), smoothing, drawn.bandAreas.map((a) => a.band), drawn.runs), [drawn, smoothing]);
   const xTicks = useMemo(() => niceTicks(drawn.xRange[0], drawn.xRange[1], Math.max(2, Math.floor(width / PX_PER_TICK)), xInteger), [drawn.xRange, width, xInteger]);
   // Round y ticks (1, 2 or 5 x 10^k apart) covering the data: recharts' own read 0.0055 / 0.011 /
   // 0.0165 or 11 / -11 / -22. A log axis keeps recharts' powers of ten.
@@ -320,7 +347,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       <div className="chart-head">
         <h2 id={`${id}-title`}>{title}</h2>
         <span className="chart-count" data-testid={`${id}-count`}>
-          {drawn.points} points
+          {drawn.points} point{drawn.points === 1 ? '' : 's'}
         </span>
         {drawn.markers.length > 0 && (
           <span className="chart-nonfinite" title={drawn.markers.map((m) => `${m.label}: ${m.kind} at ${m.x}`).join('\n')}>
@@ -354,7 +381,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
       {legend.length > 0 && (
         <ul className="chart-legend" aria-label={`${title} legend`}>
           {legend.map((e) => (
-            <li key={e.key} title={e.series} data-series={e.series}>
+            <li key={e.key} title={e.run ? `${e.run}: ${e.series}` : e.series} data-series={e.series}>
               <Swatch entry={e} />
               {e.label}
             </li>
@@ -365,7 +392,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
         {drawn.series.length === 0 && drawn.overlaid.length === 0 ? (
           <p className="chart-empty">{noRunYet ? 'No data yet: press Start, or open a past run from the run history.' : emptyText}</p>
         ) : (
-          <ComposedChart width={width} height={220} margin={{ top: 8, right: 12, bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
+          <ComposedChart width={width} height={220} margin={{ top: 8, right: plotRightMargin(xTicks.length ? tick(xTicks.at(-1)!) : undefined), bottom: 4, left: 4 }} onMouseDown={onDown} onMouseMove={onMove} onMouseUp={onUp}>
             <CartesianGrid strokeDasharray="3 3" stroke={frame.grid} />
             <XAxis dataKey="x" type="number" domain={zoom ?? ['dataMin', 'dataMax']} ticks={xTicks} interval={0} allowDataOverflow stroke={frame.axis} tick={frame.tick} tickFormatter={tick} label={{ value: xLabel, position: 'insideBottomRight', offset: -2, ...frame.label }} />
             <YAxis
@@ -386,7 +413,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
             ))}
             {drawn.series.map(({ line, raw, smooth, dots }) =>
               line.smooth === false
-                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={ink(theme, line.color)} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
+                ? [<Line key={line.name} data={raw} dataKey="y" name={line.label} stroke={ink(theme, line.color)} strokeDasharray={line.dash} dot={dots ? { r: 3 } : false} isAnimationActive={false} strokeWidth={1.5} />]
                 : [
                     <Line key={`${line.name}-raw`} data={raw} dataKey="y" name={`${line.label} (raw)`} stroke={ink(theme, line.color)} strokeOpacity={RAW_LINE_OPACITY[theme.name]} dot={false} isAnimationActive={false} strokeWidth={1} />,
                     <Line key={`${line.name}-smooth`} data={smooth} dataKey="y" name={`${line.label} (EMA)`} stroke={ink(theme, line.color)} dot={false} isAnimationActive={false} strokeWidth={1.75} />,

@@ -14,13 +14,18 @@ const sample = (step: number, stepsPerSec: number, gpu: SystemSample['gpu']): Sy
   step, env_steps: step, wall_s: step / 1000, stepsPerSec, envStepsPerSec: stepsPerSec, processCpuPercent: 100, hostCpuPercent: 50, rssBytes: 300e6, gpu,
 });
 
-function panel(gpu: SystemSample['gpu']) {
+/** A dashboard whose live run runs/a sent `samples` in one frame. */
+function liveWith(samples: SystemSample[]) {
   const d = createDashboard();
   d.apply({ type: 'state', state: 'running', runDir: 'runs/a' });
   const b = new FrameBuilder('runs/a');
-  b.addSystem(sample(1000, 1234, gpu));
-  b.addSystem(sample(2000, 1500, gpu));
+  for (const s of samples) b.addSystem(s);
   d.apply(b.take()!);
+  return d;
+}
+
+function panel(gpu: SystemSample['gpu']) {
+  const d = liveWith([sample(1000, 1234, gpu), sample(2000, 1500, gpu)]);
   const scheduler = new RedrawScheduler(() => 0);
   const csv = createCsvRequester({ send: () => undefined, subscribe: () => () => undefined } as never);
   return { d, html: renderToStaticMarkup(<SystemPanelView dashboard={d} scheduler={scheduler} csv={csv} note={gpuNote(d.store.getState())} />) };
@@ -99,4 +104,19 @@ test('a past run without system samples (a CLI run, a short run, an older run) s
   const cpuHtml = render(d);
   assert.match(cpuHtml, /Throughput/);
   assert.match(cpuHtml, /role="note"[^>]*>GPU readings hidden: NVML not found/);
+});
+
+test('where steps/s and env steps/s coincide (a gradient step per env step), env steps/s is dashed in the legend as on the chart: one solid line hid the other', () => {
+  const { html } = panel(noGpu); // the samples' two rates are equal
+  const legend = /<ul class="chart-legend" aria-label="Throughput legend">(.*?)<\/ul>/.exec(html)?.[1] ?? '';
+  const entry = (label: string) => new RegExp(`<li [^>]*>(?:(?!</li>).)*${label}</li>`).exec(legend)?.[0] ?? '';
+  assert.doesNotMatch(entry('steps/s'), /stroke-dasharray/, 'steps/s solid');
+  assert.match(entry('env steps/s'), /stroke-dasharray="6 4"/, 'env steps/s dashed');
+  // The curves as drawn (recharts draws none in a static render): e2e/flow.ts systemPanel.
+});
+
+test('a chart with one point says "1 point", not "1 points"', () => {
+  const html = render(liveWith([sample(1000, 1234, noGpu)]));
+  assert.match(html, /data-testid="chart-host-memory-count">1 point</);
+  assert.match(html, /data-testid="chart-throughput-count">2 points</, 'two lines, a point each');
 });

@@ -13,9 +13,14 @@ import type { Dashboard, DashboardState } from '../store.ts';
 import { SeriesChart, type ChartLine } from './SeriesChart.tsx';
 import { SERIES_COLORS } from '../lib/palette.ts';
 
+/**
+ * The two rates coincide where a gradient step takes one env step (train_every 1): env steps/s is
+ * drawn dashed over steps/s in a colour far from its blue, so both show where they lie on each
+ * other (one solid line over the other hid it; green dashes over blue read as one teal line).
+ */
 export const SYSTEM_RATE_LINES: ChartLine[] = [
   { name: SYSTEM_SERIES.stepsPerSec, label: 'steps/s', color: SERIES_COLORS.blue, smooth: false },
-  { name: SYSTEM_SERIES.envStepsPerSec, label: 'env steps/s', color: SERIES_COLORS.green, smooth: false },
+  { name: SYSTEM_SERIES.envStepsPerSec, label: 'env steps/s', color: SERIES_COLORS.orange, smooth: false, dash: '6 4' },
 ];
 const CPU_LINES: ChartLine[] = [
   { name: SYSTEM_SERIES.processCpu, label: 'trainer host process (% of one core)', color: SERIES_COLORS.amber, smooth: false },

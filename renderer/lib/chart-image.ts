@@ -17,13 +17,16 @@ export function xmlEscape(s: string): string {
   return s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 }
 
+/** How many swatches an entry shows: its own (none for a `key` entry) and the overlaid runs' dash. */
+const swatchCount = (e: Pick<LegendEntry, 'kind' | 'overlayDash'>) => (e.kind === 'key' ? 0 : 1) + (e.overlayDash ? 1 : 0);
+
 /** Legend entries laid out in rows that fit `width`: each with its x and row index. */
-export function legendLayout(labels: readonly string[], width: number): { x: number; row: number }[] {
+export function legendLayout(entries: readonly Pick<LegendEntry, 'label' | 'kind' | 'overlayDash'>[], width: number): { x: number; row: number }[] {
   const out: { x: number; row: number }[] = [];
   let x = PAD;
   let row = 0;
-  for (const label of labels) {
-    const w = SWATCH_W + label.length * CHAR_W + GAP;
+  for (const e of entries) {
+    const w = swatchCount(e) * SWATCH_W + e.label.length * CHAR_W + GAP;
     if (x > PAD && x + w > width - PAD) {
       row++;
       x = PAD;
@@ -47,7 +50,7 @@ export interface ChartImage {
  * serialised from the page), on `theme`'s panel colour.
  */
 export function chartImage(chartSvg: string, width: number, height: number, title: string, legend: readonly LegendEntry[], theme: Theme): ChartImage {
-  const places = legendLayout(legend.map((e) => e.label), width);
+  const places = legendLayout(legend, width);
   const rows = legend.length ? places.at(-1)!.row + 1 : 0;
   const top = TITLE_H + rows * LEGEND_ROW_H + (rows ? 4 : 0);
   const items = legend.map((e, i) => {
@@ -55,11 +58,15 @@ export function chartImage(chartSvg: string, width: number, height: number, titl
     const y = TITLE_H + row * LEGEND_ROW_H + LEGEND_ROW_H / 2;
     const c = ink(theme, e.color);
     const swatch =
-      e.kind === 'band'
-        ? `<rect x="${x}" y="${y - 4}" width="18" height="8" fill="${c}" fill-opacity="0.3"/>`
-        : `<line x1="${x}" y1="${y}" x2="${x + 18}" y2="${y}" stroke="${c}" stroke-width="${e.kind === 'raw' ? 1 : 2}" stroke-opacity="${e.kind === 'raw' ? rawSwatchOpacity(theme) : 1}"${e.dash ? ` stroke-dasharray="${xmlEscape(e.dash)}"` : ''}/>` +
-          (e.kind === 'dots' ? `<circle cx="${x + 9}" cy="${y}" r="3" fill="${c}"/>` : '');
-    return `${swatch}<text x="${x + SWATCH_W}" y="${y + 4}" font-size="11" fill="${theme.text}">${xmlEscape(e.label)}</text>`;
+      e.kind === 'key'
+        ? ''
+        : e.kind === 'band' || e.kind === 'run'
+          ? `<rect x="${x}" y="${y - 4}" width="18" height="8"${e.kind === 'run' ? ' rx="2"' : ' fill-opacity="0.3"'} fill="${c}"/>`
+          : `<line x1="${x}" y1="${y}" x2="${x + 18}" y2="${y}" stroke="${c}" stroke-width="${e.kind === 'raw' ? 1 : 2}" stroke-opacity="${e.kind === 'raw' ? rawSwatchOpacity(theme) : 1}"${e.dash ? ` stroke-dasharray="${xmlEscape(e.dash)}"` : ''}/>` +
+            (e.kind === 'dots' ? `<circle cx="${x + 9}" cy="${y}" r="3" fill="${c}"/>` : '');
+    const dx = e.kind === 'key' ? 0 : SWATCH_W;
+    const dash = e.overlayDash ? `<line x1="${x + dx}" y1="${y}" x2="${x + dx + 18}" y2="${y}" stroke="${theme.muted}" stroke-width="2" stroke-dasharray="${xmlEscape(e.overlayDash)}"/>` : '';
+    return `${swatch}${dash}<text x="${x + swatchCount(e) * SWATCH_W}" y="${y + 4}" font-size="11" fill="${theme.text}">${xmlEscape(e.label)}</text>`;
   });
   const h = top + height;
   const svg =

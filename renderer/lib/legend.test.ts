@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { coveringTicks, legendEntries, niceTicks, OVERLAY_DASHES, overlayDash } from './legend.ts';
+import { chartLegend, coveringTicks, legendEntries, niceTicks, OVERLAY_DASHES, overlayDash } from './legend.ts';
 
 test('a smoothed line gets a raw and an EMA entry, a plain line one, a band one, all with their scalar names', () => {
   const e = legendEntries(
@@ -23,6 +23,44 @@ test('a smoothed line gets a raw and an EMA entry, a plain line one, a band one,
     ],
   );
   assert.equal(new Set(e.map((x) => x.key)).size, e.length, 'keys are unique');
+});
+
+test("a run drawn over a chart is one legend entry under its short name, the folder name on hover; with one overlaid line its swatch has that line's dash", () => {
+  const loss = { name: 'losses/td_loss', label: 'TD loss', color: '#111' };
+  const runs = [
+    { folder: '20261202-220538-walk-cartpole', label: 'walk-cartpole (22:05:38)', color: '#0ff', lines: [{ line: loss, dash: overlayDash(0) }] },
+    { folder: '20261202-220523-cartpole', label: 'cartpole', color: '#ff0', lines: [{ line: loss, dash: overlayDash(0) }] },
+  ];
+  const e = chartLegend([loss], 0.6, [], runs);
+  assert.deepEqual(
+    e.map((x) => [x.label, x.kind, x.dash, x.overlayDash, x.run]),
+    [
+      ['TD loss (raw)', 'raw', undefined, undefined, undefined],
+      ['TD loss (EMA 0.60)', 'line', undefined, undefined, undefined],
+      ['walk-cartpole (22:05:38)', 'line', '5 3', undefined, '20261202-220538-walk-cartpole'],
+      ['cartpole', 'line', '5 3', undefined, '20261202-220523-cartpole'],
+    ],
+  );
+});
+
+test('runs drawn over a chart of several lines: one chip per run, and each line\'s dash once, beside its own entry or alone where the shown run has no data for it (not an entry per run and line)', () => {
+  const lines = ['total priority', 'max priority', 'mean IS weight', 'beta'].map((label, i) => ({ name: `replay/${i}`, label, color: `#${i}${i}${i}`, smooth: false }));
+  const run = (folder: string, label: string) => ({ folder, label, color: '#0ff', lines: lines.map((line, i) => ({ line, dash: overlayDash(i) })) });
+  // The shown run has data for three of the four lines.
+  const e = chartLegend(lines.slice(0, 3), 0.6, [], [run('20261202-220538-a', 'a'), run('20261202-220523-b', 'b')]);
+  assert.deepEqual(
+    e.map((x) => [x.label, x.kind, x.overlayDash ?? '', x.series]),
+    [
+      ['total priority', 'line', '5 3', 'replay/0'],
+      ['max priority', 'line', '1 3', 'replay/1'],
+      ['mean IS weight', 'line', '9 3 2 3', 'replay/2'],
+      ['beta', 'key', '3 6', 'replay/3'],
+      ['a', 'run', '', 'replay/0, replay/1, replay/2, replay/3'],
+      ['b', 'run', '', 'replay/0, replay/1, replay/2, replay/3'],
+    ],
+  );
+  assert.equal(new Set(e.map((x) => x.key)).size, e.length, 'keys are unique');
+  assert.deepEqual(chartLegend(lines, 0.6, [], []).map((x) => x.overlayDash), [undefined, undefined, undefined, undefined], 'no runs over the chart: no dashes');
 });
 
 test('axis ticks are round numbers inside the range, not the range ends', () => {

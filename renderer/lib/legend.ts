@@ -3,8 +3,12 @@
 // its debiased EMA on top) and so two entries; a min/max band is one. Each entry carries the
 // standard scalar name(s) of what it draws (common/run.ts SCALAR_NAMES), shown as its tooltip.
 
-/** How a curve is drawn; the legend's swatch looks the same. */
-export type LegendKind = 'line' | 'raw' | 'dots' | 'band';
+/**
+ * How a curve is drawn; the legend's swatch looks the same. `run`: a run drawn over the chart
+ * whose lines take several dashes (a chip in its colour); `key`: a line only the overlaid runs
+ * draw, shown by their dash alone (chartLegend).
+ */
+export type LegendKind = 'line' | 'raw' | 'dots' | 'band' | 'run' | 'key';
 
 export interface LegendEntry {
   key: string;
@@ -15,6 +19,10 @@ export interface LegendEntry {
   series: string;
   /** SVG dash pattern of the curve (an overlaid run's lines), solid when absent. */
   dash?: string;
+  /** The dash the runs drawn over the chart draw this curve with, shown beside its swatch in the muted text colour (when their lines take several dashes). */
+  overlayDash?: string;
+  /** An overlaid run's folder name, whole on hover (its label is its short name). */
+  run?: string;
 }
 
 /** Dash patterns of an overlaid run's lines, by the line's place in its chart: the run's colour says which run, the dash which line. */
@@ -32,6 +40,10 @@ export interface LegendLine {
   color: string;
   smooth?: boolean;
   dots?: boolean;
+  /** Its own dash pattern (an unsmoothed line drawn dashed), solid when absent. */
+  dash?: string;
+  /** The dash runs drawn over the chart draw it with, shown beside its own swatch. */
+  overlayDash?: string;
 }
 
 /** A band drawn behind a chart's lines: the area between the series `lo` and `hi`. */
@@ -44,19 +56,59 @@ export interface ChartBand {
 
 /**
  * Legend entries for `lines` (those with data, in drawing order) and the bands drawn behind
- * them. `smoothing` is the EMA weight in [0, 1), shown on the smoothed curve's entry.
+ * them. `smoothing` is the EMA weight in [0, 1), shown on the smoothed curve's entry. A line's
+ * overlayDash goes on the entry of the curve overlaid runs draw (the EMA of a smoothed line).
  */
 export function legendEntries(lines: readonly LegendLine[], smoothing: number, bands: readonly ChartBand[] = []): LegendEntry[] {
   const out: LegendEntry[] = bands.map((band) => ({ key: `${band.lo}-band`, label: band.label, color: band.color, kind: 'band', series: `${band.lo} … ${band.hi}` }));
   for (const l of lines) {
+    const overlay = l.overlayDash ? { overlayDash: l.overlayDash } : {};
     if (l.smooth === false) {
-      out.push({ key: l.name, label: l.label, color: l.color, kind: l.dots ? 'dots' : 'line', series: l.name });
+      out.push({ key: l.name, label: l.label, color: l.color, kind: l.dots ? 'dots' : 'line', series: l.name, ...(l.dash ? { dash: l.dash } : {}), ...overlay });
     } else {
       out.push({ key: `${l.name}-raw`, label: `${l.label} (raw)`, color: l.color, kind: 'raw', series: l.name });
-      out.push({ key: `${l.name}-smooth`, label: `${l.label} (EMA ${smoothing.toFixed(2)})`, color: l.color, kind: 'line', series: l.name });
+      out.push({ key: `${l.name}-smooth`, label: `${l.label} (EMA ${smoothing.toFixed(2)})`, color: l.color, kind: 'line', series: l.name, ...overlay });
     }
   }
   return out;
+}
+
+/** A run drawn over a chart, as the legend names it. */
+export interface LegendRun {
+  /** Its folder name, whole on hover. */
+  folder: string;
+  /** Its short name (run-table.ts shortRunNames). */
+  label: string;
+  color: string;
+  /** The chart's lines drawn for it, each with its dash. */
+  lines: readonly { line: LegendLine; dash: string }[];
+}
+
+/**
+ * The legend of a chart and of the runs drawn over it: the chart's own curves (legendEntries,
+ * `lines` and `bands`), then one entry per overlaid run, its short name in its colour and its
+ * folder name on hover (an entry per run and line, named by the folder, took 3-4 legend lines at
+ * 1920 px). Where the overlaid lines take one dash, the run's swatch has it; where several, the
+ * run's swatch is a chip and each line's dash is shown once, beside the chart's own swatch of
+ * that line, or alone (a `key` entry) for a line the shown run has no data for.
+ */
+export function chartLegend(lines: readonly LegendLine[], smoothing: number, bands: readonly ChartBand[], runs: readonly LegendRun[]): LegendEntry[] {
+  const dashOf = new Map<string, { line: LegendLine; dash: string }>();
+  for (const r of runs) for (const l of r.lines) if (!dashOf.has(l.line.name)) dashOf.set(l.line.name, l);
+  const keyed = new Set([...dashOf.values()].map((l) => l.dash)).size > 1;
+  const own = new Set(lines.map((l) => l.name));
+  const ownEntries = legendEntries(keyed ? lines.map((l) => ({ ...l, overlayDash: dashOf.get(l.name)?.dash })) : lines, smoothing, bands);
+  const keys: LegendEntry[] = keyed ? [...dashOf.values()].filter(({ line }) => !own.has(line.name)).map(({ line, dash }) => ({ key: `${line.name}-overlay`, label: line.label, color: line.color, kind: 'key', series: line.name, overlayDash: dash })) : [];
+  const runEntries = runs.map((r): LegendEntry => ({
+    key: `run:${r.folder}`,
+    label: r.label,
+    color: r.color,
+    kind: keyed ? 'run' : 'line',
+    series: r.lines.map((l) => l.line.name).join(', '),
+    run: r.folder,
+    ...(keyed || !r.lines[0] ? {} : { dash: r.lines[0].dash }),
+  }));
+  return [...ownEntries, ...keys, ...runEntries];
 }
 
 /** The step of niceTicks over [lo, hi] (hi > lo): 1, 2 or 5 x 10^k, about `count` steps. */

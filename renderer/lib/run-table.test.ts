@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RunSummary } from '../../common/protocol.ts';
-import { evalReturnText, runMeta, runTable, runTitle, TABLE_COLUMNS, wallText } from './run-table.ts';
+import { evalReturnText, runMeta, runTable, runTitle, shortRunNames, TABLE_COLUMNS, wallText, withLiveEpoch } from './run-table.ts';
 
 const run = (name: string, extra: Partial<RunSummary>): RunSummary => ({ runDir: `/runs/${name}`, name, createdMs: 0, env: 'cartpole', epochs: 1, lastStep: 1, ...extra });
 const runs = [
@@ -33,8 +33,26 @@ test('a row shows the run\'s name without its folder stamp and three results as 
   ]);
 });
 
+test('runs shown together get short names that still tell them apart: the name without its stamp, the time where names repeat, the folder name where times repeat too', () => {
+  assert.deepEqual(shortRunNames(['20261202-220539-walk-cartpole', '20261202-220523-cartpole']), ['walk-cartpole', 'cartpole']);
+  assert.deepEqual(shortRunNames(['20261202-220539-walk-cartpole', '20261202-220538-walk-cartpole', '20261202-220523-cartpole']), ['walk-cartpole (22:05:39)', 'walk-cartpole (22:05:38)', 'cartpole']);
+  assert.deepEqual(shortRunNames(['20261202-220539-e2e', '20261203-220539-e2e', '20261202-220540-e2e']), ['20261202-220539-e2e', '20261203-220539-e2e', 'e2e (22:05:40)'], 'the same time on two days');
+  assert.deepEqual(shortRunNames(['20261202-220539-e2e', '20261202-220539-e2e-2']), ['e2e', 'e2e-2'], "the same second's second run has its suffix");
+  assert.deepEqual(shortRunNames(['mine', 'mine', 'seed 3']), ['mine', 'mine', 'seed 3'], 'names without a stamp stay as they are');
+});
+
 test("the eval return carries its unit where it has one: a trading run's summed rewards in basis points, CartPole's as the episode's reward", () => {
   assert.equal(evalReturnText(run('t', { env: 'trading', lastEvalReturn: 3770.804 })), '3770.8 bp');
   assert.equal(evalReturnText(run('c', { lastEvalReturn: 480 })), '480.0');
   assert.equal(evalReturnText(run('n', { env: 'trading' })), '–', 'no evaluation yet: no unit either');
+});
+
+test("the live run's row follows its epochs as they end (the list, read when it started, said 0 epochs all run long)", () => {
+  const live = { ...runs[0]!, state: 'live' as const, epochs: 0, lastStep: 0, lastEvalReturn: undefined, stepsPerSec: undefined };
+  const epoch = { epoch: 5, step: 5000, env_steps: 20000, epoch_time_s: 1.6, steps_per_s: 629, eval_mean_return: 287.4, eval_episodes: 5, eval_metrics: {} };
+  const row = withLiveEpoch(live, epoch);
+  assert.deepEqual(runMeta(row).find((m) => m.key === 'epochs'), { key: 'epochs', text: '5 epochs' });
+  assert.deepEqual(TABLE_COLUMNS.map((c) => c.text(row)), [live.name, live.finalLoss === undefined ? '–' : live.finalLoss.toPrecision(3), '287.4', '629']);
+  assert.equal(withLiveEpoch(live, undefined), live, 'no epoch ended yet');
+  assert.equal(withLiveEpoch({ ...live, epochs: 6 }, epoch).epochs, 6, 'a list read later than the epoch is kept');
 });

@@ -3,6 +3,7 @@
 // It fits the side panel (issue 26 item 9): the name and three results are columns, the rest a
 // line under the name.
 import type { RunSummary } from '../../common/protocol.ts';
+import type { EpochSummary } from '../../common/run.ts';
 import { sortByValue, type SortValue } from './sort-rows.ts';
 
 /** A sortable column of the run table. */
@@ -56,6 +57,35 @@ export const createdText = (ms: number) => new Date(ms).toLocaleString(undefined
 /** A run folder's name without the `yyyymmdd-hhmmss-` stamp the trainer puts first (the time is in the meta line); other names as they are. */
 export function runTitle(name: string): string {
   return /^\d{8}-\d{6}-(.+)$/.exec(name)?.[1] ?? name;
+}
+
+/**
+ * Short names for runs shown together (their folder names, `names`: the run a chart shows and
+ * those drawn over it), each told apart from the others: the name without its date stamp
+ * (runTitle); where two share it, the stamp's time follows ("walk-cartpole (22:05:38)"); where
+ * that is shared too, the whole folder name. A legend or a column heading then fits one line,
+ * with the folder name in its title.
+ */
+export function shortRunNames(names: readonly string[]): string[] {
+  const unique = (labels: string[]) => labels.map((l) => labels.filter((m) => m === l).length === 1);
+  const titles = names.map(runTitle);
+  const titleUnique = unique(titles);
+  const timed = names.map((n, i) => {
+    const t = /^\d{8}-(\d\d)(\d\d)(\d\d)-/.exec(n);
+    return titleUnique[i] || !t ? titles[i]! : `${titles[i]} (${t[1]}:${t[2]}:${t[3]})`;
+  });
+  const timedUnique = unique(timed);
+  return names.map((n, i) => (timedUnique[i] ? timed[i]! : n));
+}
+
+/**
+ * The live run's row as of its last ended epoch `e` (from the live frames): epochs, last step,
+ * evaluation return and steps/s. The run list is read when the run starts and not again each
+ * epoch, so the row read "live · 0 epochs" all run long.
+ */
+export function withLiveEpoch(r: RunSummary, e: EpochSummary | undefined): RunSummary {
+  if (!e || e.epoch <= r.epochs) return r;
+  return { ...r, epochs: e.epoch, lastStep: e.step, lastEvalReturn: e.eval_mean_return, stepsPerSec: e.steps_per_s };
 }
 
 /** The line under a run's name: the other columns (state, env, epochs, wall time, backend), each with its key. */
