@@ -1,7 +1,8 @@
 // End-to-end test of the Sweep view in browser mode (issue 25 item 3): a tiny sweep (4 trials x 2
 // seeds) run to its end by `npm run sweep` into the served runs folder is listed under Sweeps;
 // opened, it shows its four trials ranked on validation with the best marked and its test-span
-// figure, and a trial opens on the charts as its seed group. Screenshot in test-results/.
+// figure (the table inside its panel at 1280 px too), and a trial opens on the charts as its seed
+// group. Screenshots in test-results/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -39,6 +40,13 @@ test('browser mode: the Sweep view of a finished tiny sweep lists its trials ran
     mkdirSync(RESULTS, { recursive: true });
     await page.evaluate(() => window.scrollTo(0, 0)); // the Sweep view heads the charts; the list beside the run history scrolled the page
     await page.screenshot({ path: join(RESULTS, 'sweep-view.png') });
+    // At 1280 px the table fits its panel: the test figure was cut at "(" behind a scroll bar.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    const wrap = panel.locator('.sweep-table-wrap');
+    const widths = await wrap.evaluate((w) => ({ table: w.scrollWidth, panel: w.clientWidth }));
+    await page.screenshot({ path: join(RESULTS, 'sweep-view-1280.png') });
+    assert.ok(widths.table <= widths.panel, `the Trials table is ${widths.table} px wide in a ${widths.panel} px panel at 1280 px`);
+    await page.setViewportSize({ width: 1500, height: 1000 });
 
     await top.getByRole('button', { name: `Open trial ${best.index}` }).click();
     await page.getByText('showing a seed group').waitFor(LONG);
