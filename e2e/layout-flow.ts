@@ -54,6 +54,24 @@ export async function badgesFitTheirText(page: Page): Promise<void> {
 }
 
 /**
+ * The export buttons of every chart on screen sit on its title's row: wrapped under a long title
+ * they set that chart's plot lower than the others' of its row (Causal sensitivity and Gradient
+ * norm: main head (C51) at 1920 px). Screenshot test-results/`screenshot`.
+ */
+export async function chartHeadsOnOneRow(page: Page, screenshot: string): Promise<void> {
+  const wrapped = await page.locator('section.chart .chart-head:has(.chart-export)').evaluateAll((heads) =>
+    heads.flatMap((head) => {
+      const [title, buttons] = [head.querySelector('h2')!.getBoundingClientRect(), head.querySelector('.chart-export')!.getBoundingClientRect()];
+      if (title.bottom < 0 || title.top > window.innerHeight) return [];
+      return buttons.top >= title.bottom ? [head.querySelector('h2')!.textContent] : [];
+    }),
+  );
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: join(RESULTS, screenshot) });
+  assert.deepEqual(wrapped, [], 'chart heads wrapped onto a second row');
+}
+
+/**
  * Every x tick label of the charts on screen lies inside its chart's picture (the last one may sit
  * on the plot's right edge: a '5000' there lost its last digit). Screenshot test-results/`screenshot`.
  */

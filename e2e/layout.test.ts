@@ -1,13 +1,13 @@
 // Browser-mode test of the layout a new user meets while a run is running (issue 26 items 2 and
 // 10): the header on one line at 1280 x 800 and 1920 x 1080, the longest badges (a CPU fallback,
 // and environments kept on the host, each with its reason) cut short with their text in a title,
-// badges no wider than their text, x tick labels inside their charts and the live run's history
-// row counting its epochs (walkthrough after issue 26), and the Loss chart's y ticks following
+// badges no wider than their text, x tick labels inside their charts, chart heads on one row at
+// 1920 px and the live run's history row counting its epochs (walkthrough after issue 26), and the Loss chart's y ticks following
 // the data as points arrive (flows in layout-flow.ts, harness in served-page.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDashboard, stop, TINY_CARTPOLE, waitForState } from './flow.ts';
-import { badgesFitTheirText, headerOnOneLine, liveRowFollowsEpochs, lossTicksFollowTheData, xTickLabelsInside } from './layout-flow.ts';
+import { badgesFitTheirText, chartHeadsOnOneRow, headerOnOneLine, liveRowFollowsEpochs, lossTicksFollowTheData, xTickLabelsInside } from './layout-flow.ts';
 import { skip, withServedPage } from './served-page.ts';
 
 /**
@@ -23,7 +23,7 @@ const LONG_BADGE = {
   heads: { main: 'c51', c51: { v_min: 0, v_max: 100 }, ensemble: { heads: 2 } },
 };
 
-test('browser mode: while a run is running the header is one line at 1280 x 800 and 1920 x 1080 with badges no wider than their text, x tick labels stay inside their charts, the live run row counts its epochs, and the Loss ticks follow the data as it grows', { skip, timeout: 300_000 }, async () => {
+test('browser mode: while a run is running the header is one line at 1280 x 800 and 1920 x 1080 with badges no wider than their text, x tick labels and chart heads stay inside their charts and rows, the live run row counts its epochs, and the Loss ticks follow the data as it grows', { skip, timeout: 300_000 }, async () => {
   await withServedPage(
     'e2e-layout',
     LONG_BADGE,
@@ -63,6 +63,7 @@ test('browser mode: while a run is running the header is one line at 1280 x 800 
       await page.setViewportSize({ width: 1920, height: 1080 });
       await headerOnOneLine(page, 'header-running-1920.png');
       await xTickLabelsInside(page, 'x-ticks-inside-1920.png');
+      await chartHeadsOnOneRow(page, 'chart-heads-1920.png');
       await stop(page);
     },
     { viewport: { width: 1280, height: 800 } },

@@ -363,7 +363,7 @@ export const SeriesChart = memo(function SeriesChart({ dashboard, scheduler, csv
             Follow latest
           </button>
         ) : (
-          <span className="chart-note" title="Drag across the chart to zoom">following latest</span>
+          <span className="chart-note chart-follow" title="Drag across the chart to zoom">following latest</span>
         )}
         <span className="chart-export" role="group" aria-label={`Export ${title}`}>
           <button type="button" onClick={exportCsv} disabled={drawn.points === 0 || isGroup} aria-label={`Export ${title} as CSV`} title={isGroup ? "A seed group's charts are computed here: export a member's records from its own run" : 'Every raw record of these series, from the run folder'}>
