@@ -4,7 +4,7 @@
 // trial's test-span figure once it was evaluated. The host parses the file with these schemas
 // (extra fields the CLI keeps for resuming are dropped) and sends the result as is. Pure TS + zod.
 import { z } from 'zod';
-import { SWEEP_METRICS, SweepNameSchema, MAX_TRIALS, MAX_TRIAL_SEEDS, MAX_PARAMS } from './sweep.ts';
+import { CONSTRAINT_FIGURES, SWEEP_METRICS, SweepConstraintSchema, SweepNameSchema, MAX_TRIALS, MAX_TRIAL_SEEDS, MAX_PARAMS } from './sweep.ts';
 
 /** The state file's name inside a sweep folder. */
 export const SWEEP_STATE_FILE = 'sweep.json';
@@ -46,18 +46,24 @@ export const SweepTrialSchema = z.object({
   validation: FigureStatsSchema.optional(),
   /** Why a trial failed (no seed finished an evaluation). */
   error: z.string().max(2000).optional(),
+  /** The sweep's constrained figures on the validation span over the same seeds (a sweep with constraints, once the trial finished). */
+  constrained: z.partialRecord(z.enum(CONSTRAINT_FIGURES), FigureStatsSchema).optional(),
+  /** Why the trial breaks the sweep's constraints (its mean validation figures), so it is not ranked and never chosen; absent when it keeps them. */
+  ineligible: z.string().max(2000).optional(),
 });
 export type SweepTrial = z.infer<typeof SweepTrialSchema>;
 
 /**
  * The top trial's figure on the held-out test span (each seed's final weights, the checkpoint
  * whose validation figures were ranked), evaluated once, after every trial finished; or why it
- * was not (`skipped`).
+ * was not (`skipped`; without `trial` when no trial kept the sweep's constraints).
  */
 export const SweepTestSchema = z.object({
-  trial: z.number().int().positive(),
+  trial: z.number().int().positive().optional(),
   checkpoint: z.string().max(64).optional(),
   stats: FigureStatsSchema.optional(),
+  /** The constrained figures of the same walks on the test span. */
+  constrained: z.partialRecord(z.enum(CONSTRAINT_FIGURES), FigureStatsSchema).optional(),
   per_seed: z.array(z.object({ seed: z.number().int().nonnegative(), run: RunNameSchema, value: z.number() })).max(MAX_TRIAL_SEEDS).optional(),
   skipped: z.string().max(2000).optional(),
 });
@@ -73,11 +79,13 @@ export const SweepViewSchema = z.object({
   method: z.enum(['grid', 'random']),
   metric: z.enum(SWEEP_METRICS),
   goal: z.enum(['max', 'min']),
+  /** Bounds on the trials' mean validation figures (the sweep file's): a trial that breaks one is not ranked. */
+  constraints: z.partialRecord(z.enum(CONSTRAINT_FIGURES), SweepConstraintSchema).optional(),
   seeds: z.array(z.number().int().nonnegative()).min(1).max(MAX_TRIAL_SEEDS),
   /** The searched parameters' paths, in the file's order (the table's columns). */
   param_paths: z.array(z.string().max(200)).max(MAX_PARAMS),
   trials: z.array(SweepTrialSchema).max(MAX_TRIALS),
-  /** Trial numbers with a validation figure, best first (rankTrials). */
+  /** Trial numbers with a validation figure that keep the constraints, best first (rankTrials). */
   ranking: z.array(z.number().int().positive()).max(MAX_TRIALS),
   test: SweepTestSchema.optional(),
   /** ISO 8601 time of the last write. */
@@ -112,19 +120,36 @@ export function sweepListing(v: SweepView): SweepListing {
   };
 }
 
-/**
- * The trials with a validation figure, best first: by mean (larger first for goal max, smaller
- * for min), then by the interval's cautious end (a higher lower end for max, a lower upper end for
- * min), then by the lower trial number.
- */
-export function rankTrials(trials: readonly Pick<SweepTrial, 'index' | 'validation'>[], goal: 'max' | 'min'): number[] {
+type RankedTrial = Pick<SweepTrial, 'index' | 'validation' | 'ineligible'>;
+
+/** Trials with a validation figure, best first (see rankTrials). */
+function byValidation(trials: readonly RankedTrial[], goal: 'max' | 'min'): number[] {
   const sign = goal === 'max' ? -1 : 1;
+  const edge = goal === 'max' ? 0 : 1;
   return trials
     .filter((t) => t.validation)
     .sort((a, b) => {
       const va = a.validation!, vb = b.validation!;
-      const edge = goal === 'max' ? 0 : 1;
       return sign * (va.mean - vb.mean) || sign * (va.mean_ci95[edge] - vb.mean_ci95[edge]) || a.index - b.index;
     })
     .map((t) => t.index);
+}
+
+/**
+ * The trials with a validation figure that keep the sweep's constraints (no `ineligible`), best
+ * first: by mean (larger first for goal max, smaller for min), then by the interval's cautious end
+ * (a higher lower end for max, a lower upper end for min), then by the lower trial number.
+ */
+export function rankTrials(trials: readonly RankedTrial[], goal: 'max' | 'min'): number[] {
+  return byValidation(trials.filter((t) => !t.ineligible), goal);
+}
+
+/**
+ * The order of a sweep's table: the ranked trials (best first), then those that break a
+ * constraint (by their validation figure, as they would rank), then the rest by number.
+ */
+export function tableOrder(v: Pick<SweepView, 'trials' | 'ranking' | 'goal'>): number[] {
+  const excluded = byValidation(v.trials.filter((t) => t.ineligible), v.goal);
+  const listed = new Set([...v.ranking, ...excluded]);
+  return [...v.ranking, ...excluded, ...v.trials.filter((t) => !listed.has(t.index)).map((t) => t.index).sort((a, b) => a - b)];
 }

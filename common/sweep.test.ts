@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandGrid, gridValues, planTrials, sampleRandom, trialConfigs, withFields } from './sweep-plan.ts';
-import { rankTrials } from './sweep-state.ts';
-import { configField, parseSweepFile, SweepFileError, type SweepFile } from './sweep.ts';
+import { rankTrials, tableOrder, type SweepView } from './sweep-state.ts';
+import { sweepTableRows } from './sweep-table.ts';
+import { configField, constraintBreaches, constraintText, parseSweepFile, SweepFileError, type SweepFile } from './sweep.ts';
 
 const BASE = { name: 's', preset: 'trading-6e', method: 'random', trials: 5, metric: 'return' };
 
@@ -120,4 +121,58 @@ test('trials rank by the mean of their figure, then by the cautious end of the i
   ];
   assert.deepEqual(rankTrials(trials, 'max'), [3, 4, 5, 1]);
   assert.deepEqual(rankTrials(trials, 'min'), [4, 5, 1, 3]);
+});
+
+test('constraints name a validation figure the runs report and give a bound; a misspelled figure lists the ones that exist', () => {
+  const lr = { 'optim.lr': { values: [1e-3] } };
+  assert.deepEqual(parseSweepFile({ ...BASE, params: lr, constraints: { turnover: { max: 50 }, return: { min: 0 } } }).constraints, { turnover: { max: 50 }, return: { min: 0 } });
+  assert.equal(parseSweepFile({ ...BASE, params: lr }).constraints, undefined, 'a file without constraints parses as before (a resumed sweep finds the same spec)');
+  assert.deepEqual(problems({ ...BASE, params: lr, constraints: { turnover_x: { max: 50 }, turnover: {}, costs: { min: 0.02, max: 0.01 } } }), [
+    'constraints.turnover_x: unknown validation figure (misspelled?): a trading run reports return, return_simple, sharpe, sharpe_se, max_drawdown, ruined, turnover, costs, financing, trade_fraction, eval_mean_reward_bps; a CartPole run eval_mean_return',
+    'constraints.turnover: give max (the trial\'s mean over seeds may not exceed it), min (nor fall below it), or both, e.g. { "max": 50 }',
+    'constraints.costs: min (0.02) must not be above max (0.01): no trial could keep it',
+  ]);
+  assert.deepEqual(problems({ ...BASE, params: lr, constraints: { turnover: { max: '50' } } }), ['constraints.turnover.max: Invalid input: expected number, received string (got "50")']);
+  assert.deepEqual(problems({ ...BASE, params: lr, constraints: { turnover: { below: 50 } } }), ['constraints.turnover.below: unknown field (misspelled?)']);
+  assert.equal(constraintText('turnover', { max: 50 }), 'turnover <= 50');
+  assert.equal(constraintText('return', { min: 0, max: 0.1 }, (v) => `${v * 100}%`), '0% <= return <= 10%');
+});
+
+// The validation figures of the 4 trials x 2 seeds of main/testing/tiny-sweep.ts (seeds 3 and 4, CPU, 2026-12-03).
+const TINY = [
+  { index: 1, ret: -0.0819685704288804, turnover: 311.8466621743669 },
+  { index: 2, ret: -0.0033100466970650833, turnover: 73.18079891181286 },
+  { index: 3, ret: -0.1669813671721312, turnover: 555.1206057819738 },
+  { index: 4, ret: 0.03518008178012855, turnover: 149.7861639165626 },
+];
+const stat = (mean: number) => ({ n: 2, mean, std: 0.05, mean_ci95: [mean - 0.4, mean + 0.4] as [number, number] });
+
+test('a trial whose mean validation figure breaks a constraint is not ranked: with turnover <= 100 the best trial by return (149.8x) gives way to the next that keeps it', () => {
+  const constraints = { turnover: { max: 100 } };
+  assert.deepEqual(constraintBreaches(constraints, { turnover: 149.7861639165626 }), ['validation turnover 149.8 is above its max 100']);
+  assert.deepEqual(constraintBreaches(constraints, { turnover: 100 }), [], 'a mean on the bound keeps it');
+  assert.deepEqual(constraintBreaches({ turnover: { max: 100 }, return: { min: 0 } }, { turnover: 311.85, return: -0.082 }), ['validation turnover 311.9 is above its max 100', 'validation return -0.082 is below its min 0']);
+  assert.deepEqual(constraintBreaches(constraints, {}), ['the runs report no finite validation turnover']);
+  assert.deepEqual(constraintBreaches(constraints, { turnover: Number.NaN }), ['the runs report no finite validation turnover']);
+
+  const trials: SweepView['trials'] = TINY.map((t) => {
+    const breaches = constraintBreaches(constraints, { turnover: t.turnover });
+    return { index: t.index, params: {}, status: 'finished', group: `g${t.index}`, runs: [], validation: stat(t.ret), constrained: { turnover: stat(t.turnover) }, ...(breaches.length ? { ineligible: breaches.join('; ') } : {}) };
+  });
+  assert.deepEqual(rankTrials(trials.map((t) => ({ index: t.index, validation: t.validation })), 'max'), [4, 2, 1, 3], 'by return alone, trial 4 is best');
+  const ranking = rankTrials(trials, 'max');
+  assert.deepEqual(ranking, [2]);
+  const view: SweepView = { kind: 'sweep', version: 1, name: 's', state: 'finished', method: 'grid', metric: 'return', goal: 'max', constraints, seeds: [3, 4], param_paths: [], trials, ranking, test: { trial: 2, stats: stat(0.01), constrained: { turnover: stat(60) } }, updated: '' };
+  assert.deepEqual(tableOrder(view), [2, 4, 1, 3], 'the eligible trial, then the excluded ones as they would rank');
+  const rows = sweepTableRows(view);
+  assert.deepEqual(rows.map((r) => [r.rank, r.trial, r.best, r.eligible, r.validation_turnover, r.test_turnover]), [
+    [1, 2, true, true, 73.18079891181286, 60],
+    [null, 4, false, false, 149.7861639165626, null],
+    [null, 1, false, false, 311.8466621743669, null],
+    [null, 3, false, false, 555.1206057819738, null],
+  ]);
+  assert.equal(rows[1]!.not_eligible_because, 'validation turnover 149.8 is above its max 100');
+  assert.equal(rows[0]!.not_eligible_because, null);
+  // A sweep without constraints keeps its table's columns as before.
+  assert.equal('eligible' in sweepTableRows({ ...view, constraints: undefined })[0]!, false);
 });

@@ -26,6 +26,29 @@ export const SweepNameSchema = z
 export const SWEEP_METRICS = [...WALK_FIGURES, 'eval_mean_reward_bps', 'eval_mean_return'] as const;
 export type SweepMetric = (typeof SWEEP_METRICS)[number];
 
+/**
+ * The validation figures a constraint may bound: what a trial's summary over seeds reports
+ * (main/cli/seeds.ts summarizeSeeds): a trading run's walk figures and trade_fraction on the
+ * validation span and eval_mean_reward_bps; a CartPole run's eval_mean_return.
+ */
+export const TRADING_CONSTRAINT_FIGURES = [...WALK_FIGURES, 'trade_fraction', 'eval_mean_reward_bps'] as const;
+export const CONSTRAINT_FIGURES = [...TRADING_CONSTRAINT_FIGURES, 'eval_mean_return'] as const;
+export type ConstraintFigure = (typeof CONSTRAINT_FIGURES)[number];
+/** Most constraints one sweep file sets. */
+export const MAX_CONSTRAINTS = 16;
+
+/**
+ * A bound on a trial's mean validation figure over its seeds, in the figure's own unit (return,
+ * costs, max_drawdown, trade_fraction: fractions, 0.01 = 1%; turnover: times equity): a trial
+ * whose mean is above `max` or below `min` is not eligible (listed with the reason, never chosen).
+ */
+export const SweepConstraintSchema = z.strictObject({
+  min: z.number().optional(),
+  max: z.number().optional(),
+});
+export type SweepConstraint = z.infer<typeof SweepConstraintSchema>;
+export type SweepConstraints = Partial<Record<ConstraintFigure, SweepConstraint>>;
+
 /** A value a parameter takes: what a config field holds (a number, a string, a boolean, or a list such as network.hidden). */
 const LeafValueSchema = z.union([z.number(), z.string(), z.boolean(), z.array(z.number())]);
 export type ParamValue = z.infer<typeof LeafValueSchema>;
@@ -47,6 +70,8 @@ export type SweepParam = z.infer<typeof SweepParamSchema>;
 /** The sweep file as written (before the checks against the config schema: parseSweepFile). */
 export const SweepFileSchema = z.strictObject({
   name: SweepNameSchema,
+  /** What the sweep is for and why its bounds are what they are, in words (kept with the state; changes nothing). */
+  description: z.string().max(2000).optional(),
   /** The base config: a bundled or user preset name, or a config file (relative to the sweep file's folder). Exactly one. */
   preset: z.string().min(1).max(64).optional(),
   config: z.string().min(1).max(4096).optional(),
@@ -62,6 +87,8 @@ export const SweepFileSchema = z.strictObject({
   metric: z.enum(SWEEP_METRICS),
   /** Whether a larger (max) or smaller (min) metric is better. */
   goal: z.enum(['max', 'min']).default('max'),
+  /** Bounds on other validation figures (figure -> { min, max }): only trials whose means keep them are ranked and can be chosen. */
+  constraints: z.record(z.string(), SweepConstraintSchema).optional(),
   /** Config fields set the same in every trial (dotted path -> value), e.g. a shorter schedule. */
   fixed: z.record(z.string(), LeafValueSchema).default({}),
   /** The parameters searched (dotted path -> SweepParam), in the order a grid varies them (the last fastest). */
@@ -166,6 +193,44 @@ function paramProblems(at: string, p: SweepParam, field: ConfigField, method: Sw
   return out;
 }
 
+/** Problems of the file's constraints: an unknown figure (with the figures the runs report), a bound missing, min above max. */
+function constraintProblems(constraints: Record<string, SweepConstraint>): string[] {
+  const out: string[] = [];
+  const entries = Object.entries(constraints);
+  if (entries.length > MAX_CONSTRAINTS) out.push(`constraints: at most ${MAX_CONSTRAINTS} constraints (got ${entries.length})`);
+  for (const [name, c] of entries) {
+    const at = `constraints.${name}`;
+    if (!(CONSTRAINT_FIGURES as readonly string[]).includes(name))
+      out.push(`${at}: unknown validation figure (misspelled?): a trading run reports ${TRADING_CONSTRAINT_FIGURES.join(', ')}; a CartPole run eval_mean_return`);
+    else if (c.min === undefined && c.max === undefined) out.push(`${at}: give max (the trial's mean over seeds may not exceed it), min (nor fall below it), or both, e.g. { "max": 50 }`);
+    else if (c.min !== undefined && c.max !== undefined && c.min > c.max) out.push(`${at}: min (${c.min}) must not be above max (${c.max}): no trial could keep it`);
+  }
+  return out;
+}
+
+/** `turnover <= 50`, `return >= 0`, `0 <= return <= 0.1`: a constraint in words, its bounds written by `bound`. */
+export function constraintText(figure: string, c: SweepConstraint, bound: (v: number) => string = String): string {
+  if (c.min !== undefined && c.max !== undefined) return `${bound(c.min)} <= ${figure} <= ${bound(c.max)}`;
+  return c.max !== undefined ? `${figure} <= ${bound(c.max)}` : `${figure} >= ${bound(c.min!)}`;
+}
+
+/**
+ * Why a trial with these mean validation figures is not eligible (one clause per broken
+ * constraint, e.g. `validation turnover 63.21 is above its max 50`), or an empty list when it
+ * keeps every constraint. A figure the runs do not report (or report as NaN) breaks its constraint.
+ */
+export function constraintBreaches(constraints: SweepConstraints, means: Partial<Record<ConstraintFigure, number>>): string[] {
+  const out: string[] = [];
+  for (const [figure, c] of Object.entries(constraints) as [ConstraintFigure, SweepConstraint][]) {
+    const v = means[figure];
+    const shown = v === undefined ? '' : String(Number(v.toPrecision(4)));
+    if (v === undefined || !Number.isFinite(v)) out.push(`the runs report no finite validation ${figure}`);
+    else if (c.max !== undefined && v > c.max) out.push(`validation ${figure} ${shown} is above its max ${c.max}`);
+    else if (c.min !== undefined && v < c.min) out.push(`validation ${figure} ${shown} is below its min ${c.min}`);
+  }
+  return out;
+}
+
 /** Number of values a parameter gives a grid (an integer range may give fewer distinct ones: see gridValues). */
 function gridSize(p: SweepParam): number {
   return p.values?.length ?? p.steps ?? 1;
@@ -201,6 +266,7 @@ export function parseSweepFile(input: unknown): SweepFile {
     if (typeof field === 'string') out.push(`${at}: ${field}`);
     else out.push(...paramProblems(at, p, field, f.method));
   }
+  out.push(...constraintProblems(f.constraints ?? {}));
   if (f.method === 'random' && f.trials === undefined) out.push(`trials: a random search needs the number of trials to draw (1 to ${MAX_TRIALS})`);
   if (f.method === 'grid') {
     if (f.trials !== undefined) out.push('trials: a grid has one trial per combination of its values; drop trials (or use method random)');

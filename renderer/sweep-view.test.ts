@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { HostCommandSchema, HostMessageSchema } from '../common/protocol.ts';
 import { rankTrials, sweepListing, type SweepView } from '../common/sweep-state.ts';
 import { createDashboard } from './store.ts';
-import { listingText, metricText, sweepRows } from './sweep-view.ts';
+import { constraintsTexts, listingText, metricText, sweepRows } from './sweep-view.ts';
 
 const stats = (mean: number, half: number, n = 2) => ({ n, mean, std: 0.1, mean_ci95: [mean - half, mean + half] as [number, number] });
 const trials: SweepView['trials'] = [
@@ -47,4 +47,23 @@ test('the store keeps the sweeps list and the opened sweep from the host, until 
   assert.equal(d.store.getState().view.kind, 'live', 'opening a sweep leaves the charts as they were');
   d.closeSweep();
   assert.equal(d.store.getState().sweep, undefined);
+});
+
+test("with constraints the Sweep view's table shows each constrained validation figure and why a trial is not eligible; that trial has no rank and is listed after the ranked ones", () => {
+  const withTurnover: SweepView['trials'] = [
+    { ...trials[0]!, constrained: { turnover: stats(42.5, 3) } },
+    { ...trials[1]!, constrained: { turnover: stats(76.25, 5) }, ineligible: 'validation turnover 76.25 is above its max 50' },
+    trials[2]!,
+    trials[3]!,
+  ];
+  const v: SweepView = { ...view, constraints: { turnover: { max: 50 }, return: { min: -0.1 } }, trials: withTurnover, ranking: rankTrials(withTurnover, 'max'), test: { trial: 1, checkpoint: 'latest', stats: stats(-0.02, 0.05) } };
+  assert.deepEqual(v.ranking, [1]);
+  const rows = sweepRows(v);
+  assert.deepEqual(rows.map((r) => [r.index, r.rank, r.best]), [[1, 1, true], [2, undefined, false], [3, undefined, false], [4, undefined, false]]);
+  assert.deepEqual(rows[0]!.constrained, ['42.5x', '–'], 'a figure the trial has no record of is a dash');
+  assert.equal(rows[0]!.ineligible, undefined);
+  assert.equal(rows[1]!.ineligible, 'validation turnover 76.25 is above its max 50');
+  assert.equal(rows[1]!.test, undefined);
+  assert.deepEqual(constraintsTexts(v), ['turnover <= 50x', 'return >= -10%']);
+  assert.deepEqual(sweepRows(view)[0]!.constrained, [], 'no constraints, no columns');
 });

@@ -14,14 +14,14 @@ import type { RunConfigInput } from '../../common/config.ts';
 import type { EpochSummary } from '../../common/run.ts';
 import { planTrials, trialConfigs } from '../../common/sweep-plan.ts';
 import { parseSweepFile } from '../../common/sweep.ts';
-import { SweepViewSchema, type SweepView } from '../../common/sweep-state.ts';
+import { rankTrials, SweepViewSchema, type SweepView } from '../../common/sweep-state.ts';
 import { tradingEvalReport } from '../../common/trading-eval.ts';
 import { REPO_ROOT } from '../trainer/paths.ts';
 import { loadPreset } from '../trainer/presets.ts';
 import { readRunMetrics } from '../trainer/run-dir.ts';
 import { TINY_SWEEP, writeTinySweep } from '../testing/tiny-sweep.ts';
 import { sweep } from './run-cli.ts';
-import { metricProblem } from './sweep-run.ts';
+import { constraintFigureProblems, metricProblem } from './sweep-run.ts';
 
 const readState = (runs: string): SweepView => SweepViewSchema.parse(JSON.parse(readFileSync(join(runs, 'tiny-sweep', 'sweep.json'), 'utf8')));
 
@@ -134,6 +134,81 @@ test('an invalid sweep file is refused before anything trains, one line per prob
   assert.equal(existsSync(join(dir, 'runs')), false, 'nothing written');
   const cartpole = writeTinySweep(dir, { ...TINY_SWEEP, metric: 'eval_mean_return' });
   assert.match(sweep(['--config', cartpole, '--runs-dir', join(dir, 'runs')]).stderr, /metric: a trading sweep ranks a validation walk figure/);
+  // A constraint on a figure the runs do not report: its name misspelled, or a CartPole figure on a trading sweep.
+  const typo = sweep(['--config', writeTinySweep(dir, { ...TINY_SWEEP, constraints: { turnovr: { max: 50 }, turnover: {} } }), '--runs-dir', join(dir, 'runs')]);
+  assert.equal(typo.code, 2);
+  assert.match(
+    typo.stderr,
+    /error: invalid sweep file:\n {2}constraints\.turnovr: unknown validation figure \(misspelled\?\): a trading run reports return, return_simple, sharpe, sharpe_se, max_drawdown, ruined, turnover, costs, financing, trade_fraction, eval_mean_reward_bps; a CartPole run eval_mean_return\n {2}constraints\.turnover: give max \(the trial's mean over seeds may not exceed it\), min \(nor fall below it\), or both, e\.g\. \{ "max": 50 \}\n/,
+  );
+  const kind = sweep(['--config', writeTinySweep(dir, { ...TINY_SWEEP, constraints: { eval_mean_return: { min: 0 } } }), '--runs-dir', join(dir, 'runs')]);
+  assert.equal(kind.code, 2);
+  assert.match(kind.stderr, /constraints\.eval_mean_return: a trading run reports no eval_mean_return: bound one of its validation figures instead \(return, return_simple, /);
+  assert.equal(existsSync(join(dir, 'runs')), false, 'nothing written');
+});
+
+test('a constraint on the validation turnover excludes the best trial by return and the next eligible one is chosen; when no trial keeps the constraints none is evaluated on the test span', { timeout: 600_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dqn-sweep-'));
+  const runs = join(dir, 'runs');
+  const groupTurnover = (t: SweepView['trials'][number]) => (JSON.parse(readFileSync(join(runs, `${t.group}.json`), 'utf8')) as { eval: { agent: { turnover: { mean: number } } } }).eval.agent.turnover.mean;
+
+  // No trial reaches an annualized validation Sharpe of 100: none is eligible, none is ranked, none is shown on the test span.
+  const none = sweep(['--config', writeTinySweep(dir, { ...TINY_SWEEP, constraints: { sharpe: { min: 100 } } }), '--runs-dir', runs, '--json']);
+  assert.equal(none.code, 0, none.stderr);
+  const a = SweepViewSchema.parse(none.json);
+  assert.deepEqual(a.ranking, []);
+  assert.ok(a.trials.every((t) => t.status === 'finished' && /^validation sharpe -?\d.* is below its min 100$/.test(t.ineligible ?? '')), JSON.stringify(a.trials.map((t) => t.ineligible)));
+  assert.equal(a.test?.trial, undefined);
+  assert.equal(a.test?.stats, undefined);
+  assert.match(a.test!.skipped!, /^no trial kept the constraints \(sharpe >= 100, on the mean validation figures over seeds\): no config is chosen and nothing is evaluated on the test span; the closest was trial \d/);
+  assert.match(none.stderr, /sweep finished: no trial kept the constraints .* Loosen a constraint or search other values\. table in /);
+  const noneTable = JSON.parse(readFileSync(join(runs, 'tiny-sweep', 'table.json'), 'utf8')) as { rows: Record<string, unknown>[] };
+  assert.ok(noneTable.rows.every((r) => r.rank === null && r.best === false && r.eligible === false && r.test_mean === null));
+  assert.deepEqual(
+    noneTable.rows.map((r) => r.trial),
+    rankTrials(a.trials.map((t) => ({ index: t.index, validation: t.validation })), 'max'),
+    'listed as they would rank without the constraint',
+  );
+
+  // The best trial by validation return, unconstrained, and a turnover bound just below its mean turnover that leaves another trial eligible.
+  const top = a.trials.find((t) => t.index === noneTable.rows[0]!.trial)!;
+  const turnover = new Map(a.trials.map((t) => [t.index, groupTurnover(t)]));
+  const below = [...turnover.values()].filter((v) => v < turnover.get(top.index)!);
+  assert.ok(below.length > 0, `another trial trades less than trial ${top.index}: ${JSON.stringify([...turnover])}`);
+  const max = Number(((turnover.get(top.index)! + Math.max(...below)) / 2).toPrecision(6));
+
+  const file = writeTinySweep(dir, { ...TINY_SWEEP, name: 'tiny-turnover', constraints: { turnover: { max } } });
+  const r = sweep(['--config', file, '--runs-dir', runs, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const b = SweepViewSchema.parse(r.json);
+  assert.deepEqual(b.constraints, { turnover: { max } });
+  for (const t of b.trials) {
+    const v = groupTurnover(t);
+    assert.equal(t.constrained?.turnover?.mean, v, `trial ${t.index}: the turnover of its seed group summary`);
+    assert.equal(t.ineligible, v > max ? `validation turnover ${Number(v.toPrecision(4))} is above its max ${max}` : undefined);
+  }
+  const bTop = b.trials.find((t) => t.index === top.index)!;
+  assert.ok(bTop.ineligible, `trial ${top.index}, the best by return, trades ${turnover.get(top.index)}x > ${max}x`);
+  assert.ok(Math.abs(bTop.validation!.mean - top.validation!.mean) < 1e-12, 'the CPU backend trains the same trial the same way in both sweeps');
+  const eligible = b.trials.filter((t) => !t.ineligible);
+  assert.deepEqual(b.ranking, [...eligible].sort((x, y) => y.validation!.mean - x.validation!.mean || x.index - y.index).map((t) => t.index));
+  assert.notEqual(b.ranking[0], top.index, 'the ranking changed: another trial is chosen');
+  assert.equal(b.test?.trial, b.ranking[0]);
+  assert.equal(b.test?.per_seed?.length, 2);
+  const chosen = b.trials.find((t) => t.index === b.ranking[0])!;
+  const testTurnovers = await Promise.all(chosen.runs.map(async (run) => tradingEvalReport((await lastEpoch(join(runs, run.run))).test_metrics!, 'test').turnover));
+  assert.ok(Math.abs(b.test!.constrained!.turnover!.mean - (testTurnovers[0]! + testTurnovers[1]!) / 2) < 1e-9, "the chosen trial's test turnover, as its runs reported it");
+  assert.match(r.stderr, new RegExp(`trial ${top.index} of 4: validation return .*; not eligible: validation turnover .* is above its max ${max}; `));
+
+  // The table (JSON and CSV): eligible trials ranked first, the excluded ones after with the reason, never best.
+  const table = JSON.parse(readFileSync(join(runs, 'tiny-turnover-sweep', 'table.json'), 'utf8')) as { rows: Record<string, unknown>[] };
+  assert.deepEqual(table.rows.slice(0, b.ranking.length).map((r) => [r.trial, r.eligible]), b.ranking.map((i) => [i, true]));
+  const excludedRow = table.rows.find((r) => r.trial === top.index)!;
+  assert.deepEqual([excludedRow.rank, excludedRow.best, excludedRow.eligible, excludedRow.validation_turnover], [null, false, false, turnover.get(top.index)]);
+  assert.match(String(excludedRow.not_eligible_because), /^validation turnover .* is above its max /);
+  const csv = readFileSync(join(runs, 'tiny-turnover-sweep', 'table.csv'), 'utf8').trim().split('\n');
+  assert.match(csv[0]!, /^rank,trial,status,best,optim\.lr,env\.decision_interval,metric,n,mean,std,ci95_lo,ci95_hi,validation_turnover,eligible,not_eligible_because,test_n,test_mean,test_ci95_lo,test_ci95_hi,test_turnover,group,runs$/);
+  assert.match(csv.find((l) => l.startsWith(`,${top.index},`))!, /,false,validation turnover [\d.]+ is above its max [\d.]+,/);
 });
 
 test('every bundled sweep file (resources/sweeps) parses, and each of its trials is a valid config of its base', () => {
@@ -146,5 +221,6 @@ test('every bundled sweep file (resources/sweeps) parses, and each of its trials
     const configs = trialConfigs(base, file, planTrials(file));
     assert.ok(configs.length >= 2, name);
     assert.equal(metricProblem(file.metric, configs[0]!), undefined, name);
+    assert.deepEqual(constraintFigureProblems(file.constraints ?? {}, configs[0]!), [], name);
   }
 });

@@ -12,7 +12,7 @@ import { parseSweepFile, SweepFileError } from '../../common/sweep.ts';
 import { planTrials, trialConfigs } from '../../common/sweep-plan.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
 import { loadPreset, readJsonFile } from '../trainer/presets.ts';
-import { metricProblem, runSweep } from './sweep-run.ts';
+import { constraintFigureProblems, metricProblem, runSweep } from './sweep-run.ts';
 import { stopOnSignals } from './train-runs.ts';
 
 async function main(argv: string[]): Promise<number> {
@@ -31,10 +31,13 @@ async function main(argv: string[]): Promise<number> {
   const base: RunConfigInput = file.preset ? loadPreset(file.preset) : (readJsonFile(resolve(dirname(filePath), file.config!)) as RunConfigInput);
   const trials = planTrials(file);
   const configs = trialConfigs(base, file, trials);
-  const problem = metricProblem(file.metric, parseRunConfig(base));
-  if (problem) throw new SweepFileError([problem]);
+  const baseConfig = parseRunConfig(base);
+  const problems = [metricProblem(file.metric, baseConfig), ...constraintFigureProblems(file.constraints ?? {}, baseConfig)].filter((p) => p !== undefined);
+  if (problems.length) throw new SweepFileError(problems);
   const state = await runSweep({ file, filePath, base, trials, configs, runsDir: resolve(o.runsDir), backend: o.backend, stop: stopOnSignals(), say: (l) => process.stderr.write(`${l}\n`) });
-  process.stderr.write(state.state === 'stopped' ? 'sweep stopped: run the same command again to resume it\n' : `sweep finished: table in ${resolve(o.runsDir, `${file.name}-sweep`, 'table.csv')}\n`);
+  const table = resolve(o.runsDir, `${file.name}-sweep`, 'table.csv');
+  const none = state.test && state.test.trial === undefined ? ` ${state.test.skipped}.` : '';
+  process.stderr.write(state.state === 'stopped' ? 'sweep stopped: run the same command again to resume it\n' : `sweep finished:${none} table in ${table}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(SweepViewSchema.parse(state))}\n`);
   return 0;
 }
