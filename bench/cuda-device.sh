@@ -12,7 +12,9 @@
 #   replay steps:  build check tests sanitize sanitize-bench bench profile torch
 #   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-group-profile learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-collectors cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
-#   collector steps: env-check (device CartPole against the host's, bit for bit) env-bench
+#   collector steps: env-check (device CartPole and trading against the host's, bit for bit: `env_cuda_tool check`)
+#                    env-trading-check (the trading half alone: device trading copies against the host's trading env on
+#                    resources/data/6EH4_cme_1m_2024-01.csv, or $DQN_TRADING_CSV, and synthetic bars, 1 to 1,000 copies) env-bench
 #                    collect-check (the GPU collector against the host's collection) collect-bench collect-epoch jax-collect
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
@@ -76,7 +78,10 @@ for s in "$@"; do
       grep -E "Duration|Registers|Warp Cycles Per Issued|Stall" "$OUT/profile-details.txt" | head -40 ;;
     env-check)
       step env-check
-      ./build/native/env_cuda_tool check 2>&1 | tee "$OUT/env-check.log" | tail -12; [ "${PIPESTATUS[0]}" = 0 ] || status=1 ;;
+      ./build/native/env_cuda_tool check 2>&1 | tee "$OUT/env-check.log" | tail -32; [ "${PIPESTATUS[0]}" = 0 ] || status=1 ;;
+    env-trading-check)
+      step env-trading-check
+      ./build/native/env_cuda_tool check-trading 2>&1 | tee "$OUT/env-trading-check.log" | tail -24; [ "${PIPESTATUS[0]}" = 0 ] || status=1 ;;
     env-bench)
       step env-bench
       ./build/native/env_cuda_tool bench 2>&1 | tee "$OUT/env-bench.log" | grep -v '^JSON' ;;

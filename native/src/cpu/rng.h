@@ -2,7 +2,7 @@
 // four-word state that checkpoints save and restore exactly. Used for weight init, exploration
 // and environment resets on the CPU; the GPU uses counter-based Philox (DESIGN section 4), except
 // for an environment copy on the device (the GPU collector), which draws its resets from the
-// same stream as its host copy: next() and uniform() are DQN_HD, one definition for both.
+// same stream as its host copy: next(), uniform() and below() are DQN_HD, one definition for both.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -37,9 +37,14 @@ class Rng {
   DQN_HD double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   /// Uniform double in [lo, hi): lo + (hi - lo) u, rounded after each operation on both sides.
   DQN_HD double uniform(double lo, double hi) { return rules::AddD(lo, rules::MulD(rules::SubD(hi, lo), uniform())); }
-  /// Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; bias below 2^-32 for n < 2^32).
-  int64_t below(int64_t n) {
+  /// Uniform integer in [0, n), n > 0 (Lemire's multiply-shift: the high 64 bits of next() * n;
+  /// bias below 2^-32 for n < 2^32). The same value on the host and on the device.
+  DQN_HD int64_t below(int64_t n) {
+#ifdef __CUDA_ARCH__
+    return static_cast<int64_t>(__umul64hi(next(), static_cast<uint64_t>(n)));
+#else
     return static_cast<int64_t>((static_cast<unsigned __int128>(next()) * static_cast<uint64_t>(n)) >> 64);
+#endif
   }
   /// The full state, for checkpoints.
   DQN_HD std::array<uint64_t, 4> state() const { return s_; }

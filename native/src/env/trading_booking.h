@@ -25,30 +25,14 @@
 #pragma once
 #include <vector>
 
+#include "env/trading_step.h"
+
 namespace dqn {
 
-/// One step to book: bars, weights and rates.
-struct StepOrder {
-  int t = 0;              ///< the decision bar
-  int until = 0;          ///< the last bar of the step (> t)
-  double held = 0;        ///< weight held at t (units x close[t] / E_t), a multiple of equity
-  double target = 0;      ///< position traded to at t, a multiple of equity
-  double cost = 0;        ///< cost per unit of value traded, a fraction (cost_bps * 1e-4)
-  double financing = 0;   ///< financing rate, a fraction of the financed value per year
-  int close_at = -1;      ///< bar in (t, until] at which the units are sold with their cost, or -1
-};
+// StepOrder and StepBooking are defined with the step's shared rules (env/trading_step.h, whose
+// trading::BookBars is this booking, for the host and the device alike).
 
-/// What a step booked; every amount is a fraction of E_t unless said otherwise.
-struct StepBooking {
-  double reward = 0;     ///< e_until - 1, the step's return on E_t; -1 on ruin
-  double weight = 0;     ///< weight held after the step (0 when sold or ruined)
-  double turnover = 0;   ///< |target - held| plus the weight sold, each in units of the equity at its trade
-  double costs = 0;      ///< transaction costs paid
-  double financing = 0;  ///< financing paid up to the last bar booked
-  bool ruined = false;   ///< equity reached zero at some bar of the step
-};
-
-/// Books one step (see the header comment).
+/// Books one step (see the header comment): trading::BookBars, keeping the bar returns.
 /// @param timestamps, close every bar's Unix time (s) and closing price (> 0).
 /// @param bar_returns if not null, the returns of bars t+1 .. until (up to ruin) are appended.
 StepBooking BookStep(const std::vector<double>& timestamps, const std::vector<double>& close, const StepOrder& order,

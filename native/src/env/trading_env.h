@@ -33,9 +33,10 @@
 // "hold" (the default) a position rides the gap. The walk ends at the bar after the span's last
 // decision bar. No state is terminal (terminated is always 0).
 //
-// Training: each copy starts at a uniformly random training decision bar (own random stream,
-// seeded from spec.seed and the copy index), flat, and truncates after episode_length steps or
-// at the end of the span.
+// Training: each copy starts at a uniformly random training decision bar (copy i's own stream,
+// Rng(spec.seed, 1000 + i), one below(N) draw a start: the stream the device env draws from too),
+// flat, and truncates after episode_length steps or at the end of the span. The step itself is
+// env/trading_step.h, shared with the device env (kernels/env_trading.cu).
 // Evaluation (kValidation, kTest): each copy walks every decision of its span in time order, flat
 // at the start, as one episode, on a compounded equity curve (one return per bar from the first
 // decision bar to the last bar, gaps and warm-up bars included), and sells at the last bar with
@@ -54,12 +55,41 @@
 // step() throws std::logic_error before the first reset() and std::out_of_range for an action
 // outside [0, num_actions()).
 #pragma once
+#include <array>
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "env/make_env.h"
+#include "env/trading_features.h"
+#include "env/trading_spans.h"
+#include "env/trading_step.h"
+#include "env/trading_walk.h"
 #include "env/vec_env.h"
 
 namespace dqn {
+
+/// What a trading environment of one role walks, computed once on the host: the training span's
+/// features, the role's span and its walk plan, and the step's fixed numbers. The CPU env
+/// (MakeTradingEnv) and the device env (cuda/device_trading_env.h) are both built from it, so
+/// both read the same tables. Move-only: the plan points into `features`.
+struct TradingSetup {
+  std::shared_ptr<const MarketData> market;
+  MarketFeatures features;        ///< normalized with the training span's statistics
+  Span span;                      ///< the role's bars
+  std::unique_ptr<WalkPlan> plan; ///< the span's decision bars, decision_interval, gap policy, sale at the end (evaluation)
+  trading::Params params;         ///< the step's fixed numbers (return_std included)
+  double bars_per_year = 0;       ///< of span, calendar
+
+  /// The arrays the shared step reads (pointers into this setup; valid while it lives).
+  trading::Walk walk() const {
+    return {plan->view(), market->timestamps.data(), market->close.data(), features.normalized.data()};
+  }
+};
+
+/// Checks spec and the bars and computes the setup of `role`.
+/// @throws std::invalid_argument as MakeTradingEnv does.
+TradingSetup PrepareTrading(const EnvSpec& spec, EnvRole role);
 
 /// Builds the trading environment of `role` from spec (spec.kind is not checked).
 /// @throws std::invalid_argument naming the field for an invalid spec (num_envs < 1, lags < 1,
@@ -67,5 +97,15 @@ namespace dqn {
 ///   strictly increasing, non-positive or non-finite prices, negative volume), a span too small
 ///   for a decision bar, or kTest without a test span.
 std::unique_ptr<VecEnv> MakeTradingEnv(const EnvSpec& spec, EnvRole role);
+
+/// One copy of a trading env as the shared step sees it, and its reset stream's state.
+struct TradingCopySnapshot {
+  trading::CopyState state;
+  std::array<uint64_t, 4> rng{};
+};
+
+/// The copies of a trading env made by MakeTradingEnv, in copy order (for checks of the device
+/// env against it). @throws std::invalid_argument when env is not one.
+std::vector<TradingCopySnapshot> TradingCopies(const VecEnv& env);
 
 }  // namespace dqn

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "env/make_env.h"
+#include "env/trading_step.h"
 
 namespace dqn {
 
@@ -20,16 +21,16 @@ namespace dqn {
 ///             [0, 1), where anchor is the most common UTC time of day of a segment start in the
 ///             training span (the usual session open, so the wrap falls in the closed hours);
 ///             daily or coarser data (nominal bar >= 1 day): 0.
-inline constexpr int kMarketFeatures = 7;
+inline constexpr int kMarketFeatures = trading::kFeatures;
 /// Names of the market features, in index order.
 inline constexpr const char* kMarketFeatureNames[kMarketFeatures] = {"ret_1", "ret_5", "ret_15", "vol_20",
                                                                      "range", "vlm_z", "tod"};
 /// A feature at bar t reads bars t-20 .. t (vol_20 needs 20 returns, i.e. 21 closes).
 inline constexpr int kFeatureLookback = 20;
 /// Normalized features are clipped to [-kFeatureClip, kFeatureClip].
-inline constexpr double kFeatureClip = 10.0;
+inline constexpr double kFeatureClip = trading::kClip;
 /// Seconds of a year used to annualize (365.25 days).
-inline constexpr double kSecondsPerYear = 365.25 * 86400.0;
+inline constexpr double kSecondsPerYear = trading::kYear;
 
 /// Normalized market features of every bar and the facts about the series they rest on.
 struct MarketFeatures {

@@ -6,25 +6,13 @@
 namespace dqn {
 
 WalkPlan::WalkPlan(std::vector<int> decision_bars, int interval, const MarketFeatures& features, GapPolicy gap, bool sell_at_end)
-    : bars_(std::move(decision_bars)), interval_(static_cast<size_t>(interval)), features_(&features), gap_(gap), sell_at_end_(sell_at_end) {}
-
-StepOrder WalkPlan::Order(size_t j, double held, double target, double cost, double financing) const {
-  StepOrder o;
-  o.t = bars_[j];
-  o.until = last(j) ? bars_.back() + 1 : bars_[next(j)];
-  o.held = held;
-  o.target = target;
-  o.cost = cost;
-  o.financing = financing;
-  const auto& seg = features_->segment_start;
-  if (gap_ == GapPolicy::kFlat)
-    for (int b = o.t + 1; b < o.until; ++b)
-      if (seg[static_cast<size_t>(b + 1)] != seg[static_cast<size_t>(b)]) {
-        o.close_at = b;  // the last bar before the gap
-        return o;
-      }
-  if (sell_at_end_ && last(j)) o.close_at = o.until;
-  return o;
+    : bars_(std::move(decision_bars)) {
+  view_.bars = bars_.data();
+  view_.size = bars_.size();
+  view_.interval = static_cast<size_t>(interval);
+  view_.segment_start = features.segment_start.data();
+  view_.gap = gap;
+  view_.sell_at_end = sell_at_end;
 }
 
 void WalkLedger::Add(const StepBooking& b, const StepOrder& o, size_t first_bar, double position, bool changed) {

@@ -18,6 +18,7 @@
 #include "env/trading_booking.h"
 #include "env/trading_features.h"
 #include "env/trading_metrics.h"
+#include "env/trading_step.h"
 
 namespace dqn {
 
@@ -26,22 +27,28 @@ class WalkPlan {
  public:
   /// @param decision_bars the span's decision bars (non-empty), in time order.
   /// @param interval decide every `interval` decision bars (>= 1).
+  /// @param features the walk's features; the plan reads its segment_start, so it must outlive the plan.
   /// @param sell_at_end sell the units at the walk's last bar (evaluation).
   WalkPlan(std::vector<int> decision_bars, int interval, const MarketFeatures& features, GapPolicy gap, bool sell_at_end);
+  WalkPlan(const WalkPlan&) = delete;  // view() points into the plan's own bars
+  WalkPlan& operator=(const WalkPlan&) = delete;
 
   size_t size() const { return bars_.size(); }  ///< N, decision bars in the span
   int bar(size_t j) const { return bars_[j]; }  ///< d_j
-  bool last(size_t j) const { return j + interval_ > bars_.size() - 1; }  ///< the step from j ends the walk
-  size_t next(size_t j) const { return j + interval_; }  ///< index of the next decision (valid unless last(j))
-  /// The step from decision index j holding `held` and trading to `target`.
-  StepOrder Order(size_t j, double held, double target, double cost, double financing) const;
+  bool last(size_t j) const { return trading::IsLast(view_, j); }  ///< the step from j ends the walk
+  size_t next(size_t j) const { return j + view_.interval; }  ///< index of the next decision (valid unless last(j))
+  /// The step from decision index j holding `held` and trading to `target` (trading::OrderStep).
+  StepOrder Order(size_t j, double held, double target, double cost, double financing) const {
+    return trading::OrderStep(view_, j, held, target, cost, financing);
+  }
+  /// The plan as the shared step reads it (pointers into this plan and its features).
+  const trading::Plan& view() const { return view_; }
+  /// The decision bars d_0 .. d_{N-1}.
+  const std::vector<int>& bars() const { return bars_; }
 
  private:
   std::vector<int> bars_;
-  size_t interval_;
-  const MarketFeatures* features_;
-  GapPolicy gap_;
-  bool sell_at_end_;
+  trading::Plan view_;
 };
 
 /// What a walk added up to, from equity 1 at its first decision bar.
