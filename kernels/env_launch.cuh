@@ -56,5 +56,8 @@ cudaError_t LaunchTradingReset(const TradingDevice& env, float* obs, cudaStream_
 /// Steps every trading copy with actions [n] (each in [0, trading::NumActions(params)): the
 /// caller's policy; not checked here), auto-resetting the copies whose episode ended.
 cudaError_t LaunchTradingStep(const TradingDevice& env, const int32_t* actions, const EnvStepOut& out, cudaStream_t stream);
+/// Copies a block of LaunchTradingStep when it stages observation rows of obs_dim floats in shared
+/// memory (and writes them coalesced): 64 or 32; 0 when each copy's rows are written by its own thread.
+int TradingStagedCopies(int obs_dim);
 
 }  // namespace dqn::cuda::detail

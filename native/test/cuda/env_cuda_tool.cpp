@@ -13,8 +13,9 @@
 //                         from the working directory or the repository the tool was built in)
 //                         and on synthetic bars wild enough to ruin an evaluation walk: five
 //                         configurations (target and step actions, gaps held and sold, decision
-//                         intervals, change penalty, financing, walk-forward folds, rows too wide
-//                         to stage, validation walks that sell at the end) at 1, 7, 64 and 1,000
+//                         intervals, change penalty, financing, walk-forward folds, the rows'
+//                         three write paths, validation walks that sell at the end or are
+//                         ruined) at 1, 7, 64 and 1,000
 //                         copies over whole episodes across the data's gaps; first, next and
 //                         final observations, rewards, terminals and truncations bit for bit, and
 //                         each copy's state (decision index, steps, level, f64 weight and last
@@ -27,7 +28,8 @@
 //                         device CartPole env steps per second (the step kernel alone, CUDA
 //                         events over 1,000 steps) at 16, 256, 4,096 and 65,536 copies; the same
 //                         for the trading step (the default trading config on the CSV's bars,
-//                         random actions), beside the host trading env's rate on one core.
+//                         random actions), beside the host trading env's rate on one core, and
+//                         at 65,536 copies with lags 13, 16 and 28 (the rows' three write paths).
 //   env_cuda_tool bench-trading [CSV]   the trading half of bench alone.
 #include <cuda_runtime.h>
 
@@ -234,7 +236,7 @@ std::vector<TradingCase> TradingCases() {
   v.financing_rate = 0.02;
   cases.push_back({"validation walk, interval 2, 10x, sold at the end", v, EnvRole::kValidation, 3200, false});
   dqn::EnvSpec w = s;
-  w.lags = 16;  // 114 floats a row: written directly, not staged
+  w.lags = 16;  // 114 floats a row: staged 32 copies a block
   w.n_actions = 9;
   w.max_position = 3;
   w.cost_bps = 2;
@@ -246,12 +248,13 @@ std::vector<TradingCase> TradingCases() {
   w.embargo_bars = 30;
   w.folds = 2;
   w.fold = 1;
-  cases.push_back({"lags 16 (unstaged rows), 9 actions, fold 1 of 2", w, EnvRole::kTrain, 1500, false});
+  cases.push_back({"lags 16 (rows staged 32 a block), 9 actions, fold 1 of 2", w, EnvRole::kTrain, 1500, false});
   dqn::EnvSpec r = s;
   r.max_position = 10;
   r.n_actions = 5;
   r.financing_rate = 0.1;
-  cases.push_back({"synthetic wild bars, validation walk, ruin", r, EnvRole::kValidation, 600, true});
+  r.lags = 28;  // 198 floats a row: written directly, not staged
+  cases.push_back({"synthetic wild bars, lags 28 (rows direct), validation walk, ruin", r, EnvRole::kValidation, 600, true});
   return cases;
 }
 
@@ -366,13 +369,18 @@ int Check() {
 }
 
 /// Device trading env steps per second (the step kernel alone, CUDA events over 1,000 steps of
-/// random actions cycling through 16 uploaded sets) and the host env's rate at the same copies.
+/// random actions cycling through 16 uploaded sets) and the host env's rate at the same copies:
+/// the default config (lags 7) at 16 to 65,536 copies, then at 65,536 copies lags 13 (93 floats a
+/// row, the widest staged 64 copies a block), 16 (114, the config's widest, staged 32 a block) and
+/// 28 (198 floats, written directly).
 int BenchTrading() {
-  for (const int n : {16, 256, 4096, 65536}) {
+  const std::pair<int, int> runs[] = {{16, 7}, {256, 7}, {4096, 7}, {65536, 7}, {65536, 13}, {65536, 16}, {65536, 28}};
+  for (const auto& [n, lags] : runs) {
     dqn::EnvSpec spec;
     spec.kind = "trading";
     spec.reward_scale = 1e4;
     spec.num_envs = n;
+    spec.lags = lags;
     spec.market = CsvBars();
     dqn::cuda::DeviceTradingEnv dev(spec, dqn::EnvRole::kTrain);
     const int d = dev.obs_dim(), sets = 16;
@@ -412,8 +420,11 @@ int BenchTrading() {
       host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     const double dev_rate = 1e3 * n * steps / ms, host_rate = static_cast<double>(n) * host_steps / host_s;
-    std::printf("trading device step, %6d copies: %.2f us per step, %.3g env steps/s (host env, one core: %.3g env steps/s; %.0fx)\n", n,
-                1e3 * ms / steps, dev_rate, host_rate, dev_rate / host_rate);
+    const int staged = dqn::cuda::detail::TradingStagedCopies(d);
+    const std::string rows = staged ? "staged " + std::to_string(staged) + " copies a block" : "written directly";
+    std::printf("trading device step, %6d copies, %3d floats a row (%s): %.2f us per step, %.3g env steps/s (host env, one core: "
+                "%.3g env steps/s; device/host %.2g)\n",
+                n, d, rows.c_str(), 1e3 * ms / steps, dev_rate, host_rate, dev_rate / host_rate);
     std::printf("JSON {\"bench\":\"env-trading\",\"copies\":%d,\"obs_dim\":%d,\"us_per_step\":%.3f,\"env_steps_per_s\":%.6g,"
                 "\"host_env_steps_per_s\":%.6g}\n",
                 n, d, 1e3 * ms / steps, dev_rate, host_rate);
