@@ -8,10 +8,13 @@
 //   1. a grouped product per trunk layer: online s and s' (2B rows) and target s' (B rows),
 //      bias and ReLU fused;
 //   2. the head: V and A of both networks (four products);
-//   3. the TD loss: dueling combine, Double DQN target, IS-weighted Huber loss, TD errors into
-//      the replay's update buffer, dL/dV and dL/dA, Q-stats on schedule, NaN checks;
+//   3. the TD loss, one warp a transition: dueling combine, Double DQN target, IS-weighted
+//      Huber loss, TD errors into the replay's update buffer, dL/dV and dL/dA, Q-stats on
+//      schedule, NaN checks, and the head's input gradient dL/dfeatures through the trunk's
+//      top ReLU (from the row sums of the advantage weights, formed beside the head products);
 //   4. per layer, top down: the weight gradient (bias row included) and the input gradient
-//      (ReLU mask fused) of the layer as one grouped product;
+//      (ReLU mask fused) of the layer as one grouped product; the head's weight gradients
+//      ride in the top layer's phase;
 //   5. the global gradient norm (clip coefficient, scalars), then Adam with the target network
 //      update and the weights' NaN check;
 // then the replay's priority update. Beside the products, the block that arrived last at the
@@ -92,7 +95,7 @@ struct Partials {
 };
 inline constexpr int kMaxPartialBlocks = 8192;
 
-/// Inputs and outputs of the TD loss kernel (device pointers).
+/// Inputs and outputs of the TD loss phase (device pointers).
 struct TdLossArgs {
   const float* v_online = nullptr;  ///< [2B] V(s), V(s') (dueling; null otherwise)
   const float* a_online = nullptr;  ///< [2B x A] A(s), A(s') (plain head: Q)
@@ -105,6 +108,13 @@ struct TdLossArgs {
   float* td = nullptr;              ///< [B] out: y - Q(s, a)
   float* d_value = nullptr;         ///< [B] out: dL/dV (dueling)
   float* d_adv = nullptr;           ///< [B x A] out: dL/dA (plain head: dL/dQ)
+  // The head's input gradient dL/dfeatures = (dA·Waᵀ + dV·Wvᵀ) ⊙ (features > 0), row by row.
+  const float* features = nullptr;  ///< [B x F] the trunk's output (after its ReLU) for s
+  int width = 0;                    ///< F
+  const float* adv_w = nullptr;     ///< [F x A] online advantage (plain: Q) weights
+  const float* value_w = nullptr;   ///< [F] online value weights (dueling; null otherwise)
+  float* adv_row_sums = nullptr;    ///< [F] sum_j adv_w[k][j], by SideJob::kHeadSums in the head's phase
+  float* d_features = nullptr;      ///< [B x F] out
 };
 
 /// Inputs of the causal-sensitivity probe (DESIGN section 4).
@@ -120,10 +130,12 @@ struct ProbeArgs {
   double* per_group = nullptr;      ///< [F] out: mean |Q(s) - Q(s_do(f))|
 };
 
-/// Most products in one phase (the head forward has four) and most phases in one program
-/// (8 hidden layers: 8 + head + loss + head backward + 8 + norm + Adam = 21).
+/// Most products in one phase (the head forward has four; the top layer's backward with the
+/// head's two weight gradients too) and most phases in one program (8 hidden layers: 8 + head
+/// + loss + 8 + Adam = 19).
 inline constexpr int kMaxPhaseProblems = 4, kMaxPhases = 24;
 
+/// kTdLoss: the TD loss and the head's input gradient, one warp a transition (TdLossArgs).
 /// kOptimizer: the gradient norm (from the backward products' tile sums), clip, Adam, target
 /// update, and the step's commit by the last block to finish.
 enum class PhaseKind : int { kGemm = 0, kTdLoss = 1, kOptimizer = 2 };
@@ -131,8 +143,9 @@ enum class PhaseKind : int { kGemm = 0, kTdLoss = 1, kOptimizer = 2 };
 /// reference sizes): fold the loss phase's partials, read the replay's PER scalars, or form
 /// the step's schedules.
 /// kSchedules: this step's learning rate and Adam's bias corrections (two pows in f64, slow on
-/// one thread), into LearnerControl for the optimizer phase.
-enum class SideJob : int { kNone = 0, kFoldLoss = 1, kPerScalars = 2, kSchedules = 3 };
+/// one thread), into LearnerControl for the optimizer phase. kHeadSums: the row sums of the
+/// online advantage weights (TdLossArgs::adv_row_sums) for the loss phase's input gradient.
+enum class SideJob : int { kNone = 0, kFoldLoss = 1, kPerScalars = 2, kSchedules = 3, kHeadSums = 4 };
 
 /// One phase: up to kMaxPhaseProblems products whose output tiles are spread over the blocks
 /// (kGemm), or one of the step's reductions and updates.

@@ -1,6 +1,6 @@
 // The CUDA learner's persistent step kernel and its probe kernels (see learner_launch.cuh).
-// The step kernel walks a CoreProgram: grouped products (learner_tile.cuh), the TD loss, the
-// gradient norm and Adam, with a grid-wide barrier between phases. Every formula mirrors the
+// The step kernel walks a CoreProgram: grouped products (learner_tile.cuh), the TD loss with
+// the head's input gradient, the gradient norm and Adam, with a grid-wide barrier between phases. Every formula mirrors the
 // CPU reference (native/src/train/td_loss.cpp, adam.cpp, q_probes.cpp): the TD target in f64,
 // Huber and its gradient as there, Adam in the same f32 operations. Reductions are
 // deterministic: per-block partials in a fixed order, summed by the last block to finish (a
@@ -143,7 +143,54 @@ __device__ __forceinline__ float HeldAt(const HeldRow& r, int j, int lane) {
   return __shfl_sync(kFull, mine, j % 32);
 }
 
-// One warp per transition: dueling combine, Double DQN target, Huber loss and dL/dV, dL/dA.
+/// Features of a row a lane reads at once in FeatureGrad (loads in flight).
+constexpr int kFeatureUnroll = 8;
+
+/// dL/dfeatures of transition i = (dA·Waᵀ + dV·Wvᵀ) ⊙ (features > 0), by one warp (lane l:
+/// features l, l + 32, ...). The row of dA is g at the action and -dq_mean elsewhere, so
+/// sum_j dA_j Wa[k][j] = g Wa[k][act] - dq_mean S[k] with S the row sums of Wa (SideJob::
+/// kHeadSums); then the rank-one term dV Wv[k] (dV = g) and the ReLU mask, in the order of the
+/// input-gradient product's epilogue. Replaces that product (a phase of its own before).
+__device__ __forceinline__ void FeatureGrad(const TdLossArgs& a, int n_act, int i, int lane, int act, float g,
+                                            float dq_mean) {
+  const int f = a.width;
+  const float* x = a.features + static_cast<int64_t>(i) * f;
+  float* out = a.d_features + static_cast<int64_t>(i) * f;
+  for (int k0 = lane; k0 < f; k0 += 32 * kFeatureUnroll) {
+    float xv[kFeatureUnroll], wa[kFeatureUnroll], s[kFeatureUnroll], wv[kFeatureUnroll];
+#pragma unroll
+    for (int u = 0; u < kFeatureUnroll; ++u) {  // every load first: one round trip for the lane's values
+      const int k = k0 + 32 * u;
+      if (k >= f) continue;
+      xv[u] = __ldcg(x + k);
+      wa[u] = __ldcg(a.adv_w + static_cast<int64_t>(k) * n_act + act);
+      s[u] = __ldcg(a.adv_row_sums + k);
+      wv[u] = a.value_w ? __ldcg(a.value_w + k) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < kFeatureUnroll; ++u) {
+      const int k = k0 + 32 * u;
+      if (k >= f) continue;
+      float y = g * wa[u] - dq_mean * s[u];
+      if (a.value_w) y += g * wv[u];
+      out[k] = xv[u] > 0.0f ? y : 0.0f;
+    }
+  }
+}
+
+/// SideJob::kHeadSums: S[k] = sum_j Wa[k][j] (j in order) of the online advantage weights, by
+/// one block (thread t: rows t, t + 256, ...), for FeatureGrad in the next phase.
+__device__ void HeadSums(const TdLossArgs& a, int n_act) {
+  for (int k = threadIdx.x; k < a.width; k += kThreads) {
+    const float* w = a.adv_w + static_cast<int64_t>(k) * n_act;
+    float s = 0;
+    for (int j = 0; j < n_act; ++j) s += __ldcg(w + j);
+    a.adv_row_sums[k] = s;
+  }
+}
+
+// One warp per transition: dueling combine, Double DQN target, Huber loss, dL/dV, dL/dA and
+// dL/dfeatures.
 // Virtual block vb of nvb = ceil(B / 8) covers transitions 8 vb .. 8 vb + 7. Every load of a
 // transition is issued at once (its scalars and its three rows), so the loss waits for one
 // round trip to L2 rather than one per dependent read.
@@ -226,6 +273,7 @@ __device__ void TdLoss(const LearnerParams& p, const TdLossArgs& a, const Learne
     const float mean_dq = a.d_value ? g / static_cast<float>(n_act) : 0.0f;
     for (int j = lane; j < n_act; j += 32)
       a.d_adv[static_cast<int64_t>(i) * n_act + j] = (j == act ? g : 0.0f) - mean_dq;
+    FeatureGrad(a, n_act, i, lane, act, g, mean_dq);
   }
   // Block partials in warp order, then the last block sums them in block order.
   __shared__ double warp_f[kLossFields][kWarps];
@@ -390,6 +438,8 @@ __device__ __forceinline__ Member MemberOf(const CoreProgram& prog, int s) {
   a.a_target = Shift(a.a_target, d), a.actions = Shift(a.actions, d), a.rewards = Shift(a.rewards, d);
   a.discounts = Shift(a.discounts, d), a.weights = Shift(a.weights, d), a.td = Shift(a.td, d);
   a.d_value = Shift(a.d_value, d), a.d_adv = Shift(a.d_adv, d);
+  a.features = Shift(a.features, d), a.adv_w = Shift(a.adv_w, d), a.value_w = Shift(a.value_w, d);
+  a.adv_row_sums = Shift(a.adv_row_sums, d), a.d_features = Shift(a.d_features, d);
   return x;
 }
 
@@ -598,6 +648,7 @@ __global__ void __launch_bounds__(kThreads) CoreKernel(const __grid_constant__ C
           break;
         case SideJob::kPerScalars: PerScalars(prog.group.per[s], me.scalars); break;
         case SideJob::kSchedules: Schedules(prog.params, me.ctl); break;
+        case SideJob::kHeadSums: HeadSums(me.loss, prog.params.n_actions); break;
         case SideJob::kNone: break;
       }
       __syncthreads();  // the side job's shared scratch and early-returning threads

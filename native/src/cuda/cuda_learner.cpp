@@ -32,6 +32,7 @@ struct CudaLearner::Buffers {
   std::vector<float*> h_on, h_tg;      // trunk activations [2B x w], [B x w]
   float *v_on = nullptr, *a_on = nullptr, *v_tg = nullptr, *a_tg = nullptr;
   float *d_v = nullptr, *d_a = nullptr, *dh[2] = {nullptr, nullptr};
+  float* head_sums = nullptr;          // [F] row sums of the online advantage weights (loss phase)
   float* td = nullptr;
   detail::LearnerControl* ctl = nullptr;
   ScalarBlock* scalars = nullptr;
@@ -92,12 +93,13 @@ GemmProblem InputGrad(const DenseView& w, const float* dy, int rows, float* dx, 
 }
 
 /// Appends a phase to the program: products (kGemm) or one of the step's reductions.
-void AddPhase(CoreProgram& pr, PhaseKind kind, std::initializer_list<GemmProblem> problems = {}) {
+detail::Phase& AddPhase(CoreProgram& pr, PhaseKind kind, std::initializer_list<GemmProblem> problems = {}) {
   if (pr.phases >= detail::kMaxPhases || problems.size() > detail::kMaxPhaseProblems)
     throw std::logic_error("the learner's step program is larger than the kernel's limits");
   detail::Phase& ph = pr.phase[pr.phases++];
   ph.kind = kind;
   for (const GemmProblem& p : problems) ph.p[ph.count++] = p;
+  return ph;
 }
 
 int64_t EnvInt(const char* name, int64_t fallback) {
@@ -172,6 +174,7 @@ CudaLearner::CudaLearner(const NetConfig& net, const LearnerConfig& config, uint
     B.v_on = c.take<float>(2 * b), B.a_on = c.take<float>(2 * b * a);
     B.v_tg = c.take<float>(b), B.a_tg = c.take<float>(b * a);
     B.d_v = c.take<float>(b), B.d_a = c.take<float>(b * a);
+    B.head_sums = c.take<float>(layout_.advantage().in);
     B.dh[0] = c.take<float>(b * layout_.max_width()), B.dh[1] = c.take<float>(b * layout_.max_width());
     B.td = c.take<float>(b);
     B.ctl = c.take<detail::LearnerControl>(1);
@@ -430,10 +433,10 @@ void CudaLearner::add_forward(CoreProgram& pr, const Pass& on, const Pass* tg) c
   }
   // Heads: V and A (the dueling combine happens where Q is read).
   const GemmProblem a_on = Dense(on.net->advantage, x_on, on.rows, on.a, false);
-  if (!dueling && !tg) return AddPhase(pr, PhaseKind::kGemm, {a_on});
-  if (!dueling) return AddPhase(pr, PhaseKind::kGemm, {a_on, Dense(tg->net->advantage, x_tg, tg->rows, tg->a, false)});
+  if (!dueling && !tg) return void(AddPhase(pr, PhaseKind::kGemm, {a_on}));
+  if (!dueling) return void(AddPhase(pr, PhaseKind::kGemm, {a_on, Dense(tg->net->advantage, x_tg, tg->rows, tg->a, false)}));
   const GemmProblem v_on = Dense(on.net->value, x_on, on.rows, on.v, false);
-  if (!tg) return AddPhase(pr, PhaseKind::kGemm, {v_on, a_on});
+  if (!tg) return void(AddPhase(pr, PhaseKind::kGemm, {v_on, a_on}));
   AddPhase(pr, PhaseKind::kGemm, {v_on, a_on, Dense(tg->net->value, x_tg, tg->rows, tg->v, false),
                                   Dense(tg->net->advantage, x_tg, tg->rows, tg->a, false)});
 }
@@ -451,25 +454,24 @@ void CudaLearner::add_backward(CoreProgram& pr) const {
   };
   const size_t top = B.on.trunk.size() - 1;
   const float* feat = B.h_on[top];  // the first B rows: the states s
-  // Head: its weight gradients, and dL/dfeatures = dA·Waᵀ + dV·Wvᵀ through the top ReLU.
-  GemmProblem dfeat = InputGrad(B.on.advantage, B.d_a, b, B.dh[0], feat);
-  if (layout_.config().dueling) {
-    dfeat.u = B.d_v, dfeat.v = B.on.value.w;
-    AddPhase(pr, PhaseKind::kGemm, {weight_grad(B.gr.value, feat, B.d_v, b), weight_grad(B.gr.advantage, feat, B.d_a, b), dfeat});
-  } else {
-    AddPhase(pr, PhaseKind::kGemm, {weight_grad(B.gr.advantage, feat, B.d_a, b), dfeat});
-  }
+  // The head's weight gradients (its input gradient came from the loss phase, in dh[0]) beside
+  // the top trunk layer's products.
+  GemmProblem head[2];
+  int heads = 0;
+  if (layout_.config().dueling) head[heads++] = weight_grad(B.gr.value, feat, B.d_v, b);
+  head[heads++] = weight_grad(B.gr.advantage, feat, B.d_a, b);
   // Trunk, top down: each layer's weight gradient and the gradient of its input in one phase.
   int cur = 0;
   for (size_t l = top + 1; l-- > 0;) {
     const float* x = l == 0 ? B.x : B.h_on[l - 1];
     const GemmProblem dw = weight_grad(B.gr.trunk[l], x, B.dh[cur], b);
-    if (l == 0) {
-      AddPhase(pr, PhaseKind::kGemm, {dw});
-    } else {
-      AddPhase(pr, PhaseKind::kGemm, {dw, InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1])});
+    detail::Phase& ph = AddPhase(pr, PhaseKind::kGemm, {dw});
+    if (l > 0) {
+      ph.p[ph.count++] = InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1]);
       cur = 1 - cur;
     }
+    if (l == top)
+      for (int k = 0; k < heads; ++k) ph.p[ph.count++] = head[k];
   }
 }
 
@@ -485,6 +487,12 @@ detail::TdLossArgs CudaLearner::loss_args() const {
   t.td = B.td;
   t.d_value = dueling ? B.d_v : nullptr;
   t.d_adv = B.d_a;
+  t.features = B.h_on.back();  // its first B rows: the states s
+  t.width = B.on.advantage.in;
+  t.adv_w = B.on.advantage.w;
+  t.value_w = dueling ? B.on.value.w : nullptr;
+  t.adv_row_sums = B.head_sums;
+  t.d_features = B.dh[0];
   return t;
 }
 
@@ -498,18 +506,20 @@ CoreProgram CudaLearner::step_program(const detail::ReplayView* replay, uint64_t
   pr.ctl = B.ctl, pr.partials = B.partials, pr.scalars = B.scalars;
   pr.barrier = B.barrier;
   pr.stamps = stamps;
-  // 1-2. Online Q of s and s' as one product of 2B rows, target Q of s' (its B rows) beside it.
+  // 1-2. Online Q of s and s' as one product of 2B rows, target Q of s' (its B rows) beside it;
+  // the row sums of the advantage weights (for the loss phase's input gradient) beside the head.
   const Pass target{&B.tg, B.x + static_cast<int64_t>(b) * layout_.config().state_dim, b, B.h_tg, B.v_tg, B.a_tg};
   add_forward(pr, Pass{&B.on, B.x, 2 * b, B.h_on, B.v_on, B.a_on}, &target);
   if (replay) pr.group.per[0] = detail::MakePerView(*replay), pr.phase[0].side = detail::SideJob::kPerScalars;
-  // 3-4. Double DQN target, IS-weighted Huber loss, TD errors, dL/dV and dL/dA; the loss's
-  // partials are folded beside the head's backward products.
+  pr.phase[pr.phases - 1].side = detail::SideJob::kHeadSums;
+  // 3-4. Double DQN target, IS-weighted Huber loss, TD errors, dL/dV, dL/dA and dL/dfeatures;
+  // the loss's partials are folded beside the top layer's backward products.
   const int loss_phase = pr.phases;
   AddPhase(pr, PhaseKind::kTdLoss);
   add_backward(pr);
   pr.phase[loss_phase + 1].side = detail::SideJob::kFoldLoss;
-  // The schedules (for the optimizer phase) beside the first forward phase without a side job.
-  for (int k = 0; k < loss_phase; ++k)
+  // The schedules (for the optimizer phase) beside the first phase without a side job.
+  for (int k = 0; k < pr.phases; ++k)
     if (pr.phase[k].side == detail::SideJob::kNone) {
       pr.phase[k].side = detail::SideJob::kSchedules;
       break;

@@ -517,12 +517,15 @@ int Check() {
   const bool small = std::getenv("DQN_CHECK_SMALL") != nullptr;
   const char* only = std::getenv("DQN_CHECK_ONLY");
   const bool curves_only = only && std::strcmp(only, "curves") == 0;
-  const dqn::NetConfig reference{51, 45, {256, 256}, true, {}}, other{7, 3, {96, 40, 72}, false, {}};
+  // wide: a trunk output wider than the head phase's feature chunk and more actions than a
+  // lane holds (the head's second column group, read back from memory).
+  const dqn::NetConfig reference{51, 45, {256, 256}, true, {}}, other{7, 3, {96, 40, 72}, false, {}}, wide{12, 70, {40, 300}, true, {}};
   const dqn::Precision kPrecisions[] = {dqn::Precision::kFP32, dqn::Precision::kTF32, dqn::Precision::kBF16};
   for (dqn::Precision p : kPrecisions)
     for (int64_t b : small ? std::vector<int64_t>{32} : curves_only ? std::vector<int64_t>{} : std::vector<int64_t>{32, 256, 1024}) {
       CheckOneStep(reference, b, p, rng);
       CheckOneStep(other, b, p, rng);
+      CheckOneStep(wide, b, p, rng);
     }
   for (bool double_dqn : {false, true})
     for (dqn::Precision p : kPrecisions) CheckManySteps(reference, 256, p, small ? 5 : 100, double_dqn, rng);
