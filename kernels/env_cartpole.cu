@@ -10,11 +10,11 @@ constexpr int kThreads = 256;
 __global__ void __launch_bounds__(kThreads) ResetKernel(CartPoleDevice env, float* obs) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= env.n) return;
-  Rng rng = LoadCartPoleRng(env, i);
+  Rng rng = LoadCopyRng(env.rng, i);
   double* s = env.state + 4 * i;
   cartpole::ResetCopy(s, env.elapsed[i], rng);
   for (int k = 0; k < 4; ++k) obs[4 * i + k] = static_cast<float>(s[k]);
-  StoreCartPoleRng(env, i, rng);
+  StoreCopyRng(env.rng, i, rng);
 }
 
 __global__ void __launch_bounds__(kThreads) StepKernel(CartPoleDevice env, const int32_t* actions, EnvStepOut out) {

@@ -4,20 +4,10 @@
 // (env/cartpole_dynamics.h) and stored back.
 #pragma once
 #include "env/cartpole_dynamics.h"
+#include "kernels/env_copy_rng.cuh"
 #include "kernels/env_launch.cuh"
 
 namespace dqn::cuda::detail {
-
-/// Copy i's reset stream, loaded from device memory.
-__device__ inline Rng LoadCartPoleRng(const CartPoleDevice& env, int i) {
-  const uint64_t* w = env.rng + 4 * static_cast<int64_t>(i);
-  return Rng(std::array<uint64_t, 4>{w[0], w[1], w[2], w[3]});
-}
-
-__device__ inline void StoreCartPoleRng(const CartPoleDevice& env, int i, const Rng& rng) {
-  const std::array<uint64_t, 4> s = rng.state();
-  for (int k = 0; k < 4; ++k) env.rng[4 * static_cast<int64_t>(i) + k] = s[k];
-}
 
 /// One step of copy i under `action` (0 or 1): cartpole::StepCopy on the copy's stored state.
 __device__ inline void StepCartPoleCopy(const CartPoleDevice& env, int i, int action, float* next_obs, float& reward,
@@ -25,11 +15,11 @@ __device__ inline void StepCartPoleCopy(const CartPoleDevice& env, int i, int ac
   double s[4];
   for (int k = 0; k < 4; ++k) s[k] = env.state[4 * static_cast<int64_t>(i) + k];
   int32_t elapsed = env.elapsed[i];
-  Rng rng = LoadCartPoleRng(env, i);
+  Rng rng = LoadCopyRng(env.rng, i);
   cartpole::StepCopy(s, elapsed, rng, action, env.max_episode_steps, next_obs, reward, terminated, truncated, final_obs);
   for (int k = 0; k < 4; ++k) env.state[4 * static_cast<int64_t>(i) + k] = s[k];
   env.elapsed[i] = elapsed;
-  StoreCartPoleRng(env, i, rng);
+  StoreCopyRng(env.rng, i, rng);
 }
 
 }  // namespace dqn::cuda::detail

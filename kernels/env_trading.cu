@@ -23,11 +23,11 @@ __global__ void __launch_bounds__(kThreads) ResetKernel(TradingDevice env, float
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= env.n) return;
   trading::CopyState c;
-  Rng rng = LoadTradingRng(env, i);
+  Rng rng = LoadCopyRng(env.rng, i);
   trading::Restart(env.walk, env.params, c, rng);
   trading::WriteObs(env.walk, env.params, c, trading::Bar(env.walk, c), obs + static_cast<int64_t>(trading::ObsDim(env.params)) * i);
   env.copies[i] = c;
-  StoreTradingRng(env, i, rng);
+  StoreCopyRng(env.rng, i, rng);
 }
 
 /// kBlock copies a block; kStaged: the block's rows go through shared memory (StagedBytes(kBlock, d)).
