@@ -15,7 +15,7 @@
 #   collector steps: env-check (device CartPole and trading against the host's, bit for bit: `env_cuda_tool check`)
 #                    env-trading-check (the trading half alone: device trading copies against the host's trading env on
 #                    resources/data/6EH4_cme_1m_2024-01.csv, or $DQN_TRADING_CSV, and synthetic bars, 1 to 1,000 copies) env-bench
-#                    collect-check (the GPU collector against the host's collection) collect-bench collect-epoch jax-collect
+#                    collect-check (the GPU collector against the host's collection, CartPole and trading) collect-bench collect-epoch jax-collect
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail

@@ -1,11 +1,15 @@
-// The GPU collector's kernels (collect_launch.cuh): one thread per CartPole copy acts, steps and
-// assembles n-step transitions with the host's rules; the rows are then laid out in the host's
-// order for the replay's insert.
+// The GPU collector's kernels (collect_launch.cuh): one thread per environment copy acts, steps
+// and assembles n-step transitions with the host's rules; the rows are then laid out in the host's
+// order for the replay's insert. The kernels take the environment as a template parameter (an
+// env policy: CartPoleCopies, TradingCopies below), which supplies the largest observation and
+// one copy's step with its auto-reset; acting, the n-step rule, the episode statistics, the
+// observation write and the rows' layout are the same code for every environment.
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/collect_launch.cuh"
 #include "kernels/env_cartpole.cuh"
+#include "kernels/env_trading.cuh"
 #include "rules/act_rules.h"
 #include "rules/n_step_rules.h"
 
@@ -13,7 +17,25 @@ namespace dqn::cuda::detail {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kMaxStateDim = 4;  // CartPole
+
+/// CartPole's copies as the collector steps them (env_cartpole.cuh).
+struct CartPoleCopies {
+  static constexpr int kMaxStateDim = 4;
+  __device__ static void Step(const CollectView& c, int i, int action, float* next_obs, float& reward, uint8_t& terminated,
+                              uint8_t& truncated, float* final_obs) {
+    StepCartPoleCopy(c.cartpole, i, action, next_obs, reward, terminated, truncated, final_obs);
+  }
+};
+
+/// The trading copies as the collector steps them (env_trading.cuh): training episodes from
+/// random starts, truncated at episode_length, restarted from the copy's own stream.
+struct TradingCopies {
+  static constexpr int kMaxStateDim = kMaxTradingObsDim;
+  __device__ static void Step(const CollectView& c, int i, int action, float* next_obs, float& reward, uint8_t& terminated,
+                              uint8_t& truncated, float* final_obs) {
+    StepTradingCopy(c.trading, i, action, next_obs, reward, terminated, truncated, final_obs);
+  }
+};
 
 unsigned Blocks(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
@@ -28,9 +50,10 @@ __device__ inline void CopyRow(const TransitionRows& from, int64_t i, const Tran
   to.discounts[j] = from.discounts[i];
 }
 
-/// Copy i's part of a vector step (epsilon-greedy on its own draw, its CartPole step, the n-step
-/// rule into its emission slots, its episode statistics) under the counters `ctl` as the vector
-/// step began; returns its emissions (also written to emit_count[i]).
+/// Copy i's part of a vector step (epsilon-greedy on its own draw, its Env step, the n-step rule
+/// into its emission slots, its episode statistics) under the counters `ctl` as the vector step
+/// began; returns its emissions (also written to emit_count[i]).
+template <class Env>
 __device__ int32_t StepCollectorCopy(const CollectView& c, const CollectorControl& ctl, int i) {
   const int d = c.state_dim, a = c.n_actions;
   // Epsilon-greedy on this copy's own draw of this vector step.
@@ -39,11 +62,11 @@ __device__ int32_t StepCollectorCopy(const CollectView& c, const CollectorContro
   const int32_t action = draw.u < eps ? draw.random_action
                                       : rules::GreedyAction(c.a + static_cast<int64_t>(i) * a, c.v ? c.v + i : nullptr, a);
   // The copy's step.
-  float s[kMaxStateDim], next_obs[kMaxStateDim], final_obs[kMaxStateDim];
+  float s[Env::kMaxStateDim], next_obs[Env::kMaxStateDim], final_obs[Env::kMaxStateDim];
   for (int k = 0; k < d; ++k) s[k] = c.obs[static_cast<int64_t>(i) * d + k];
   float reward;
   uint8_t terminated, truncated;
-  StepCartPoleCopy(c.env, i, action, next_obs, reward, terminated, truncated, final_obs);
+  Env::Step(c, i, action, next_obs, reward, terminated, truncated, final_obs);
   // The n-step rule, emitting into this copy's slots.
   const int64_t first = static_cast<int64_t>(i) * c.n_step;
   const rules::NStepRing ring{c.ring_states + first * d, c.ring_actions + first, c.ring_rewards + first, c.ring_head[i],
@@ -89,27 +112,28 @@ __device__ int32_t StepCollectorCopy(const CollectView& c, const CollectorContro
 __device__ inline void FinishVectorStep(const CollectView& c, int64_t rows) {
   *c.row_count = rows;
   c.ctl->vector_steps += 1;
-  c.ctl->env_steps += c.env.n;
+  c.ctl->env_steps += c.num_envs;
 }
 
+template <class Env>
 __global__ void __launch_bounds__(kThreads) CollectStepKernel(CollectView c) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < c.env.n) StepCollectorCopy(c, *c.ctl, i);
+  if (i < c.num_envs) StepCollectorCopy<Env>(c, *c.ctl, i);
 }
 
 /// The whole vector step in one block of kBlock >= E threads: thread i steps copy i, a block-wide
 /// exclusive scan of the emissions gives each copy's first row, and thread i moves its own
 /// emissions there (the host's order: copy by copy, oldest first, as GatherKernel lays them).
-template <int kBlock>
+template <class Env, int kBlock>
 __global__ void __launch_bounds__(kBlock) CollectFusedKernel(CollectView c) {
   using Scan = cub::BlockScan<int32_t, kBlock>;
   __shared__ typename Scan::TempStorage scan;
   const int i = threadIdx.x;
   const CollectorControl ctl = *c.ctl;  // read by every thread before the scan's barriers
-  const int32_t emitted = i < c.env.n ? StepCollectorCopy(c, ctl, i) : 0;
+  const int32_t emitted = i < c.num_envs ? StepCollectorCopy<Env>(c, ctl, i) : 0;
   int32_t offset = 0, total = 0;
   Scan(scan).ExclusiveSum(emitted, offset, total);
-  if (i >= c.env.n) return;
+  if (i >= c.num_envs) return;
   c.emit_offset[i] = offset;
   const int64_t first = static_cast<int64_t>(i) * c.n_step;
   for (int k = 0; k < emitted; ++k) CopyRow(c.emit, first + k, c.rows, offset + k, c.state_dim);
@@ -121,19 +145,45 @@ __global__ void __launch_bounds__(kBlock) CollectFusedKernel(CollectView c) {
 /// vector step happened in the step kernel before).
 __global__ void __launch_bounds__(kThreads) GatherKernel(CollectView c) {
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t e = c.env.n;
+  const int64_t e = c.num_envs;
   if (t >= e * c.n_step) return;
   const int64_t i = t / c.n_step, k = t % c.n_step;
   if (k < c.emit_count[i]) CopyRow(c.emit, t, c.rows, c.emit_offset[i] + k, c.state_dim);
   if (i == e - 1 && k == 0) FinishVectorStep(c, static_cast<int64_t>(c.emit_offset[i]) + c.emit_count[i]);
 }
 
+/// LaunchCollectStep for the environment Env.
+template <class Env>
+cudaError_t LaunchCollectStepFor(const CollectView& c, cudaStream_t stream) {
+  if (c.num_envs < 1 || c.state_dim > Env::kMaxStateDim) return cudaErrorInvalidValue;
+  CollectStepKernel<Env><<<Blocks(c.num_envs), kThreads, 0, stream>>>(c);
+  return cudaGetLastError();
+}
+
+/// LaunchCollect for the environment Env.
+template <class Env>
+cudaError_t LaunchCollectFor(const CollectView& c, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream) {
+  if (c.num_envs < 1 || c.state_dim > Env::kMaxStateDim) return cudaErrorInvalidValue;
+  if (c.num_envs <= 256) {
+    CollectFusedKernel<Env, 256><<<1, 256, 0, stream>>>(c);
+    return cudaGetLastError();
+  }
+  if (c.num_envs <= kMaxFusedCopies) {
+    CollectFusedKernel<Env, kMaxFusedCopies><<<1, kMaxFusedCopies, 0, stream>>>(c);
+    return cudaGetLastError();
+  }
+  if (cudaError_t e = LaunchCollectStepFor<Env>(c, stream); e != cudaSuccess) return e;
+  size_t bytes = scan_temp_bytes;
+  if (cudaError_t e = cub::DeviceScan::ExclusiveSum(scan_temp, bytes, c.emit_count, c.emit_offset, c.num_envs, stream); e != cudaSuccess)
+    return e;
+  GatherKernel<<<Blocks(static_cast<int64_t>(c.num_envs) * c.n_step), kThreads, 0, stream>>>(c);
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 cudaError_t LaunchCollectStep(const CollectView& c, cudaStream_t stream) {
-  if (c.env.n < 1 || c.state_dim > kMaxStateDim) return cudaErrorInvalidValue;
-  CollectStepKernel<<<Blocks(c.env.n), kThreads, 0, stream>>>(c);
-  return cudaGetLastError();
+  return c.env == CollectEnv::kTrading ? LaunchCollectStepFor<TradingCopies>(c, stream) : LaunchCollectStepFor<CartPoleCopies>(c, stream);
 }
 
 cudaError_t CollectScanTempBytes(int copies, size_t* bytes) {
@@ -142,21 +192,8 @@ cudaError_t CollectScanTempBytes(int copies, size_t* bytes) {
 }
 
 cudaError_t LaunchCollect(const CollectView& c, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream) {
-  if (c.env.n < 1 || c.state_dim > kMaxStateDim) return cudaErrorInvalidValue;
-  if (c.env.n <= 256) {
-    CollectFusedKernel<256><<<1, 256, 0, stream>>>(c);
-    return cudaGetLastError();
-  }
-  if (c.env.n <= kMaxFusedCopies) {
-    CollectFusedKernel<kMaxFusedCopies><<<1, kMaxFusedCopies, 0, stream>>>(c);
-    return cudaGetLastError();
-  }
-  if (cudaError_t e = LaunchCollectStep(c, stream); e != cudaSuccess) return e;
-  size_t bytes = scan_temp_bytes;
-  if (cudaError_t e = cub::DeviceScan::ExclusiveSum(scan_temp, bytes, c.emit_count, c.emit_offset, c.env.n, stream); e != cudaSuccess)
-    return e;
-  GatherKernel<<<Blocks(static_cast<int64_t>(c.env.n) * c.n_step), kThreads, 0, stream>>>(c);
-  return cudaGetLastError();
+  return c.env == CollectEnv::kTrading ? LaunchCollectFor<TradingCopies>(c, scan_temp, scan_temp_bytes, stream)
+                                       : LaunchCollectFor<CartPoleCopies>(c, scan_temp, scan_temp_bytes, stream);
 }
 
 }  // namespace dqn::cuda::detail

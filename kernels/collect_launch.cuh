@@ -1,16 +1,18 @@
 // The GPU collector's device data and launchers (issue 24; DESIGN sections 1, 4 and 7): one
-// vector step of CartPole copies acted, stepped and written into the GPU replay without the host.
-// Compiles with a host C++ compiler: no device code here (that is in collect.cu).
+// vector step of environment copies (CartPole or trading) acted, stepped and written into the GPU
+// replay without the host. Compiles with a host C++ compiler: no device code here (that is in
+// collect.cu, whose kernels take the environment as a template parameter: its largest
+// observation and one copy's step with its auto-reset; everything else is shared).
 //
 // One vector step, queued on the learner's stream after the acting forward (CudaLearner::
 // queue_act_forward wrote V and A of every copy's observation):
 //   1. LaunchCollect: one thread per copy does epsilon-greedy (rules/act_rules.h), the copy's
-//      CartPole step (env/cartpole_dynamics.h), the n-step rule (rules/n_step_rules.h) into the
-//      copy's emission slots and the episode statistics; then the emissions' offsets (an
-//      exclusive scan) lay the rows out in the host's order (copy by copy, oldest first), with
-//      their count, and the step counters advance. Up to kMaxFusedCopies copies this is one
-//      single-block kernel (a block-wide scan); beyond, the step kernel (LaunchCollectStep), CUB's
-//      device-wide scan and a gather kernel;
+//      step (env/cartpole_dynamics.h or env/trading_step.h), the n-step rule
+//      (rules/n_step_rules.h) into the copy's emission slots and the episode statistics; then
+//      the emissions' offsets (an exclusive scan) lay the rows out in the host's order (copy by
+//      copy, oldest first), with their count, and the step counters advance. Up to
+//      kMaxFusedCopies copies this is one single-block kernel (a block-wide scan); beyond, the
+//      step kernel (LaunchCollectStep), CUB's device-wide scan and a gather kernel;
 //   2. the replay's counted insert (CudaReplay::insert_device_counted) of those rows.
 // Nothing synchronizes, allocates or reads device values on the host: capturable.
 #pragma once
@@ -47,9 +49,21 @@ struct TransitionRows {
   float* discounts = nullptr;
 };
 
-/// Everything one vector step reads and writes (device pointers; E copies, D = 4, A actions).
+/// The environment a collector's copies run.
+enum class CollectEnv {
+  kCartPole,  ///< CartPoleDevice: D = 4, A = 2
+  kTrading,   ///< TradingDevice: D = trading::ObsDim (at most kMaxTradingObsDim), A = trading::NumActions
+};
+
+/// Largest trading observation the collector steps: 7 x 16 + 2 floats (lags <= 16, the config's bound).
+inline constexpr int kMaxTradingObsDim = trading::kFeatures * 16 + 2;
+
+/// Everything one vector step reads and writes (device pointers; E copies, D floats a state, A actions).
 struct CollectView {
-  CartPoleDevice env;           ///< the copies (E = env.n)
+  CollectEnv env = CollectEnv::kCartPole;
+  int num_envs = 0;             ///< E
+  CartPoleDevice cartpole;      ///< the copies when env is kCartPole
+  TradingDevice trading;        ///< the copies when env is kTrading
   float* obs = nullptr;         ///< [E x D] observations acted on; replaced by the next ones
   const float* v = nullptr;     ///< [E] V of obs (dueling), or null: a holds Q
   const float* a = nullptr;     ///< [E x A] A of obs (or Q)
@@ -93,7 +107,8 @@ struct CollectView {
 inline constexpr int kMaxFusedCopies = 1024;
 
 /// Step 1 above; `scan_temp` of CollectScanTempBytes(E) bytes (used beyond kMaxFusedCopies).
-/// cudaErrorInvalidValue for E < 1 or more than 4 state floats.
+/// cudaErrorInvalidValue for E < 1 or more state floats than the environment's largest (4 for
+/// CartPole, kMaxTradingObsDim for trading).
 cudaError_t LaunchCollect(const CollectView& c, void* scan_temp, size_t scan_temp_bytes, cudaStream_t stream);
 /// The copies' part of step 1 alone (one thread per copy, no row layout): part of LaunchCollect
 /// beyond kMaxFusedCopies, and what the collector's benchmark times as "the step".

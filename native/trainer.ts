@@ -30,7 +30,10 @@ export interface TrainerInfo {
   replayFallbackReason: string;
   /** Where the training environments step: on the GPU (device kernels, config env.collector) or the host. */
   collector: 'host' | 'device';
-  /** Why they step on the host although the config allowed the device ('' otherwise; it can change mid-run when the replay moves to the CPU). */
+  /**
+   * Why they step on the host although the config allowed the device (it can change mid-run when the replay moves to the CPU);
+   * with collector 'device', what still steps on the host (trading: the evaluation walks, whose figures the host's env computes); '' otherwise.
+   */
   collectorReason: string;
   stateDim: number;
   nActions: number;

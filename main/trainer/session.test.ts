@@ -31,9 +31,11 @@ class ScriptedTrainer implements NativeTrainer {
   ) {}
   replayFallbackReason = '';
   collectorReason = '';
+  /** Where the environments step; by default the device on CUDA unless a reason says why not. */
+  collector?: 'host' | 'device';
   get info() {
     const replayBackend = this.replayFallbackReason ? ('cpu' as const) : this.options.backend;
-    const collector = this.options.backend === 'cuda' && !this.collectorReason ? ('device' as const) : ('host' as const);
+    const collector = this.collector ?? (this.options.backend === 'cuda' && !this.collectorReason ? ('device' as const) : ('host' as const));
     return { backend: this.options.backend, replayBackend, replayFallbackReason: this.replayFallbackReason, collector, collectorReason: this.collectorReason, stateDim: 4, nActions: 2, causalFeatureNames: ['x'] };
   }
   get step() {
@@ -244,16 +246,39 @@ test('environments that cannot step on the device say why in events.log and the 
   };
   const make = (o: TrainerOptions) => {
     const t = new ScriptedTrainer(o, { stopAfterStep: moveAt });
-    t.collectorReason = "env 'trading' has no device kernel yet (CartPole has one)";
+    t.collectorReason = 'the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay';
     return t;
   };
   const h = await startRun({ config, runsDir }, { onBackends: (b) => badges.push(`${b.collector?.where}:${b.collector?.reason}`) }, deps(make));
   await h.done;
-  assert.deepEqual(badges, ["host:env 'trading' has no device kernel yet (CartPole has one)", 'host:the replay buffer moved to the CPU (cpu), so collection went on on the host']);
+  assert.deepEqual(badges, ['host:the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay', 'host:the replay buffer moved to the CPU (cpu), so collection went on on the host']);
   const fallbacks = readFileSync(join(h.runDir, 'events.log'), 'utf8').split('\n').filter((l) => l.includes('"fallback"'));
   assert.equal(fallbacks.length, 2);
-  assert.match(fallbacks[0]!, /environments on the host: env 'trading' has no device kernel yet/);
+  assert.match(fallbacks[0]!, /environments on the host: the replay buffer is on the CPU/);
   assert.match(fallbacks[1]!, /environments on the host: the replay buffer moved to the CPU/);
+});
+
+test("a note from environments on the device (trading's evaluation walks on the host) reaches the badges but is no fallback; a later move to the host is", async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const badges: string[] = [];
+  const note = "training episodes step on the GPU; evaluation walks step on the host, whose trading env computes the evaluation's figures";
+  const moveAt = (t: ScriptedTrainer) => {
+    if (t.step !== 30) return;
+    t.collector = 'host';
+    t.collectorReason = 'the replay buffer moved to the CPU (cpu), so collection went on on the host';
+  };
+  const make = (o: TrainerOptions) => {
+    const t = new ScriptedTrainer(o, { stopAfterStep: moveAt });
+    t.collector = 'device';
+    t.collectorReason = note;
+    return t;
+  };
+  const h = await startRun({ config, runsDir }, { onBackends: (b) => badges.push(`${b.collector?.where}:${b.collector?.reason}`) }, deps(make));
+  await h.done;
+  assert.deepEqual(badges, [`device:${note}`, 'host:the replay buffer moved to the CPU (cpu), so collection went on on the host']);
+  const fallbacks = readFileSync(join(h.runDir, 'events.log'), 'utf8').split('\n').filter((l) => l.includes('"fallback"'));
+  assert.equal(fallbacks.length, 1);
+  assert.match(fallbacks[0]!, /environments on the host: the replay buffer moved to the CPU/);
 });
 
 test('resuming a finished run says it is complete and how to extend it, without touching it', async () => {

@@ -251,7 +251,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
   };
   if (chosen.backend === 'cpu' && chosen.reason) event('fallback', `compute on CPU: ${chosen.reason}`);
   if (trainer.info.replayFallbackReason) event('fallback', `replay on CPU: ${trainer.info.replayFallbackReason}`);
-  if (trainer.info.collectorReason) event('fallback', `environments on the host: ${trainer.info.collectorReason}`);
+  if (trainer.info.collectorReason && trainer.info.collector === 'host') event('fallback', `environments on the host: ${trainer.info.collectorReason}`);
   for (const w of warnings) event('warning', w);
 
   let meta: CheckpointMeta = { step: 0, env_steps: 0, epoch: 0, wall_s: 0 };
@@ -282,7 +282,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
     const replayNow = trainer.info.replayFallbackReason, collectorNow = trainer.info.collectorReason;
     if (replayNow === replayReason && collectorNow === collectorReason) return;
     if (replayNow !== replayReason) event('fallback', `replay on CPU: ${replayNow}`);
-    if (collectorNow !== collectorReason) event('fallback', `environments on the host: ${collectorNow}`);
+    if (collectorNow !== collectorReason && trainer.info.collector === 'host') event('fallback', `environments on the host: ${collectorNow}`);
     replayReason = replayNow;
     collectorReason = collectorNow;
     announceBackends();

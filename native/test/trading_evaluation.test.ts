@@ -270,3 +270,17 @@ test('the trainer walks the test span only when asked, and reports it as its own
     t.close();
   }
 });
+
+test("a trading run asking for the device collector on the CPU backend steps on the host and says why; 'auto' keeps trading on the host without a word", () => {
+  const market = readCsv(resolve('resources/data/spy_1d_1999-2020.csv'));
+  const make = (collector: 'device' | 'auto') =>
+    createTrainer({ config: parseRunConfig({ env: { kind: 'trading', data: 'x.csv', num_envs: 4, collector }, network: { hidden: [8] } }), market, backend: 'cpu' });
+  const asked = make('device');
+  assert.equal(asked.info.collector, 'host');
+  assert.equal(asked.info.collectorReason, 'the compute backend is the CPU; the device collector acts with the CUDA learner');
+  asked.close();
+  const auto = make('auto');
+  assert.equal(auto.info.collector, 'host');
+  assert.equal(auto.info.collectorReason, '');
+  auto.close();
+});

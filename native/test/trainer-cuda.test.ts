@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 import { train } from '../../main/cli/run-cli.ts';
+import { loadOhlcv } from '../../main/trainer/data/ohlcv.ts';
 import { loadPreset } from '../../main/trainer/presets.ts';
 import { loadAddon } from '../addon.ts';
 import { readScalars } from '../scalars.ts';
 import { readRunMetrics } from '../../main/trainer/run-dir.ts';
-import { buildTrainer, createTrainer } from '../trainer.ts';
+import { buildTrainer, createTrainer, type NativeTrainer } from '../trainer.ts';
 
 const addon = loadAddon();
 const gpu = addon.backendInfo();
@@ -115,18 +116,16 @@ test('1,000 training steps with collection on the CPU make no host synchronizati
 // faster: from 256 copies and 256 env steps a training step, RESULTS run L44.)
 const onDevice = { env: { kind: 'cartpole' as const, num_envs: 4, collector: 'device' as const } };
 
-test("with env.collector 'device' on CUDA the environments step on the GPU: episodes come back in env-step order, and run() waits on the device as often at 1,000 steps as at 100", { skip }, async () => {
-  const t = createTrainer({ config: config(onDevice), backend: 'cuda' });
-  assert.equal(t.info.collector, 'device');
-  assert.equal(t.info.collectorReason, '');
-  const first = await t.run(50);  // the replay's count made exact once before the first sample; the step graph captured
-  assert.equal(first.steps, 50);
+/**
+ * Runs `t` (collecting on the device) for each count of training steps and checks its episodes as
+ * the host path reports them: in env-step order inside the run's env steps, the scalar block
+ * counting every one (from `episodes` reported before) with the last one's return; `check` sees
+ * each return and the block after the run. Returns the host synchronizations of each run().
+ */
+async function runsOnDevice(t: NativeTrainer, counts: number[], episodes: number, check: (ret: number, now: ReturnType<typeof readScalars>) => void): Promise<number[]> {
   let envSteps = readScalars(t.scalars, layout).env_steps!;
-  // learning_starts 256, one env step per gradient step, 4 copies: the vector steps until step 50 was due.
-  assert.equal(envSteps, Math.ceil((256 + 50) / 4) * 4);
-  let episodes = first.episodeReturns.length;
   const syncs: number[] = [];
-  for (const steps of [100, 1000]) {
+  for (const steps of counts) {
     const before = addon.cudaSyncCount();
     const r = await t.run(steps);
     syncs.push(addon.cudaSyncCount() - before);
@@ -138,16 +137,29 @@ test("with env.collector 'device' on CUDA the environments step on the GPU: epis
       const at = r.episodeEnvSteps[i]!;
       assert.ok(at > envSteps && at <= now.env_steps!, `episode ${i} ended at env step ${at}, in (${envSteps}, ${now.env_steps}]`);
       if (i > 0) assert.ok(at > r.episodeEnvSteps[i - 1]!, 'in env-step order');
-      // CartPole pays 1 a step: a return is the episode's length, 1 to 500.
-      const ret = r.episodeReturns[i]!;
-      assert.ok(Number.isInteger(ret) && ret >= 1 && ret <= 500, `return ${ret}`);
+      check(r.episodeReturns[i]!, now);
     }
     episodes += r.episodeReturns.length;
     assert.equal(now.episodes, episodes, 'the scalar block counts every episode reported');
     assert.equal(now.episodic_return, r.episodeReturns.at(-1));
-    assert.equal(now.episode_length, r.episodeReturns.at(-1));
     envSteps = now.env_steps!;
   }
+  return syncs;
+}
+
+test("with env.collector 'device' on CUDA the environments step on the GPU: episodes come back in env-step order, and run() waits on the device as often at 1,000 steps as at 100", { skip }, async () => {
+  const t = createTrainer({ config: config(onDevice), backend: 'cuda' });
+  assert.equal(t.info.collector, 'device');
+  assert.equal(t.info.collectorReason, '');
+  const first = await t.run(50);  // the replay's count made exact once before the first sample; the step graph captured
+  assert.equal(first.steps, 50);
+  // learning_starts 256, one env step per gradient step, 4 copies: the vector steps until step 50 was due.
+  assert.equal(readScalars(t.scalars, layout).env_steps, Math.ceil((256 + 50) / 4) * 4);
+  const syncs = await runsOnDevice(t, [100, 1000], first.episodeReturns.length, (ret, now) => {
+    // CartPole pays 1 a step: a return is the episode's length, 1 to 500.
+    assert.ok(Number.isInteger(ret) && ret >= 1 && ret <= 500, `return ${ret}`);
+    assert.equal(now.episode_length, now.episodic_return);
+  });
   assert.equal(syncs[1], syncs[0], `host synchronizations per run(): ${syncs.join(' at 100 steps, ')} at 1,000`);
   // The learner's finish, the episode log's count and entries, the replay's count.
   assert.ok(syncs[0]! <= 4, `${syncs[0]} synchronizations at the epoch boundary`);
@@ -172,7 +184,7 @@ test("env.collector 'auto' on CUDA steps the environments on the device from 256
   assert.equal(where(4096, 4), 'host', 'many copies, but a vector step every 1,024 training steps: the host keeps up');
 });
 
-test('environments that cannot step on the GPU step on the host and say why: trading, rank-based sampling, a CPU replay, a collector that does not fit, a replay that moves to the CPU', { skip }, async () => {
+test('environments that cannot step on the GPU step on the host and say why: rank-based sampling, a CPU replay, a collector that does not fit, a replay that moves to the CPU', { skip }, () => {
   const reason = (patch: Partial<RunConfigInput>) => {
     const t = createTrainer({ config: config({ ...onDevice, ...patch }), backend: 'cuda' });
     const out = [t.info.collector, t.info.collectorReason];
@@ -186,15 +198,65 @@ test('environments that cannot step on the GPU step on the host and say why: tra
   const [where, why] = reason({ env: { kind: 'cartpole', num_envs: 4, collector: 'device', simulate_collector_oom: true } });
   assert.equal(where, 'host');
   assert.match(why!, /^the device collector does not fit: out of memory: the GPU collector of 4 environments needs [0-9.]+ GiB, [0-9.]+ GiB free$/);
+});
+
+// Trading on the device collector (issue 24): asked for with env.collector 'device', never
+// picked by 'auto' (not yet measured); its evaluation walks stay on the host.
+const TRADING_NOTE = "training episodes step on the GPU; evaluation walks step on the host, whose trading env computes the evaluation's figures";
+const spy = () => loadOhlcv('resources/data/spy_1d_1999-2020.csv').bars;
+const tradingOnDevice = () =>
+  config({
+    env: { kind: 'trading', data: 'spy.csv', num_envs: 4, episode_length: 40, collector: 'device' },
+    schedule: { learning_starts: 200, train_every: 1, q_stats_interval: 10, causal_interval: 100 },
+  });
+
+test("a trading run with env.collector 'device' steps its training episodes on the GPU and reports them as the host does: in env-step order, counted, lengths up to episode_length", { skip }, async () => {
+  const t = createTrainer({ config: tradingOnDevice(), market: spy(), backend: 'cuda' });
+  assert.equal(t.info.collector, 'device');
+  assert.equal(t.info.collectorReason, TRADING_NOTE);
+  assert.equal(t.info.stateDim, 51);
+  assert.equal(t.info.nActions, 45);
+  // 4 copies, episodes of at most 40 steps: every copy ends some in 300 training steps.
+  const syncs = await runsOnDevice(t, [300, 600], 0, (ret, now) => {
+    assert.ok(Number.isFinite(ret), `return ${ret}`);
+    assert.ok(now.episode_length! >= 1 && now.episode_length! <= 40, `episode length ${now.episode_length}`);
+  });
+  assert.equal(syncs[1], syncs[0], `host synchronizations per run(): ${syncs.join(', ')}`);
+  // The evaluation walk steps on the host's env, from the weights the device trained.
+  const ev = await t.evaluate(1);
+  assert.equal(ev.episodes, 1);
+  assert.ok(Number.isFinite(ev.metrics.return!) && ev.metrics.bars! > 0, `validation walk: ${JSON.stringify(ev.metrics)}`);
+  t.close();
+});
+
+test("env.collector 'auto' keeps trading on the host, even at the shape where it picks the device for CartPole", { skip }, () => {
+  const t = createTrainer({
+    config: config({
+      env: { kind: 'trading', data: 'spy.csv', num_envs: 256, episode_length: 40 },
+      schedule: { learning_starts: 512, train_every: 256, q_stats_interval: 10, causal_interval: 100 },
+    }),
+    market: spy(),
+    backend: 'cuda',
+  });
+  assert.equal(t.info.collector, 'host');
+  assert.equal(t.info.collectorReason, '');
+  t.close();
+});
+
+test('the trading-6e preset with the device collector trains and evaluates from the CLI, which says where the environments and the evaluation step', { skip }, async () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
   const preset = loadPreset('trading-6e');
   const file = join(runs, 'trading-6e-device.json');
   writeFileSync(file, JSON.stringify({ ...preset, env: { ...preset.env, collector: 'device' } }));
-  const r = train(['--config', file, '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '200', '--runs-dir', runs, '--json']);
+  const r = train(['--config', file, '--backend', 'cuda', '--epochs', '1', '--steps-per-epoch', '1000', '--runs-dir', runs, '--json']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /environments: host \(env 'trading' has no device kernel yet \(CartPole has one\)\)/);
+  assert.ok(r.stderr.includes(`environments: device (${TRADING_NOTE})`), r.stderr);
   const dir = readdirSync(runs).find((d) => d !== 'trading-6e-device.json');
-  assert.match(readFileSync(join(runs, dir!, 'events.log'), 'utf8'), /"kind":"fallback","message":"environments on the host: env 'trading' has no device kernel yet/);
+  assert.doesNotMatch(readFileSync(join(runs, dir!, 'events.log'), 'utf8'), /environments on the host/);
+  const metrics = await readRunMetrics(join(runs, dir!));
+  assert.ok(metrics.some((x) => x.type === 'episode'), 'training episodes reach metrics.jsonl');
+  const evals = metrics.flatMap((x) => (x.type === 'epoch' ? [x.eval_mean_return] : []));
+  assert.ok(evals.length === 1 && Number.isFinite(evals[0]), `the epoch's validation walk: ${evals.join(', ')}`);
 });
 
 test('the cartpole preset with the device collector learns CartPole: a greedy mean return >= 475 at some epoch (seed 1)', { skip }, async () => {

@@ -2,6 +2,7 @@
 #include "cuda/device_collection.h"
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "cuda/cuda_learner.h"
@@ -79,6 +80,7 @@ CollectionChoice MakeDeviceCollection(const TrainerConfig& config, Learner& lear
   k.num_envs = config.env.num_envs;
   k.seed = config.env.seed;
   k.max_episode_steps = config.env.max_episode_steps;
+  if (config.env.kind == "trading") k.trading = config.env;
   k.n_step = config.n_step;
   k.gamma = config.gamma;
   k.eps_start = config.exploration.eps_start, k.eps_end = config.exploration.eps_end;
@@ -90,6 +92,8 @@ CollectionChoice MakeDeviceCollection(const TrainerConfig& config, Learner& lear
   } catch (const CudaError& e) {
     if (e.sticky()) throw;
     return {nullptr, std::string("the device collector does not fit: ") + e.what()};
+  } catch (const std::invalid_argument& e) {  // an environment the collector cannot step (trading rows wider than it holds)
+    return {nullptr, std::string("the device collector cannot step this environment: ") + e.what()};
   }
 }
 

@@ -9,6 +9,7 @@
 #include "cpu/rng.h"
 #include "cuda/carver.h"
 #include "cuda/cuda_replay.h"
+#include "cuda/device_trading_env.h"
 #include "cuda/graph.h"
 #include "cuda/status.h"
 #include "cuda/sync.h"
@@ -23,16 +24,28 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
                                 "eps_decay_steps >= 1; got " + std::to_string(k.num_envs) + ", " +
                                 std::to_string(k.max_episode_steps) + ", " + std::to_string(k.n_step) + ", " +
                                 std::to_string(k.gamma) + ", " + std::to_string(k.eps_decay_steps));
-  if (net.state_dim != 4 || net.n_actions != 2)
-    throw std::invalid_argument("the GPU collector steps CartPole (4 observations, 2 actions); the network has " +
+  if (k.trading) {
+    EnvSpec spec = *k.trading;
+    spec.num_envs = k.num_envs, spec.seed = k.seed;
+    trading_ = std::make_unique<DeviceTradingEnv>(spec, EnvRole::kTrain);
+    if (trading_->obs_dim() > detail::kMaxTradingObsDim)
+      throw std::invalid_argument("the GPU collector's trading copies observe at most " + std::to_string(detail::kMaxTradingObsDim) +
+                                  " floats (lags <= 16); got " + std::to_string(trading_->obs_dim()));
+  }
+  const int env_dim = trading_ ? trading_->obs_dim() : 4, env_actions = trading_ ? trading_->num_actions() : 2;
+  if (net.state_dim != env_dim || net.n_actions != env_actions)
+    throw std::invalid_argument(std::string("the GPU collector steps ") + (trading_ ? "trading" : "CartPole") + " (" +
+                                std::to_string(env_dim) + " observations, " + std::to_string(env_actions) + " actions); the network has " +
                                 std::to_string(net.state_dim) + " inputs and " + std::to_string(net.n_actions) + " actions");
-  const int64_t e = k.num_envs, d = 4, n = k.n_step, rows = e * n;
+  const int64_t e = k.num_envs, d = env_dim, n = k.n_step, rows = e * n;
   const int64_t log_capacity = std::clamp<int64_t>(e * 1024, int64_t{1} << 16, int64_t{1} << 22);
   detail::CollectView& v = view_;
   const auto carve = [&](Carver& c) {
-    v.env.state = c.take<double>(4 * e);
-    v.env.elapsed = c.take<int32_t>(e);
-    v.env.rng = c.take<uint64_t>(4 * e);
+    if (!trading_) {  // the trading copies live in trading_'s block
+      v.cartpole.state = c.take<double>(4 * e);
+      v.cartpole.elapsed = c.take<int32_t>(e);
+      v.cartpole.rng = c.take<uint64_t>(4 * e);
+    }
     v.obs = c.take<float>(e * d);
     v.ring_states = c.take<float>(rows * d);
     v.ring_actions = c.take<int32_t>(rows);
@@ -75,8 +88,15 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
   carve(place);
   scan_temp_ = static_cast<char*>(block_) + place.used();
   v.log_capacity = log_capacity;
-  v.env.n = k.num_envs;
-  v.env.max_episode_steps = k.max_episode_steps;
+  v.num_envs = k.num_envs;
+  if (trading_) {
+    v.env = detail::CollectEnv::kTrading;
+    v.trading = trading_->view();
+  } else {
+    v.env = detail::CollectEnv::kCartPole;
+    v.cartpole.n = k.num_envs;
+    v.cartpole.max_episode_steps = k.max_episode_steps;
+  }
   act_.x = v.obs;
   act_.rows = k.num_envs;
   v.v = net.dueling ? act_.v : nullptr;
@@ -89,16 +109,21 @@ DeviceCollector::DeviceCollector(const DeviceCollectorConfig& config, const NetC
   v.eps_start = k.eps_start, v.eps_end = k.eps_end;
   v.eps_decay_steps = k.eps_decay_steps, v.learning_starts = k.learning_starts;
   try {
-    // Zeros (rings, statistics, counters), the copies' reset streams, then the copies' resets.
+    // Zeros (rings, statistics, counters), the copies' reset streams, then the copies' resets
+    // (the trading copies' streams were seeded by trading_).
     Check(cudaMemset(block_, 0, measure.used()), "clearing the collector's buffers");
-    std::vector<uint64_t> words(4 * static_cast<size_t>(e));
-    for (int i = 0; i < k.num_envs; ++i) {
-      const auto s = Rng(k.seed, 1000 + static_cast<uint64_t>(i)).state();  // CartPoleVecEnv's copy i
-      std::memcpy(&words[4 * static_cast<size_t>(i)], s.data(), sizeof s);
+    if (trading_) {
+      trading_->reset(v.obs, nullptr);
+    } else {
+      std::vector<uint64_t> words(4 * static_cast<size_t>(e));
+      for (int i = 0; i < k.num_envs; ++i) {
+        const auto s = Rng(k.seed, 1000 + static_cast<uint64_t>(i)).state();  // CartPoleVecEnv's copy i
+        std::memcpy(&words[4 * static_cast<size_t>(i)], s.data(), sizeof s);
+      }
+      Check(cudaMemcpy(v.cartpole.rng, words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice),
+            "copying the environments' reset streams");
+      Check(detail::LaunchCartPoleReset(v.cartpole, v.obs, nullptr), "resetting the environments");
     }
-    Check(cudaMemcpy(v.env.rng, words.data(), words.size() * sizeof(uint64_t), cudaMemcpyHostToDevice),
-          "copying the environments' reset streams");
-    Check(detail::LaunchCartPoleReset(v.env, v.obs, nullptr), "resetting the environments");
     Synchronize(nullptr, "resetting the environments");
   } catch (...) {
     cudaFree(block_);

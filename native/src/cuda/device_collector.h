@@ -1,12 +1,15 @@
-// The GPU collector (issue 24; DESIGN sections 1, 4 and 7): CartPole copies on the device, acted
-// on from the learner's online weights as they are on the device (no host copy, no refresh
-// interval), their n-step transitions written straight into the GPU replay at max priority. One
-// vector step is a few launches on the learner's stream (kernels/collect_launch.cuh lists them)
+// The GPU collector (issue 24; DESIGN sections 1, 4 and 7): environment copies (CartPole or
+// trading) on the device, acted on from the learner's online weights as they are on the device
+// (no host copy, no refresh interval), their n-step transitions written straight into the GPU
+// replay at max priority. One vector step is a few launches on the learner's stream (kernels/collect_launch.cuh lists them)
 // and reads nothing on the host: training launches it as one CUDA graph (launch()), and a run of
-// vector steps and training steps can be captured in one graph. The rules are the host's: CartPole's step (env/cartpole_dynamics.h, bit for bit
-// with CartPoleVecEnv), the n-step rule (rules/n_step_rules.h, bit for bit with
-// NStepAccumulator), epsilon-greedy from counter-based draws (rules/act_rules.h);
-// native/test/cuda/env_cuda_tool.cpp checks each against the host step by step.
+// vector steps and training steps can be captured in one graph. The rules are the host's: the
+// environment's step (env/cartpole_dynamics.h, bit for bit with CartPoleVecEnv; or
+// env/trading_step.h, bit for bit with the training TradingEnv), the n-step rule
+// (rules/n_step_rules.h, bit for bit with NStepAccumulator), epsilon-greedy from counter-based draws (rules/act_rules.h);
+// native/test/cuda/env_cuda_tool.cpp and collect_cuda_tool.cpp check each against the host step
+// by step. Only training episodes step here: evaluation walks stay on the host's env, which
+// computes the evaluation's figures.
 //
 // Usage:
 //   DeviceCollector c(config, net);        // throws CudaError (out of memory, ...)
@@ -17,21 +20,27 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "cuda/cuda_learner.h"
+#include "env/make_env.h"
 #include "kernels/collect_launch.cuh"
 #include "model/param_layout.h"
 
 namespace dqn::cuda {
 
 class CudaReplay;
+class DeviceTradingEnv;
 
 /// What a DeviceCollector collects with (the trainer's fields of the same names).
 struct DeviceCollectorConfig {
-  int num_envs = 1;            ///< E, CartPole copies
-  uint64_t seed = 1;           ///< copy i resets from Rng(seed, 1000 + i) (CartPoleVecEnv); exploration from DrawExploration(seed, ..)
-  int max_episode_steps = 500; ///< truncation
+  int num_envs = 1;            ///< E, environment copies
+  uint64_t seed = 1;           ///< copy i resets from Rng(seed, 1000 + i) (CartPoleVecEnv, the training TradingEnv); exploration from DrawExploration(seed, ..)
+  int max_episode_steps = 500; ///< CartPole's truncation
+  /// The trading environment's spec (its num_envs and seed are the two above), or none: CartPole.
+  std::optional<EnvSpec> trading;
   int n_step = 1;
   double gamma = 0.99;
   double eps_start = 1.0, eps_end = 0.05;
@@ -44,10 +53,13 @@ class DeviceCollector {
  public:
   /// Allocates the copies, rings, emission and row buffers and the acting forward's activations
   /// (one device block) and resets every copy (queued on the default stream, then waited for).
+  /// Trading copies upload their tables first (DeviceTradingEnv, the training role).
   /// @throws std::invalid_argument unless num_envs >= 1, max_episode_steps >= 1, n_step >= 1,
-  ///         gamma in [0, 1], eps_decay_steps >= 1 and net is CartPole's (4 inputs, 2 actions);
+  ///         gamma in [0, 1], eps_decay_steps >= 1 and net's inputs and actions are the
+  ///         environment's (CartPole: 4 and 2; trading: ObsDim <= kMaxTradingObsDim and
+  ///         NumActions), or for the trading spec's faults (as MakeTradingEnv);
   ///         CudaError when the buffers do not fit (or simulate_oom): "out of memory: the GPU collector of E
-  ///         environments needs N GiB, M GiB free".
+  ///         environments needs N GiB, M GiB free" (or the trading tables' own message).
   DeviceCollector(const DeviceCollectorConfig& config, const NetConfig& net);
   ~DeviceCollector();
   DeviceCollector(const DeviceCollector&) = delete;
@@ -91,6 +103,7 @@ class DeviceCollector {
 
  private:
   DeviceCollectorConfig config_;
+  std::unique_ptr<DeviceTradingEnv> trading_;  // the trading copies' tables, states and streams (or null: CartPole)
   void* block_ = nullptr;
   void* scan_temp_ = nullptr;
   size_t scan_temp_bytes_ = 0;

@@ -1,6 +1,8 @@
 // Where a run collects (see make_collection.h).
 #include "train/make_collection.h"
 
+#include <string>
+
 #include "train/trainer.h"
 #ifdef DQN_WITH_CUDA
 #include "cuda/device_collection.h"
@@ -16,12 +18,19 @@ namespace {
 /// host then spends longer on a training step's env steps than the GPU on the step).
 constexpr int64_t kAutoDeviceFrom = 256;
 
-/// Whether auto asks for the device: the CUDA backend, an environment with a device kernel, a
-/// sampler the device's inserts can feed, and a shape from which the device is the faster.
+/// Whether auto asks for the device: the CUDA backend, CartPole, a sampler the device's inserts
+/// can feed, and a shape from which the device is the faster. Trading has a device kernel too,
+/// but auto keeps it on the host: nothing has measured yet whether the device pays for trading.
 bool AutoWantsDevice(const TrainerConfig& c) {
   return c.compute == Compute::kCuda && c.env.kind == "cartpole" && c.replay.sampler != Sampler::kRank &&
          c.env.num_envs >= kAutoDeviceFrom && c.train_every >= kAutoDeviceFrom;
 }
+
+bool HasDeviceKernel(const std::string& kind) { return kind == "cartpole" || kind == "trading"; }
+
+/// What a trading run that collects on the device still does on the host (the choice's note).
+constexpr const char* kTradingEvalNote =
+    "training episodes step on the GPU; evaluation walks step on the host, whose trading env computes the evaluation's figures";
 
 }  // namespace
 
@@ -29,13 +38,15 @@ CollectionChoice MakeCollection(const TrainerConfig& config, Learner& learner, R
   if (config.collector == Collector::kHost || (config.collector == Collector::kAuto && !AutoWantsDevice(config))) return {};
   if (config.compute != Compute::kCuda)
     return {nullptr, "the compute backend is the CPU; the device collector acts with the CUDA learner"};
-  if (config.env.kind != "cartpole")
-    return {nullptr, "env '" + config.env.kind + "' has no device kernel yet (CartPole has one)"};
+  if (!HasDeviceKernel(config.env.kind))
+    return {nullptr, "env '" + config.env.kind + "' has no device kernel (CartPole and trading have one)"};
   if (config.replay.sampler == Sampler::kRank)
     return {nullptr, "rank-based sampling sorts on the host's count of transitions, which device collection updates only at "
                      "the epoch boundary; use the proportional or uniform sampler"};
 #ifdef DQN_WITH_CUDA
-  return cuda::MakeDeviceCollection(config, learner, replay);
+  CollectionChoice choice = cuda::MakeDeviceCollection(config, learner, replay);
+  if (choice.device && config.env.kind == "trading") choice.reason = kTradingEvalNote;
+  return choice;
 #else
   (void)learner, (void)replay;
   return {nullptr, "this build of the addon has no CUDA backend"};

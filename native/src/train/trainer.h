@@ -148,9 +148,10 @@ class Trainer {
   std::string compute_backend() const { return learner_->backend(); }
   /// Where the training environments step now: "device" or "host".
   std::string collector() const { return device_ ? "device" : "host"; }
-  /// Why they step on the host although the config allowed the device ("" otherwise): set at
-  /// construction (no kernel for this env, CPU backend, rank sampler, out of memory, ...) or
-  /// later (the replay moved to the CPU).
+  /// Why they step on the host although the config allowed the device: set at construction (no
+  /// kernel for this env, CPU backend, rank sampler, out of memory, ...) or later (the replay
+  /// moved to the CPU). On the device, what still steps on the host (trading's evaluation walks);
+  /// "" otherwise.
   std::string collector_reason() const { return collector_reason_; }
 
  private:

@@ -4,7 +4,8 @@
 //                             step, on the same seeds: the acting forward's Q-values against the
 //                             CPU network's (FP32, within 1e-4 relative), every action against
 //                             the epsilon-greedy rule applied to the device's own Q-values (exact),
-//                             the next observations against CartPoleVecEnv stepped with those
+//                             the next observations against the host env (CartPoleVecEnv, or the
+//                             training TradingEnv on the 6E file's bars) stepped with those
 //                             actions, the emitted transitions against NStepAccumulator's (count,
 //                             order and bits), the episode statistics, and at the end the GPU
 //                             replay's slots (after wrapping), cursor, size and leaf priorities
@@ -13,16 +14,20 @@
 //                             the weights as they change on the device. Copy counts 1 to 1,024
 //                             run the single-block vector step (256, 257 and 1,024 at its
 //                             edges), 1,025 and 4,096 the device-wide one; all but 1 and 4,096
-//                             launch each vector step as a CUDA graph (as training does). Exit
-//                             status 1 on any difference.
+//                             launch each vector step as a CUDA graph (as training does). Then
+//                             trading at 1, 64 (lags 16, step actions, gaps sold, trained between
+//                             vector steps), 300 and 1,025 copies (the device-wide path). The
+//                             CSV: $DQN_TRADING_CSV or resources/data/6EH4_cme_1m_2024-01.csv.
+//                             DQN_COLLECT_CASE=k runs case k alone. Exit status 1 on any difference.
 //   collect_cuda_tool bench   env steps per second of the collector (acting forward + step +
 //                             n-step + counted replay insert, 100 vector steps per CUDA graph) at
 //                             16, 256, 4,096 and 65,536 environments; one vector step as training
 //                             launches it (DeviceCollector::launch: one graph a vector step) and
 //                             eagerly, with its eager parts timed alone (the acting forward; the
 //                             advance: step, row layout and insert); and the host path
-//                             (CartPoleVecEnv, CPU acting forward, n-step, replay insert from host
-//                             memory) at the same sizes.
+//                             (the CPU env, CPU acting forward, n-step, replay insert from host
+//                             memory) at the same sizes; CartPole, then trading (51 -> 256 x 256
+//                             -> 45, the trading-6e preset's network).
 //   collect_cuda_tool epoch   GPU idle fraction inside an epoch of training with the device
 //                             collector at 1, 16 and 256 environments (the cartpole preset's shape).
 #include <cuda_runtime.h>
@@ -42,8 +47,10 @@
 #include "cuda/cuda_replay.h"
 #include "cuda/device_collector.h"
 #include "env/cartpole.h"
+#include "env/trading_env.h"
 #include "model/q_network.h"
 #include "replay/replay.h"
+#include "native/test/cuda/ohlcv_csv.h"
 #include "native/test/cuda/tool.h"
 #include "native/test/cuda/tool_learner.h"
 #include "rules/act_rules.h"
@@ -78,23 +85,62 @@ dqn::LearnerConfig LearnerOptions(int64_t batch, dqn::Precision precision) {
   return c;
 }
 
+/// The trading cases' environment (the CSV's bars; num_envs, seed and episode_length set per case).
+enum class TradingKind {
+  kNone,     ///< CartPole
+  kDefault,  ///< the default trading config: target actions, gaps held, lags 7 (51 floats, 45 actions)
+  kWide,     ///< step actions, gaps sold, decision interval 3, change penalty, financing, lags 16 (114 floats, 4 actions)
+};
+
 struct CheckCase {
-  int envs, n_step, limit, steps;
+  int envs, n_step, limit, steps;  ///< limit: CartPole's max_episode_steps, trading's episode_length
   int64_t learning_starts, capacity;
   int train_every;  ///< vector steps per training step (0: no training)
   uint64_t seed;
   bool graph;       ///< vector steps as training launches them (DeviceCollector::launch), else act() then advance()
+  TradingKind trading = TradingKind::kNone;
 };
+
+/// The trading spec of a case (its num_envs and seed are the collector's).
+dqn::EnvSpec TradingSpec(const CheckCase& c) {
+  dqn::EnvSpec s;
+  s.kind = "trading";
+  s.num_envs = c.envs;
+  s.seed = c.seed;
+  s.market = tool::TradingBars(nullptr);
+  s.reward_scale = 1e4;  // the presets' basis points
+  s.episode_length = c.limit;
+  if (c.trading == TradingKind::kWide) {
+    s.lags = 16;
+    s.action_space = dqn::ActionSpace::kStep;
+    s.gap_policy = dqn::GapPolicy::kFlat;
+    s.decision_interval = 3;
+    s.change_penalty_bps = 1;
+    s.financing_rate = 0.05;
+    s.max_position = 2;
+    s.cost_bps = 1;
+  }
+  return s;
+}
+
+/// The host's environment of a case: CartPoleVecEnv, or the training TradingEnv of the same spec.
+std::unique_ptr<dqn::VecEnv> HostEnv(const CheckCase& c) {
+  if (c.trading == TradingKind::kNone) return std::make_unique<dqn::CartPoleVecEnv>(c.envs, c.seed, c.limit);
+  return dqn::MakeTradingEnv(TradingSpec(c), dqn::EnvRole::kTrain);
+}
 
 /// The collector and the host side by side over c.steps vector steps; returns the failures counted.
 int CompareCollector(const CheckCase& c) {
   const int before = g_failures;
-  std::printf("collector envs=%d n=%d limit=%d: %d vector steps, training every %d, %s\n", c.envs, c.n_step, c.limit, c.steps,
-              c.train_every, c.graph ? "one graph a vector step" : "eager");
-  const dqn::NetConfig net{4, 2, {64, 64}, true, {}};
+  const char* env_name = c.trading == TradingKind::kNone ? "cartpole" : c.trading == TradingKind::kDefault ? "trading" : "trading-wide";
+  std::printf("collector %s envs=%d n=%d limit=%d: %d vector steps, training every %d, %s\n", env_name, c.envs, c.n_step, c.limit,
+              c.steps, c.train_every, c.graph ? "one graph a vector step" : "eager");
+  const std::unique_ptr<dqn::VecEnv> host = HostEnv(c);
+  const int d = host->obs_dim(), a = host->num_actions();
+  const dqn::NetConfig net{d, a, {64, 64}, true, {}};
   dqn::ReplayConfig rc;
   rc.capacity = c.capacity;
-  rc.state_dim = 4;
+  rc.state_dim = d;
   rc.seed = c.seed;
   CudaReplay replay(rc, dqn::cuda::CudaReplayOptions{});  // before the learner: a learner that trained on it syncs its stream when destroyed
   CudaLearner learner(net, LearnerOptions(32, dqn::Precision::kFP32), c.seed, {});
@@ -109,21 +155,21 @@ int CompareCollector(const CheckCase& c) {
   dc.eps_end = 0.05;
   dc.eps_decay_steps = std::max<int64_t>(1, static_cast<int64_t>(c.envs) * c.steps / 2);
   dc.learning_starts = c.learning_starts;
+  if (c.trading != TradingKind::kNone) dc.trading = TradingSpec(c);
   DeviceCollector col(dc, net);
   const cudaStream_t s = replay.stream();
   const dqn::cuda::detail::CollectView& v = col.view();
 
   const int e = c.envs;
-  const size_t e4 = 4 * static_cast<size_t>(e);
-  dqn::CartPoleVecEnv host(e, c.seed, c.limit);
-  dqn::NStepAccumulator acc(e, 4, c.n_step, 0.99);
-  dqn::TransitionStaging staging(4), all(4);
-  std::vector<float> obs(e4), next_obs(e4), final_obs(e4), rewards(static_cast<size_t>(e));
+  const size_t ed = static_cast<size_t>(d) * static_cast<size_t>(e), ud = static_cast<size_t>(d);
+  dqn::NStepAccumulator acc(e, d, c.n_step, 0.99);
+  dqn::TransitionStaging staging(d), all(d);
+  std::vector<float> obs(ed), next_obs(ed), final_obs(ed), rewards(static_cast<size_t>(e));
   std::vector<uint8_t> term(static_cast<size_t>(e)), trunc(static_cast<size_t>(e));
   std::vector<int64_t> episodes(static_cast<size_t>(e), 0);
   std::vector<double> ep_return(static_cast<size_t>(e), 0), return_sum(static_cast<size_t>(e), 0);
-  host.reset(obs.data());
-  EXPECT(SameBits(obs.data(), Download(v.obs, static_cast<int64_t>(e4), s).data(), static_cast<int64_t>(e4)),
+  host->reset(obs.data());
+  EXPECT(SameBits(obs.data(), Download(v.obs, static_cast<int64_t>(ed), s).data(), static_cast<int64_t>(ed)),
          "envs=%d: first observations differ", e);
   dqn::Workspace ws(learner.layout(), e);
   dqn::ScalarBlock scalars;
@@ -136,15 +182,15 @@ int CompareCollector(const CheckCase& c) {
       col.launch(learner, replay);
     else
       col.act(learner, replay);
-    const std::vector<float> dv = Download(v.v, e, s), da = Download(v.a, 2 * static_cast<int64_t>(e), s);
+    const std::vector<float> dv = Download(v.v, e, s), da = Download(v.a, static_cast<int64_t>(a) * e, s);
     dqn::LearnerTensors tensors;
     learner.save_params(tensors);
     dqn::Forward(learner.layout(), dqn::ParamView(learner.layout(), tensors.online.data()), obs.data(), e, ws);
     for (int i = 0; i < e; ++i) {
-      const float* ai = &da[2 * static_cast<size_t>(i)];
-      const float mean = dqn::rules::AdvantageMean(ai, 2);
-      for (int k = 0; k < 2; ++k) {
-        const double q = dqn::rules::DuelingQ(dv[static_cast<size_t>(i)], ai[k], mean), ref = ws.q()[2 * i + k];
+      const float* ai = &da[static_cast<size_t>(a) * static_cast<size_t>(i)];
+      const float mean = dqn::rules::AdvantageMean(ai, a);
+      for (int k = 0; k < a; ++k) {
+        const double q = dqn::rules::DuelingQ(dv[static_cast<size_t>(i)], ai[k], mean), ref = ws.q()[a * i + k];
         q_worst = std::max(q_worst, std::fabs(q - ref) / (1.0 + std::fabs(ref)));
       }
     }
@@ -153,29 +199,31 @@ int CompareCollector(const CheckCase& c) {
     const std::vector<int32_t> actions = Download(v.actions, e, s);
     const double eps = dqn::rules::EpsilonAt(dc.eps_start, dc.eps_end, dc.eps_decay_steps, dc.learning_starts, env_steps);
     for (int i = 0; i < e && g_failures == before; ++i) {
-      const dqn::rules::ExploreDraw d = dqn::rules::DrawExploration(c.seed, t, i, 2);
-      const bool explore = d.u < eps;
+      const dqn::rules::ExploreDraw draw = dqn::rules::DrawExploration(c.seed, t, i, a);
+      const bool explore = draw.u < eps;
       greedy += explore ? 0 : 1;
-      const int32_t want = explore ? d.random_action : dqn::rules::GreedyAction(&da[2 * static_cast<size_t>(i)], &dv[static_cast<size_t>(i)], 2);
+      const int32_t want =
+          explore ? draw.random_action
+                  : dqn::rules::GreedyAction(&da[static_cast<size_t>(a) * static_cast<size_t>(i)], &dv[static_cast<size_t>(i)], a);
       EXPECT(actions[static_cast<size_t>(i)] == want, "envs=%d: copy %d at vector step %d took action %d, the rule says %d (%s)", e, i, t,
              actions[static_cast<size_t>(i)], want, explore ? "explore" : "greedy");
     }
-    host.step(actions.data(), next_obs.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
+    host->step(actions.data(), next_obs.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
     staging.clear();
     for (int i = 0; i < e; ++i) {
       const size_t u = static_cast<size_t>(i);
-      acc.push(i, &obs[4 * u], actions[u], rewards[u], &final_obs[4 * u], term[u] != 0, trunc[u] != 0, staging);
+      acc.push(i, &obs[ud * u], actions[u], rewards[u], &final_obs[ud * u], term[u] != 0, trunc[u] != 0, staging);
       ep_return[u] += rewards[u];
       if (term[u] || trunc[u]) ++episodes[u], return_sum[u] += ep_return[u], ep_return[u] = 0;
     }
-    EXPECT(SameBits(next_obs.data(), Download(v.obs, static_cast<int64_t>(e4), s).data(), static_cast<int64_t>(e4)),
+    EXPECT(SameBits(next_obs.data(), Download(v.obs, static_cast<int64_t>(ed), s).data(), static_cast<int64_t>(ed)),
            "envs=%d: next observations differ at vector step %d", e, t);
     const int64_t rows = Download(v.row_count, 1, s)[0], want_rows = staging.count();
     EXPECT(rows == want_rows, "envs=%d: %lld transitions emitted at vector step %d, the host's n-step rule emits %lld", e,
            static_cast<long long>(rows), t, static_cast<long long>(want_rows));
     if (rows == want_rows) {
-      const bool same = SameBits(staging.states().data(), Download(v.rows.states, 4 * rows, s).data(), 4 * rows) &&
-                        SameBits(staging.next_states().data(), Download(v.rows.next_states, 4 * rows, s).data(), 4 * rows) &&
+      const bool same = SameBits(staging.states().data(), Download(v.rows.states, d * rows, s).data(), d * rows) &&
+                        SameBits(staging.next_states().data(), Download(v.rows.next_states, d * rows, s).data(), d * rows) &&
                         SameBits(staging.actions().data(), Download(v.rows.actions, rows, s).data(), rows) &&
                         SameBits(staging.rewards().data(), Download(v.rows.rewards, rows, s).data(), rows) &&
                         SameBits(staging.dones().data(), Download(v.rows.dones, rows, s).data(), rows) &&
@@ -185,7 +233,7 @@ int CompareCollector(const CheckCase& c) {
     if (staging.count() > 0) cpu_replay->insert(staging.batch());
     for (int64_t r = 0; r < staging.count(); ++r) {
       const size_t u = static_cast<size_t>(r);
-      all.append(&staging.states()[4 * u], staging.actions()[u], staging.rewards()[u], &staging.next_states()[4 * u],
+      all.append(&staging.states()[ud * u], staging.actions()[u], staging.rewards()[u], &staging.next_states()[ud * u],
                  staging.dones()[u] != 0, staging.discounts()[u]);
     }
     obs.swap(next_obs);
@@ -231,7 +279,7 @@ int CompareCollector(const CheckCase& c) {
   for (int64_t j = 0; j < size && got.size == size; ++j) {
     const int64_t r = total - 1 - ((total - 1 - j) % cap + cap) % cap;  // the last row written to slot j
     const size_t u = static_cast<size_t>(r), w = static_cast<size_t>(j);
-    const bool same = SameBits(&all.states()[4 * u], &got.states[4 * w], 4) && SameBits(&all.next_states()[4 * u], &got.next_states[4 * w], 4) &&
+    const bool same = SameBits(&all.states()[ud * u], &got.states[ud * w], d) && SameBits(&all.next_states()[ud * u], &got.next_states[ud * w], d) &&
                       all.actions()[u] == got.actions[w] && SameBits(&all.rewards()[u], &got.rewards[w], 1) &&
                       all.dones()[u] == got.dones[w] && SameBits(&all.discounts()[u], &got.discounts[w], 1);
     slot_diffs += same ? 0 : 1;
@@ -243,9 +291,9 @@ int CompareCollector(const CheckCase& c) {
     cpu_replay->leaf_priorities(want.data());
     EXPECT(SameBits(want.data(), got.leaves.data(), size), "envs=%d: the new transitions' leaf priorities differ from the CPU replay's", e);
   }
-  std::printf("collector envs=%-5d n=%d limit=%-3d %d vector steps, %lld greedy actions, %lld episodes, %lld transitions (replay %lld, "
+  std::printf("collector %s envs=%-5d n=%d limit=%-3d %d vector steps, %lld greedy actions, %lld episodes, %lld transitions (replay %lld, "
               "wrapped %s), %lld training steps, Q within %.2g: %s\n",
-              e, c.n_step, c.limit, c.steps, static_cast<long long>(greedy), static_cast<long long>(st.episodes),
+              env_name, e, c.n_step, c.limit, c.steps, static_cast<long long>(greedy), static_cast<long long>(st.episodes),
               static_cast<long long>(total), static_cast<long long>(cap), total > cap ? "yes" : "no", static_cast<long long>(trained),
               q_worst, g_failures == before ? "bit for bit" : "DIFFERENT");
   return g_failures - before;
@@ -260,6 +308,13 @@ int Check() {
       // largest) and 1,025 (the device-wide path).
       {256, 2, 30, 300, 0, 20000, 0, 31, true},       {257, 2, 30, 300, 0, 20000, 0, 37, true},
       {1024, 3, 60, 200, 0, 100000, 0, 41, true},     {1025, 3, 60, 200, 0, 100000, 0, 43, true},
+      // Trading on the 6E file's bars: one copy eagerly, 64 wide copies (lags 16, step actions,
+      // gaps sold) trained between vector steps with the replay wrapping, 300 copies (the
+      // 1,024-thread single-block kernel) and 1,025 wide ones (the device-wide path).
+      {1, 3, 50, 600, 100, 100000, 0, 47, false, TradingKind::kDefault},
+      {64, 3, 40, 400, 2000, 20000, 4, 53, true, TradingKind::kWide},
+      {300, 2, 30, 200, 0, 100000, 0, 59, true, TradingKind::kDefault},
+      {1025, 3, 30, 120, 0, 100000, 0, 61, true, TradingKind::kWide},
   };
   // DQN_COLLECT_CASE=k runs case k alone (one process a case: a crash names its case).
   const char* only = std::getenv("DQN_COLLECT_CASE");
@@ -295,17 +350,27 @@ dqn::cuda::DeviceCollectorConfig TimedCollector(int envs) {
   return dc;
 }
 
+/// Bench's rows: CartPole (4 -> 128 x 128 -> 2, the cartpole preset's network), then trading on
+/// the 6E file (the default trading config at the trading-6e preset's episode length, 51 -> 256 x
+/// 256 -> 45, its network), each at 16 to 65,536 copies, device and host.
 int Bench() {
-  const dqn::NetConfig net{4, 2, {128, 128}, true, {}};  // the cartpole preset's network
-  std::printf("%-6s %-8s %12s %12s %12s %12s %12s %14s\n", "envs", "path", "us/vstep", "launch()", "eager", "forward", "advance",
-              "env steps/s");
+  std::printf("%-8s %-6s %-8s %12s %12s %12s %12s %12s %14s\n", "env", "envs", "path", "us/vstep", "launch()", "eager", "forward",
+              "advance", "env steps/s");
+  for (const TradingKind kind : {TradingKind::kNone, TradingKind::kDefault})
   for (const int e : {16, 256, 4096, 65536}) {
+    const char* env_name = kind == TradingKind::kNone ? "cartpole" : "trading";
+    const CheckCase shape{e, 3, kind == TradingKind::kNone ? 500 : 480, 0, 0, 0, 0, 1, true, kind};
+    const std::unique_ptr<dqn::VecEnv> host = HostEnv(shape);
+    const int d = host->obs_dim(), width = kind == TradingKind::kNone ? 128 : 256;
+    const dqn::NetConfig net{d, host->num_actions(), {width, width}, true, {}};
+    dqn::cuda::DeviceCollectorConfig dc = TimedCollector(e);
+    if (kind != TradingKind::kNone) dc.trading = TradingSpec(shape);
     CudaLearner learner(net, LearnerOptions(256, dqn::Precision::kTF32), 1, {});
     dqn::ReplayConfig rc;
     rc.capacity = 1000000;
-    rc.state_dim = 4;
+    rc.state_dim = d;
     CudaReplay replay(rc, dqn::cuda::CudaReplayOptions{});
-    DeviceCollector col(TimedCollector(e), net);
+    DeviceCollector col(dc, net);
     const cudaStream_t s = replay.stream();
     for (int w = 0; w < 20; ++w) col.launch(learner, replay);
     const int reps = 200;
@@ -323,28 +388,27 @@ int Bench() {
     CudaOk(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
     CudaOk(cudaGraphLaunch(exec, s), "warm-up launch");
     const double graph_us = TimeUs(s, 5, [&] { CudaOk(cudaGraphLaunch(exec, s), "launch"); }) / per_graph;
-    std::printf("%-6d %-8s %12.2f %12.2f %12.2f %12.2f %12.2f %14.4g\n", e, "device", graph_us, one_graph, whole_eager, forward, advance,
-                1e6 * e / graph_us);
-    std::printf("JSON {\"bench\":\"collect\",\"path\":\"device\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"launch_us\":%.3f,"
+    std::printf("%-8s %-6d %-8s %12.2f %12.2f %12.2f %12.2f %12.2f %14.4g\n", env_name, e, "device", graph_us, one_graph, whole_eager,
+                forward, advance, 1e6 * e / graph_us);
+    std::printf("JSON {\"bench\":\"collect\",\"env\":\"%s\",\"path\":\"device\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"launch_us\":%.3f,"
                 "\"eager_us\":%.3f,\"forward_us\":%.3f,\"advance_us\":%.3f,\"env_steps_per_s\":%.6g}\n",
-                e, graph_us, one_graph, whole_eager, forward, advance, 1e6 * e / graph_us);
+                env_name, e, graph_us, one_graph, whole_eager, forward, advance, 1e6 * e / graph_us);
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
 
     // The host path: CPU environments, the CPU acting forward on a host copy of the weights,
     // the n-step rule, and the replay's insert from host memory.
-    dqn::CartPoleVecEnv host(e, 1, 500);
-    dqn::NStepAccumulator acc(e, 4, 3, 0.99);
-    dqn::TransitionStaging staging(4);
+    dqn::NStepAccumulator acc(e, d, 3, 0.99);
+    dqn::TransitionStaging staging(d);
     dqn::LearnerTensors tensors;
     learner.save_params(tensors);
     const dqn::ParamView view(learner.layout(), tensors.online.data());
     dqn::Workspace ws(learner.layout(), std::min(e, 4096));
-    const size_t e4 = 4 * static_cast<size_t>(e);
-    std::vector<float> obs(e4), next_obs(e4), final_obs(e4), rewards(static_cast<size_t>(e));
+    const size_t ed = static_cast<size_t>(d) * static_cast<size_t>(e), ud = static_cast<size_t>(d);
+    std::vector<float> obs(ed), next_obs(ed), final_obs(ed), rewards(static_cast<size_t>(e));
     std::vector<uint8_t> term(static_cast<size_t>(e)), trunc(static_cast<size_t>(e));
     std::vector<int32_t> actions(static_cast<size_t>(e));
-    host.reset(obs.data());
+    host->reset(obs.data());
     const int host_steps = e >= 65536 ? 5 : e >= 4096 ? 20 : 200;
     double forward_s = 0;
     const auto t0 = std::chrono::steady_clock::now();
@@ -352,22 +416,22 @@ int Bench() {
       const auto f0 = std::chrono::steady_clock::now();
       dqn::GreedyActions(learner.layout(), view, obs.data(), e, ws, actions.data());
       forward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
-      host.step(actions.data(), next_obs.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
+      host->step(actions.data(), next_obs.data(), rewards.data(), term.data(), trunc.data(), final_obs.data());
       staging.clear();
       for (int i = 0; i < e; ++i) {
         const size_t u = static_cast<size_t>(i);
-        acc.push(i, &obs[4 * u], actions[u], rewards[u], &final_obs[4 * u], term[u] != 0, trunc[u] != 0, staging);
+        acc.push(i, &obs[ud * u], actions[u], rewards[u], &final_obs[ud * u], term[u] != 0, trunc[u] != 0, staging);
       }
       replay.insert(staging.batch());
       obs.swap(next_obs);
     }
     replay.synchronize();
     const double host_us = 1e6 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / host_steps;
-    std::printf("%-6d %-8s %12.2f %12s %12s %12.2f %12s %14.4g\n", e, "host", host_us, "", "", 1e6 * forward_s / host_steps, "",
-                1e6 * e / host_us);
-    std::printf("JSON {\"bench\":\"collect\",\"path\":\"host\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"forward_us\":%.3f,"
+    std::printf("%-8s %-6d %-8s %12.2f %12s %12s %12.2f %12s %14.4g\n", env_name, e, "host", host_us, "", "", 1e6 * forward_s / host_steps,
+                "", 1e6 * e / host_us);
+    std::printf("JSON {\"bench\":\"collect\",\"env\":\"%s\",\"path\":\"host\",\"envs\":%d,\"us_per_vector_step\":%.3f,\"forward_us\":%.3f,"
                 "\"env_steps_per_s\":%.6g}\n",
-                e, host_us, 1e6 * forward_s / host_steps, 1e6 * e / host_us);
+                env_name, e, host_us, 1e6 * forward_s / host_steps, 1e6 * e / host_us);
   }
   return 0;
 }

@@ -33,8 +33,6 @@
 //   env_cuda_tool bench-trading [CSV]   the trading half of bench alone.
 #include <cuda_runtime.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -42,7 +40,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -154,32 +151,7 @@ int CompareCartPole(int n, uint64_t seed, int max_episode_steps, int steps) {
 
 const char* g_csv_arg = nullptr;  // check's or bench's second argument
 
-/// The CSV the trading cases read: the argument, $DQN_TRADING_CSV, the bundled file from the
-/// working directory, or from the repository root two levels above the tool (build/<dir>/env_cuda_tool).
-std::string TradingCsvPath() {
-  if (g_csv_arg) return g_csv_arg;
-  if (const char* e = std::getenv("DQN_TRADING_CSV"); e && *e) return e;
-  const std::string rel = "resources/data/6EH4_cme_1m_2024-01.csv";
-  if (std::ifstream(rel)) return rel;
-  char exe[4096];
-  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len > 0) {
-    std::string root(exe, static_cast<size_t>(len));
-    for (int up = 0; up < 3 && root.rfind('/') != std::string::npos; ++up) root.resize(root.rfind('/'));
-    if (std::ifstream(root + "/" + rel)) return root + "/" + rel;
-  }
-  return rel;
-}
-
-std::shared_ptr<const dqn::MarketData> CsvBars() {
-  static const std::shared_ptr<const dqn::MarketData> bars = [] {
-    const std::string path = TradingCsvPath();
-    auto m = tool::LoadOhlcv(path);
-    std::printf("trading bars: %zu from %s\n", m->close.size(), path.c_str());
-    return m;
-  }();
-  return bars;
-}
+std::shared_ptr<const dqn::MarketData> CsvBars() { return tool::TradingBars(g_csv_arg); }
 
 /// 3,000 one-minute bars whose closes swing by ~8 % a bar (an evaluation walk at 10x equity is
 /// ruined within a few steps), with a gap of an hour every 500 bars.

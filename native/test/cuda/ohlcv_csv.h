@@ -3,6 +3,8 @@
 // ISO-8601 with a zone (2024-01-01T23:01:00Z, +01:00) or a date (00:00 UTC), numbers as decimal
 // text (strtod rounds correctly, as JavaScript's Number does). No row policy: a bad row is an error.
 #pragma once
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -76,6 +78,35 @@ inline std::shared_ptr<dqn::MarketData> LoadOhlcv(const std::string& path) {
     for (int k = 0; k < 5; ++k) cols[k]->push_back(std::strtod(field[k + 1].c_str(), nullptr));
   }
   return m;
+}
+
+/// The CSV the CUDA tools' trading cases read: `arg` when set, $DQN_TRADING_CSV, the bundled file
+/// from the working directory, or from the repository root two levels above the tool
+/// (build/<dir>/<tool>).
+inline std::string TradingCsvPath(const char* arg) {
+  if (arg) return arg;
+  if (const char* e = std::getenv("DQN_TRADING_CSV"); e && *e) return e;
+  const std::string rel = "resources/data/6EH4_cme_1m_2024-01.csv";
+  if (std::ifstream(rel)) return rel;
+  char exe[4096];
+  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len > 0) {
+    std::string root(exe, static_cast<size_t>(len));
+    for (int up = 0; up < 3 && root.rfind('/') != std::string::npos; ++up) root.resize(root.rfind('/'));
+    if (std::ifstream(root + "/" + rel)) return root + "/" + rel;
+  }
+  return rel;
+}
+
+/// The bars of TradingCsvPath(arg), read once per process (the first call's arg wins) and named on stdout.
+inline std::shared_ptr<const dqn::MarketData> TradingBars(const char* arg) {
+  static const std::shared_ptr<const dqn::MarketData> bars = [arg] {
+    const std::string path = TradingCsvPath(arg);
+    auto m = LoadOhlcv(path);
+    std::printf("trading bars: %zu from %s\n", m->close.size(), path.c_str());
+    return m;
+  }();
+  return bars;
 }
 
 }  // namespace tool
