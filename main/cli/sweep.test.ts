@@ -170,25 +170,33 @@ test('a constraint on the validation turnover excludes the best trial by return 
     'listed as they would rank without the constraint',
   );
 
-  // The best trial by validation return, unconstrained, and a turnover bound just below its mean turnover that leaves another trial eligible.
+  // The best trial by validation return, unconstrained, and a turnover bound between its mean
+  // turnover and its nearest neighbour's that leaves that neighbour eligible: a max just below it
+  // when another trial trades less (the bar's use), else a min just above it (which side depends
+  // on the training start bars, not on the code under test).
   const top = a.trials.find((t) => t.index === noneTable.rows[0]!.trial)!;
   const turnover = new Map(a.trials.map((t) => [t.index, groupTurnover(t)]));
-  const below = [...turnover.values()].filter((v) => v < turnover.get(top.index)!);
-  assert.ok(below.length > 0, `another trial trades less than trial ${top.index}: ${JSON.stringify([...turnover])}`);
-  const max = Number(((turnover.get(top.index)! + Math.max(...below)) / 2).toPrecision(6));
+  const own = turnover.get(top.index)!;
+  const others = [...turnover].filter(([i]) => i !== top.index).map(([, v]) => v);
+  const lower = others.filter((v) => v < own), higher = others.filter((v) => v > own);
+  assert.ok(lower.length + higher.length > 0, `another trial trades otherwise than trial ${top.index}: ${JSON.stringify([...turnover])}`);
+  const side = lower.length > 0 ? 'max' : 'min';
+  const bound = Number(((own + (side === 'max' ? Math.max(...lower) : Math.min(...higher))) / 2).toPrecision(6));
+  const breaks = (v: number) => (side === 'max' ? v > bound : v < bound);
+  const beyond = side === 'max' ? 'above its max' : 'below its min';
 
-  const file = writeTinySweep(dir, { ...TINY_SWEEP, name: 'tiny-turnover', constraints: { turnover: { max } } });
+  const file = writeTinySweep(dir, { ...TINY_SWEEP, name: 'tiny-turnover', constraints: { turnover: { [side]: bound } } });
   const r = sweep(['--config', file, '--runs-dir', runs, '--json']);
   assert.equal(r.code, 0, r.stderr);
   const b = SweepViewSchema.parse(r.json);
-  assert.deepEqual(b.constraints, { turnover: { max } });
+  assert.deepEqual(b.constraints, { turnover: { [side]: bound } });
   for (const t of b.trials) {
     const v = groupTurnover(t);
     assert.equal(t.constrained?.turnover?.mean, v, `trial ${t.index}: the turnover of its seed group summary`);
-    assert.equal(t.ineligible, v > max ? `validation turnover ${Number(v.toPrecision(4))} is above its max ${max}` : undefined);
+    assert.equal(t.ineligible, breaks(v) ? `validation turnover ${Number(v.toPrecision(4))} is ${beyond} ${bound}` : undefined);
   }
   const bTop = b.trials.find((t) => t.index === top.index)!;
-  assert.ok(bTop.ineligible, `trial ${top.index}, the best by return, trades ${turnover.get(top.index)}x > ${max}x`);
+  assert.ok(bTop.ineligible, `trial ${top.index}, the best by return, trades ${own}x, ${beyond} ${bound}x`);
   assert.ok(Math.abs(bTop.validation!.mean - top.validation!.mean) < 1e-12, 'the CPU backend trains the same trial the same way in both sweeps');
   const eligible = b.trials.filter((t) => !t.ineligible);
   assert.deepEqual(b.ranking, [...eligible].sort((x, y) => y.validation!.mean - x.validation!.mean || x.index - y.index).map((t) => t.index));
@@ -198,17 +206,17 @@ test('a constraint on the validation turnover excludes the best trial by return 
   const chosen = b.trials.find((t) => t.index === b.ranking[0])!;
   const testTurnovers = await Promise.all(chosen.runs.map(async (run) => tradingEvalReport((await lastEpoch(join(runs, run.run))).test_metrics!, 'test').turnover));
   assert.ok(Math.abs(b.test!.constrained!.turnover!.mean - (testTurnovers[0]! + testTurnovers[1]!) / 2) < 1e-9, "the chosen trial's test turnover, as its runs reported it");
-  assert.match(r.stderr, new RegExp(`trial ${top.index} of 4: validation return .*; not eligible: validation turnover .* is above its max ${max}; `));
+  assert.match(r.stderr, new RegExp(`trial ${top.index} of 4: validation return .*; not eligible: validation turnover .* is ${beyond} ${bound}; `));
 
   // The table (JSON and CSV): eligible trials ranked first, the excluded ones after with the reason, never best.
   const table = JSON.parse(readFileSync(join(runs, 'tiny-turnover-sweep', 'table.json'), 'utf8')) as { rows: Record<string, unknown>[] };
   assert.deepEqual(table.rows.slice(0, b.ranking.length).map((r) => [r.trial, r.eligible]), b.ranking.map((i) => [i, true]));
   const excludedRow = table.rows.find((r) => r.trial === top.index)!;
   assert.deepEqual([excludedRow.rank, excludedRow.best, excludedRow.eligible, excludedRow.validation_turnover], [null, false, false, turnover.get(top.index)]);
-  assert.match(String(excludedRow.not_eligible_because), /^validation turnover .* is above its max /);
+  assert.match(String(excludedRow.not_eligible_because), new RegExp(`^validation turnover .* is ${beyond} `));
   const csv = readFileSync(join(runs, 'tiny-turnover-sweep', 'table.csv'), 'utf8').trim().split('\n');
   assert.match(csv[0]!, /^rank,trial,status,best,optim\.lr,env\.decision_interval,metric,n,mean,std,ci95_lo,ci95_hi,validation_turnover,eligible,not_eligible_because,test_n,test_mean,test_ci95_lo,test_ci95_hi,test_turnover,group,runs$/);
-  assert.match(csv.find((l) => l.startsWith(`,${top.index},`))!, /,false,validation turnover [\d.]+ is above its max [\d.]+,/);
+  assert.match(csv.find((l) => l.startsWith(`,${top.index},`))!, new RegExp(`,false,validation turnover [\\d.]+ is ${beyond} [\\d.]+,`));
 });
 
 test('every bundled sweep file (resources/sweeps) parses, and each of its trials is a valid config of its base', () => {
