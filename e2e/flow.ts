@@ -42,18 +42,30 @@ export async function chartPoints(page: Page, title: string): Promise<number> {
  * off-screen chart is not redrawn: scroll it into view first.
  */
 export async function waitForPoints(page: Page, title: string, atLeast: number): Promise<void> {
-  await page.waitForFunction(
-    ([t, n]) => {
-      const region = [...document.querySelectorAll<HTMLElement>('section.chart')].find((s) => s.querySelector('h2')?.textContent === t);
-      // Only a chart drawn from the book shown now counts: an off-screen one keeps its last count.
-      const shown = (window as unknown as { dqnProbe: { shownBook(): number } }).dqnProbe.shownBook();
-      if (region?.dataset.book !== String(shown)) return false;
-      const m = /(\d+) points?/.exec(region.querySelector('.chart-count')?.textContent ?? '');
-      return m !== null && Number(m[1]) >= Number(n) && region.querySelector('path.recharts-curve') !== null;
-    },
-    [title, atLeast] as const,
-    LONG,
-  );
+  try {
+    await page.waitForFunction(
+      ([t, n]) => {
+        const region = [...document.querySelectorAll<HTMLElement>('section.chart')].find((s) => s.querySelector('h2')?.textContent === t);
+        // Only a chart drawn from the book shown now counts: an off-screen one keeps its last count.
+        const shown = (window as unknown as { dqnProbe: { shownBook(): number } }).dqnProbe.shownBook();
+        if (region?.dataset.book !== String(shown)) return false;
+        const m = /(\d+) points?/.exec(region.querySelector('.chart-count')?.textContent ?? '');
+        return m !== null && Number(m[1]) >= Number(n) && region.querySelector('path.recharts-curve') !== null;
+      },
+      [title, atLeast] as const,
+      LONG,
+    );
+  } catch (e) {
+    // Say what the chart showed when the wait ended, so that a timeout on a loaded machine can be read.
+    const seen = await page
+      .evaluate((t) => {
+        const region = [...document.querySelectorAll<HTMLElement>('section.chart')].find((s) => s.querySelector('h2')?.textContent === t);
+        const shown = (window as unknown as { dqnProbe: { shownBook(): number } }).dqnProbe.shownBook();
+        return `chart ${region ? `book ${region.dataset.book}, caption '${region.querySelector('.chart-count')?.textContent ?? ''}', curve ${region.querySelector('path.recharts-curve') !== null}` : 'not found'}; shown book ${shown}; view '${document.querySelector('.viewing')?.textContent ?? 'live'}'`;
+      }, title)
+      .catch((err: unknown) => `(the page could not be read: ${String(err)})`);
+    throw new Error(`waiting for ${atLeast} points on '${title}': ${(e as Error).message}; ${seen}`, { cause: e });
+  }
 }
 
 /**
