@@ -92,13 +92,18 @@ GemmProblem InputGrad(const DenseView& w, const float* dy, int rows, float* dx, 
   return p;
 }
 
+/// Appends a product to a phase. @throws std::logic_error past the kernel's kMaxPhaseProblems.
+void AddProblem(detail::Phase& ph, const GemmProblem& p) {
+  if (ph.count >= detail::kMaxPhaseProblems) throw std::logic_error("the learner's step program is larger than the kernel's limits");
+  ph.p[ph.count++] = p;
+}
+
 /// Appends a phase to the program: products (kGemm) or one of the step's reductions.
 detail::Phase& AddPhase(CoreProgram& pr, PhaseKind kind, std::initializer_list<GemmProblem> problems = {}) {
-  if (pr.phases >= detail::kMaxPhases || problems.size() > detail::kMaxPhaseProblems)
-    throw std::logic_error("the learner's step program is larger than the kernel's limits");
+  if (pr.phases >= detail::kMaxPhases) throw std::logic_error("the learner's step program is larger than the kernel's limits");
   detail::Phase& ph = pr.phase[pr.phases++];
   ph.kind = kind;
-  for (const GemmProblem& p : problems) ph.p[ph.count++] = p;
+  for (const GemmProblem& p : problems) AddProblem(ph, p);
   return ph;
 }
 
@@ -467,11 +472,11 @@ void CudaLearner::add_backward(CoreProgram& pr) const {
     const GemmProblem dw = weight_grad(B.gr.trunk[l], x, B.dh[cur], b);
     detail::Phase& ph = AddPhase(pr, PhaseKind::kGemm, {dw});
     if (l > 0) {
-      ph.p[ph.count++] = InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1]);
+      AddProblem(ph, InputGrad(B.on.trunk[l], B.dh[cur], b, B.dh[1 - cur], B.h_on[l - 1]));
       cur = 1 - cur;
     }
     if (l == top)
-      for (int k = 0; k < heads; ++k) ph.p[ph.count++] = head[k];
+      for (int k = 0; k < heads; ++k) AddProblem(ph, head[k]);
   }
 }
 
