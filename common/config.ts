@@ -18,7 +18,7 @@ const num = (min: number, max: number, def: number, meta: FieldMeta) =>
 
 /** Where the training environments step (issue 24): the same fields for every env kind. */
 const collectorFields = {
-  collector: z.enum(['auto', 'host', 'device']).default('auto').meta({ description: 'where the training environments step: device (CUDA kernels acting from the GPU weights, transitions straight into the GPU replay; CUDA backend, GPU replay, CartPole or trading, whose evaluation walks stay on the host), host, or auto: for CartPole the device where it trains faster, from 256 copies (num_envs) and 256 env steps a training step (train_every) on, the host below that (run L44); trading on the host (not yet measured on the device); a run that cannot use the device steps on the host and says why' }),
+  collector: z.enum(['auto', 'host', 'device']).default('auto').meta({ description: 'where the training environments step: device (CUDA kernels acting from the GPU weights, transitions straight into the GPU replay; CUDA backend, GPU replay, CartPole or trading, whose evaluation walks step on the GPU too), host, or auto: for CartPole the device where it trains faster, from 256 copies (num_envs) and 256 env steps a training step (train_every) on, the host below that (run L44); trading on the host (not yet measured on the device); a run that cannot use the device steps on the host and says why' }),
   simulate_collector_oom: z.boolean().default(false).meta({ description: "test switch: act as if the device collector's allocation ran out of memory" }),
 };
 

@@ -17,6 +17,22 @@ export const BackendStatusSchema = z.object({
 });
 export type BackendStatus = z.infer<typeof BackendStatusSchema>;
 
+/** What the native trainer's collector reason (its TradingDeviceNote) says before why a trading run's evaluation walks step on the host. */
+const EVAL_WALKS_ON_HOST = 'evaluation walks step on the host: ';
+
+/**
+ * Where a trading run's evaluation walks step while its training environments step on the device, read from the
+ * collector's reason: 'device' ("training episodes and evaluation walks step on the GPU"), 'host' with `why` (a
+ * fallback: "...; evaluation walks step on the host: why"), or undefined when the reason says neither (CartPole,
+ * or environments on the host).
+ */
+export function evalWalks(c: BackendStatus['collector']): { where: 'device' } | { where: 'host'; why: string } | undefined {
+  if (c?.where !== 'device') return undefined;
+  const at = c.reason.indexOf(EVAL_WALKS_ON_HOST);
+  if (at >= 0) return { where: 'host', why: c.reason.slice(at + EVAL_WALKS_ON_HOST.length) };
+  return c.reason.includes('evaluation walks step on the GPU') ? { where: 'device' } : undefined;
+}
+
 /** One logged point of the live scalars (a read of the scalar block). NaN/Inf are kept as null + flag. */
 export const ScalarPointSchema = z.object({
   step: z.number().int().nonnegative(),

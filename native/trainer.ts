@@ -32,7 +32,8 @@ export interface TrainerInfo {
   collector: 'host' | 'device';
   /**
    * Why they step on the host although the config allowed the device (it can change mid-run when the replay moves to the CPU);
-   * with collector 'device', what still steps on the host (trading: the evaluation walks, whose figures the host's env computes); '' otherwise.
+   * with collector 'device', where a trading run's evaluation walks step: "training episodes and evaluation walks step on the GPU", or
+   * "...; evaluation walks step on the host: why" when they fell back (at construction, or after a GPU walk failed); '' otherwise.
    */
   collectorReason: string;
   stateDim: number;

@@ -27,7 +27,7 @@ class ScriptedTrainer implements NativeTrainer {
   loaded?: Uint8Array;
   constructor(
     readonly options: TrainerOptions,
-    readonly script: { nanAtStep?: number; deviceLostAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void; pauseAt?: { step: number; reached: () => void; until: Promise<void> } } = {},
+    readonly script: { nanAtStep?: number; deviceLostAtStep?: number; stopAfterStep?: (t: ScriptedTrainer) => void; afterEvaluate?: (t: ScriptedTrainer) => void; pauseAt?: { step: number; reached: () => void; until: Promise<void> } } = {},
   ) {}
   replayFallbackReason = '';
   collectorReason = '';
@@ -71,6 +71,7 @@ class ScriptedTrainer implements NativeTrainer {
     this.stopFlag = true;
   }
   async evaluate(episodes: number) {
+    this.script.afterEvaluate?.(this);
     return { stopped: false, episodes, meanReturn: this.step / 10, returns: [], metrics: {} };
   }
   saveState() {
@@ -258,10 +259,10 @@ test('environments that cannot step on the device say why in events.log and the 
   assert.match(fallbacks[1]!, /environments on the host: the replay buffer moved to the CPU/);
 });
 
-test("a note from environments on the device (trading's evaluation walks on the host) reaches the badges but is no fallback; a later move to the host is", async () => {
+test("a note from environments on the device (trading's evaluation walks on the GPU too) reaches the badges but is no fallback; a later move to the host is", async () => {
   const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
   const badges: string[] = [];
-  const note = "training episodes step on the GPU; evaluation walks step on the host, whose trading env computes the evaluation's figures";
+  const note = 'training episodes and evaluation walks step on the GPU';
   const moveAt = (t: ScriptedTrainer) => {
     if (t.step !== 30) return;
     t.collector = 'host';
@@ -279,6 +280,25 @@ test("a note from environments on the device (trading's evaluation walks on the 
   const fallbacks = readFileSync(join(h.runDir, 'events.log'), 'utf8').split('\n').filter((l) => l.includes('"fallback"'));
   assert.equal(fallbacks.length, 1);
   assert.match(fallbacks[0]!, /environments on the host: the replay buffer moved to the CPU/);
+});
+
+test("trading's evaluation walks that move to the host (a GPU walk failed) are a fallback in events.log and the badges, once", async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const badges: string[] = [];
+  const onGpu = 'training episodes and evaluation walks step on the GPU';
+  const onHost = 'training episodes step on the GPU; evaluation walks step on the host: a GPU walk failed (stepping the GPU evaluation walk: simulated launch failure), so they went on on the host';
+  const make = (o: TrainerOptions) => {
+    const t = new ScriptedTrainer(o, { afterEvaluate: (x) => void (x.collectorReason = onHost) });
+    t.collector = 'device';
+    t.collectorReason = onGpu;
+    return t;
+  };
+  const h = await startRun({ config, runsDir }, { onBackends: (b) => badges.push(`${b.collector?.where}:${b.collector?.reason}`) }, deps(make));
+  await h.done;
+  assert.deepEqual(badges, [`device:${onGpu}`, `device:${onHost}`]);
+  const fallbacks = readFileSync(join(h.runDir, 'events.log'), 'utf8').split('\n').filter((l) => l.includes('"fallback"'));
+  assert.equal(fallbacks.length, 1);
+  assert.match(fallbacks[0]!, /evaluation walks on the host: a GPU walk failed \(stepping the GPU evaluation walk: simulated launch failure\)/);
 });
 
 test('resuming a finished run says it is complete and how to extend it, without touching it', async () => {

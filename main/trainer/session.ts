@@ -6,7 +6,7 @@ import { freemem } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type HeadsConfig, type RunConfig } from '../../common/config.ts';
 import { estimateMemory, memoryShortfall, type MemoryAvailable } from '../../common/memory-estimate.ts';
-import { SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from '../../common/run.ts';
+import { evalWalks, SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from '../../common/run.ts';
 import { SYSTEM_PERIOD_MS } from '../../common/protocol.ts';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
@@ -92,6 +92,18 @@ export function hasTestSpan(config: RunConfig): boolean {
 }
 
 /** The CUDA learner lost its context (a sticky error): the run continues on the CPU (DESIGN section 5). */
+/**
+ * The events.log fallback line of where the environments step, or '' when nothing fell back: the training environments
+ * on the host although the device was asked for (`reason` says why), or, with them on the device, a trading run's
+ * evaluation walks on the host (common/run.ts, evalWalks, reads why from the reason).
+ */
+export function collectorFallbackText(where: 'host' | 'device', reason: string): string {
+  if (!reason) return '';
+  if (where === 'host') return `environments on the host: ${reason}`;
+  const walks = evalWalks({ where, reason });
+  return walks?.where === 'host' ? `evaluation walks on the host: ${walks.why}` : '';
+}
+
 export function isDeviceLost(e: unknown): boolean {
   return e instanceof Error && e.message.startsWith('CUDA context lost');
 }
@@ -251,7 +263,8 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
   };
   if (chosen.backend === 'cpu' && chosen.reason) event('fallback', `compute on CPU: ${chosen.reason}`);
   if (trainer.info.replayFallbackReason) event('fallback', `replay on CPU: ${trainer.info.replayFallbackReason}`);
-  if (trainer.info.collectorReason && trainer.info.collector === 'host') event('fallback', `environments on the host: ${trainer.info.collectorReason}`);
+  const collectorFallback = collectorFallbackText(trainer.info.collector, trainer.info.collectorReason);
+  if (collectorFallback) event('fallback', collectorFallback);
   for (const w of warnings) event('warning', w);
 
   let meta: CheckpointMeta = { step: 0, env_steps: 0, epoch: 0, wall_s: 0 };
@@ -277,12 +290,16 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
       collector: { where: trainer.info.collector, reason: collectorReason },
       deviceName,
     });
-  /** A replay kernel that fails mid-run moves the buffer to the CPU (and device collection to the host): say so once. */
+  /**
+   * A replay kernel that fails mid-run moves the buffer to the CPU (and device collection to the host), a failing GPU
+   * evaluation walk moves trading's evaluation walks to the host: say so once.
+   */
   const watchReplay = () => {
     const replayNow = trainer.info.replayFallbackReason, collectorNow = trainer.info.collectorReason;
     if (replayNow === replayReason && collectorNow === collectorReason) return;
     if (replayNow !== replayReason) event('fallback', `replay on CPU: ${replayNow}`);
-    if (collectorNow !== collectorReason && trainer.info.collector === 'host') event('fallback', `environments on the host: ${collectorNow}`);
+    const fallbackNow = collectorNow !== collectorReason ? collectorFallbackText(trainer.info.collector, collectorNow) : '';
+    if (fallbackNow) event('fallback', fallbackNow);
     replayReason = replayNow;
     collectorReason = collectorNow;
     announceBackends();
@@ -390,9 +407,11 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
           const epochTime = (deps.now() - epochStart) / 1000;
           pollScalars();
           const ev = await trainer.evaluate(eval_episodes);
+          watchReplay();
           if (ev.stopped || stopRequested) break; // Stop during the evaluation: the epoch is not complete
           // The run's end: the test span, held out from every selection, is walked once.
           const test = meta.epoch + 1 === epochs && hasTestSpan(config) ? await trainer.evaluate(eval_episodes, 'test') : undefined;
+          if (test) watchReplay();
           if (test?.stopped || stopRequested) break;
           meta.epoch += 1;
           last = {

@@ -201,8 +201,8 @@ test('environments that cannot step on the GPU step on the host and say why: ran
 });
 
 // Trading on the device collector (issue 24): asked for with env.collector 'device', never
-// picked by 'auto' (not yet measured); its evaluation walks stay on the host.
-const TRADING_NOTE = "training episodes step on the GPU; evaluation walks step on the host, whose trading env computes the evaluation's figures";
+// picked by 'auto' (not yet measured); its evaluation walks step on the GPU too.
+const TRADING_NOTE = 'training episodes and evaluation walks step on the GPU';
 const spy = () => loadOhlcv('resources/data/spy_1d_1999-2020.csv').bars;
 const tradingOnDevice = () =>
   config({
@@ -227,10 +227,86 @@ test("a trading run with env.collector 'device' steps its training episodes on t
   });
   assert.equal(syncs[1], syncs[0], `host synchronizations per run(): ${syncs.join(' at 300 steps, ')} at 600`);
   assert.ok(syncs[0]! <= 4, `${syncs[0]} synchronizations at the epoch boundary`);
-  // The evaluation walk steps on the host's env, from the weights the device trained.
+  // The evaluation walk steps on the device, from the weights the device trained.
   const ev = await t.evaluate(1);
   assert.equal(ev.episodes, 1);
   assert.ok(Number.isFinite(ev.metrics.return!) && ev.metrics.bars! > 0, `validation walk: ${JSON.stringify(ev.metrics)}`);
+  t.close();
+});
+
+/** A trading run on the device collector with a test span, deciding every 5 bars (a walk of ~150 steps on SPY's validation span). */
+const tradingEval = (collector: 'device' | 'host') =>
+  config({
+    env: { kind: 'trading', data: 'spy.csv', num_envs: 4, episode_length: 40, collector, test_fraction: 0.15, decision_interval: 5 },
+    schedule: { learning_starts: 200, train_every: 1, q_stats_interval: 10, causal_interval: 100 },
+  });
+
+test("a trading run on the device collector walks its validation and test spans on the GPU: one synchronization a walk, the figures of the host's walk of the same weights", { skip }, async () => {
+  const t = createTrainer({ config: tradingEval('device'), market: spy(), backend: 'cuda' });
+  assert.equal(t.info.collector, 'device');
+  assert.equal(t.info.collectorReason, TRADING_NOTE);
+  await t.run(300);
+  const walks = [];
+  for (const span of ['validation', 'test'] as const) {
+    const before = addon.cudaSyncCount();
+    const ev = await t.evaluate(1, span);
+    const syncs = addon.cudaSyncCount() - before;
+    assert.ok(syncs <= 1, `${syncs} synchronizations in the ${span} walk (the record is read once at its end)`);
+    assert.equal(ev.episodes, 1);
+    assert.ok(Number.isFinite(ev.meanReturn) && Number.isFinite(ev.metrics.return!) && ev.metrics.bars! > 0, `${span} walk: ${JSON.stringify(ev.metrics)}`);
+    assert.equal(ev.series?.equity?.length, ev.metrics.bars! + 1);
+    walks.push(ev);
+  }
+  // Three episodes of one walk: the same walk, its figures averaged as the host's env does.
+  const three = await t.evaluate(3);
+  assert.deepEqual(three.returns, [walks[0]!.meanReturn, walks[0]!.meanReturn, walks[0]!.meanReturn]);
+  for (const [k, v] of Object.entries(walks[0]!.metrics)) assert.ok(Math.abs(three.metrics[k]! - v) <= 1e-15 * Math.max(1, Math.abs(v)), `${k}: ${three.metrics[k]} after 3 walks, ${v} after 1`);
+  // The host's walk of the same weights (a host-collector trainer that loaded them acts from a
+  // host copy): the same figures unless an action differs at a near-tie of the Q values (~1e-6
+  // apart on the two sides; unlikely over ~150 steps).
+  const h = createTrainer({ config: tradingEval('host'), market: spy(), backend: 'cuda' });
+  assert.equal(h.info.collector, 'host');
+  h.loadState(t.saveState());
+  for (const [i, span] of (['validation', 'test'] as const).entries()) {
+    const ev = await h.evaluate(1, span);
+    assert.deepEqual(Object.keys(ev.metrics).sort(), Object.keys(walks[i]!.metrics).sort());
+    for (const [k, v] of Object.entries(ev.metrics))
+      assert.ok(Math.abs(walks[i]!.metrics[k]! - v) <= 1e-12 * Math.max(1, Math.abs(v)), `${span} ${k}: device ${walks[i]!.metrics[k]}, host ${v} (a near-tie action?)`);
+    assert.ok(Math.abs(walks[i]!.meanReturn - ev.meanReturn) <= 1e-9 * Math.max(1, Math.abs(ev.meanReturn)), `${span} return: device ${walks[i]!.meanReturn}, host ${ev.meanReturn}`);
+  }
+  h.close();
+  t.close();
+});
+
+test('trading evaluation walks that do not fit on the GPU, or whose GPU walk fails, walk on the host and say why', { skip }, async () => {
+  process.env.DQN_SIMULATE_EVAL_WALK_OOM = '1';
+  let t: NativeTrainer;
+  try {
+    t = createTrainer({ config: tradingEval('device'), market: spy(), backend: 'cuda' });
+  } finally {
+    delete process.env.DQN_SIMULATE_EVAL_WALK_OOM;
+  }
+  assert.equal(t.info.collector, 'device');
+  assert.match(t.info.collectorReason, /^training episodes step on the GPU; evaluation walks step on the host: the GPU evaluation walks do not fit: out of memory: the GPU evaluation walk of \d+ steps needs [0-9.]+ GiB, [0-9.]+ GiB free$/);
+  await t.run(50);
+  const host = await t.evaluate(1);
+  assert.ok(Number.isFinite(host.metrics.return!), JSON.stringify(host.metrics));
+  t.close();
+  process.env.DQN_SIMULATE_EVAL_WALK_ERROR = '1';
+  try {
+    t = createTrainer({ config: tradingEval('device'), market: spy(), backend: 'cuda' });
+  } finally {
+    delete process.env.DQN_SIMULATE_EVAL_WALK_ERROR;
+  }
+  assert.equal(t.info.collectorReason, TRADING_NOTE);
+  await t.run(50);
+  const failed = await t.evaluate(1);
+  assert.ok(Number.isFinite(failed.metrics.return!), JSON.stringify(failed.metrics));
+  assert.equal(t.info.collector, 'device', 'training episodes still step on the GPU');
+  assert.equal(
+    t.info.collectorReason,
+    'training episodes step on the GPU; evaluation walks step on the host: a GPU walk failed (stepping the GPU evaluation walk: simulated launch failure), so they went on on the host',
+  );
   t.close();
 });
 

@@ -14,3 +14,12 @@ test('the replay badge says where the training environments step when not on the
     'Replay: CPU PER (fallback: out of memory); envs on host (the replay buffer is on the CPU (replay.device), and the device collector writes into the GPU replay)',
   );
 });
+
+test("the replay badge says where a trading run's evaluation walks step with its environments on the GPU: there too, or on the host and why", () => {
+  const device = (reason: string) => replayBadge({ ...backends, collector: { where: 'device', reason } }, 'proportional');
+  assert.equal(device('training episodes and evaluation walks step on the GPU'), 'Replay: GPU PER, envs and eval walks on GPU');
+  assert.equal(
+    device('training episodes step on the GPU; evaluation walks step on the host: the GPU evaluation walks do not fit: out of memory'),
+    'Replay: GPU PER, envs on GPU; eval walks on host (the GPU evaluation walks do not fit: out of memory)',
+  );
+});

@@ -3,7 +3,7 @@
 // the live indicator, the trainer host's pid and the Start / Stop buttons.
 import { useEffect, useLayoutEffect, useRef, useState, type HTMLAttributes } from 'react';
 import { useStore } from 'zustand';
-import type { BackendStatus } from '../../common/run.ts';
+import { evalWalks, type BackendStatus } from '../../common/run.ts';
 import type { StartBlocker } from '../config/start-blocker.ts';
 import { themeStore } from '../lib/theme-store.ts';
 import { inputId } from './ConfigEditor.tsx';
@@ -33,14 +33,19 @@ export function replayBadge(b: BackendStatus | undefined, sampler: string | unde
 }
 
 /**
- * `, envs on GPU` when the training environments step on the device (env.collector 'device'),
- * `; envs on host (why)` when the device was asked for and could not be used; '' otherwise (host
- * stepping, the default, or a host that does not say).
+ * `, envs on GPU` when the training environments step on the device (env.collector 'device'), `, envs and eval walks
+ * on GPU` when a trading run's evaluation walks step there too, `, envs on GPU; eval walks on host (why)` when those
+ * fell back to the host; `; envs on host (why)` when the device was asked for and could not be used; '' otherwise
+ * (host stepping, the default, or a host that does not say).
  */
 export function collectorText(b: BackendStatus): string {
   const c = b.collector;
   if (!c) return '';
-  if (c.where === 'device') return ', envs on GPU';
+  if (c.where === 'device') {
+    const walks = evalWalks(c);
+    if (!walks) return ', envs on GPU';
+    return walks.where === 'device' ? ', envs and eval walks on GPU' : `, envs on GPU; eval walks on host (${walks.why})`;
+  }
   return c.reason ? `; envs on host (${c.reason})` : '';
 }
 

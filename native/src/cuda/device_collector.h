@@ -8,8 +8,8 @@
 // env/trading_step.h, bit for bit with the training TradingEnv), the n-step rule
 // (rules/n_step_rules.h, bit for bit with NStepAccumulator), epsilon-greedy from counter-based draws (rules/act_rules.h);
 // native/test/cuda/env_cuda_tool.cpp and collect_cuda_tool.cpp check each against the host step
-// by step. Only training episodes step here: evaluation walks stay on the host's env, which
-// computes the evaluation's figures.
+// by step. Only training episodes step here: a trading run's evaluation walks step on the device
+// in cuda/device_eval_walk.h.
 //
 // Usage:
 //   DeviceCollector c(config, net);        // throws CudaError (out of memory, ...)

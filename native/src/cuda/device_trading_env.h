@@ -5,7 +5,8 @@
 // the device as tables; each copy's step is the host copy's (env/trading_step.h), and copy i
 // draws its training starts from the host copy's stream, so with the same actions a device copy
 // follows its host copy bit for bit (native/test/cuda/env_cuda_tool.cpp checks it). Evaluation
-// walks step on the device too; their metrics (the ledger, the baselines) stay on the host env.
+// walks step on the device too (cuda/device_eval_walk.h: one copy of the kValidation or kTest
+// role, its steps recorded there and reported on the host by the host env's code).
 //
 // Usage:
 //   DeviceTradingEnv env(spec, EnvRole::kTrain);       // throws std::invalid_argument, CudaError

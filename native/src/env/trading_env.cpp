@@ -5,10 +5,12 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "env/trading_baselines.h"
 #include "env/trading_booking.h"
 #include "env/trading_features.h"
+#include "env/trading_report.h"
 #include "env/trading_spans.h"
 #include "env/trading_walk.h"
 
@@ -64,9 +66,7 @@ Span RoleSpan(const Spans& spans, EnvRole role) {
 class TradingEnv final : public VecEnv {
  public:
   TradingEnv(const EnvSpec& spec, EnvRole role) : spec_(spec), setup_(PrepareTrading(spec, role)), walk_(setup_.walk()) {
-    const trading::Params& p = setup_.params;
-    if (p.eval)
-      baselines_ = WalkBaselines(*setup_.plan, *setup_.market, p.max_position, p.cost, p.financing_rate, setup_.bars_per_year);
+    if (setup_.params.eval) baselines_ = SetupBaselines(setup_);
     copies_.resize(static_cast<size_t>(spec.num_envs));
     for (size_t i = 0; i < copies_.size(); ++i) copies_[i].rng = trading::CopyRng(spec.seed, i);
   }
@@ -145,26 +145,10 @@ class TradingEnv final : public VecEnv {
   };
 
   void Finish(const WalkLedger& w) {
-    const Span& span = setup_.span;
-    const MarketData& market = *setup_.market;
-    std::map<std::string, double> m;
-    const ReturnSummary s = PutWalkFigures(w, setup_.bars_per_year, "", m);
-    m["bar_return_mean"] = s.mean;
-    m["bar_return_sd"] = s.sd;
-    m["trade_fraction"] = static_cast<double>(w.changes) / w.steps;
-    m["bars"] = static_cast<double>(w.bar_returns.size());
-    m["bars_per_year"] = setup_.bars_per_year;
-    m["span_begin_bar"] = span.begin;
-    m["span_end_bar"] = span.end;
-    m["span_first_time"] = market.timestamps[static_cast<size_t>(span.begin)];
-    m["span_last_time"] = market.timestamps[static_cast<size_t>(span.end - 1)];
-    for (const auto& [k, v] : baselines_.metrics) m[k] = v;
-    for (const auto& [k, v] : m) metric_sums_[k] += v;
+    WalkReport r = ReportWalk(w, setup_, baselines_);
+    for (const auto& [k, v] : r.metrics) metric_sums_[k] += v;
     ++finished_;
-    last_series_.clear();
-    last_series_["equity"] = Compound(w.bar_returns);
-    last_series_["position"] = w.bar_positions;
-    last_series_["buy_and_hold_equity"] = baselines_.buy_and_hold_equity;
+    last_series_ = std::move(r.series);
   }
 
   EnvSpec spec_;

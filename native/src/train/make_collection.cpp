@@ -6,6 +6,7 @@
 #include "train/trainer.h"
 #ifdef DQN_WITH_CUDA
 #include "cuda/device_collection.h"
+#include "cuda/device_evaluation.h"
 #endif
 
 namespace dqn {
@@ -28,11 +29,12 @@ bool AutoWantsDevice(const TrainerConfig& c) {
 
 bool HasDeviceKernel(const std::string& kind) { return kind == "cartpole" || kind == "trading"; }
 
-/// What a trading run that collects on the device still does on the host (the choice's note).
-constexpr const char* kTradingEvalNote =
-    "training episodes step on the GPU; evaluation walks step on the host, whose trading env computes the evaluation's figures";
-
 }  // namespace
+
+std::string TradingDeviceNote(const std::string& why_host) {
+  return why_host.empty() ? "training episodes and evaluation walks step on the GPU"
+                          : "training episodes step on the GPU; evaluation walks step on the host: " + why_host;
+}
 
 CollectionChoice MakeCollection(const TrainerConfig& config, Learner& learner, Replay& replay) {
   if (config.collector == Collector::kHost || (config.collector == Collector::kAuto && !AutoWantsDevice(config))) return {};
@@ -44,11 +46,18 @@ CollectionChoice MakeCollection(const TrainerConfig& config, Learner& learner, R
     return {nullptr, "rank-based sampling sorts on the host's count of transitions, which device collection updates only at "
                      "the epoch boundary; use the proportional or uniform sampler"};
 #ifdef DQN_WITH_CUDA
-  CollectionChoice choice = cuda::MakeDeviceCollection(config, learner, replay);
-  if (choice.device && config.env.kind == "trading") choice.reason = kTradingEvalNote;
-  return choice;
+  return cuda::MakeDeviceCollection(config, learner, replay);
 #else
   (void)learner, (void)replay;
+  return {nullptr, "this build of the addon has no CUDA backend"};
+#endif
+}
+
+EvaluationChoice MakeEvaluation(const TrainerConfig& config, Learner& learner, Replay& replay) {
+#ifdef DQN_WITH_CUDA
+  return cuda::MakeDeviceEvaluation(config, learner, replay);
+#else
+  (void)config, (void)learner, (void)replay;
   return {nullptr, "this build of the addon has no CUDA backend"};
 #endif
 }

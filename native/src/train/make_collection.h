@@ -4,6 +4,7 @@
 #include <string>
 
 #include "train/device_collection.h"
+#include "train/device_evaluation.h"
 #include "train/learner.h"
 #include "replay/replay.h"
 
@@ -13,12 +14,16 @@ struct TrainerConfig;
 
 /// A run's collector: `device` set when it collects on the GPU, otherwise null with `reason`
 /// saying why the host collects although the config asked for the device ("" for host and auto).
-/// With `device` set, `reason` notes what still steps on the host ("" for CartPole; trading: its
-/// evaluation walks, whose figures the host's env computes).
+/// With `device` set, `reason` is "" (a trading run's Trainer then notes where its evaluation
+/// walks step: TradingDeviceNote).
 struct CollectionChoice {
   std::unique_ptr<DeviceCollection> device;
   std::string reason;
 };
+
+/// The collector's reason of a trading run whose training episodes step on the GPU: its
+/// evaluation walks on the GPU too (`why_host` empty), or on the host because of `why_host`.
+std::string TradingDeviceNote(const std::string& why_host);
 
 /// Decides where `config` (its env.collector, backend, environment, replay and sampler) collects
 /// and builds the device collector when env.collector asks for it ('device', or 'auto' on the
@@ -30,5 +35,11 @@ struct CollectionChoice {
 /// host with the reason ("" for 'host' and for 'auto' when it keeps the host).
 /// @throws CudaError when the GPU fails otherwise.
 CollectionChoice MakeCollection(const TrainerConfig& config, Learner& learner, Replay& replay);
+
+/// Where a trading run that collects on the device walks its evaluations: on the device
+/// (cuda/device_evaluation.h: the lone CUDA learner or a seed-group member on a GPU replay, walks
+/// that fit in device memory), else null with the reason the host walks them.
+/// @throws CudaError when the GPU fails otherwise (a sticky error).
+EvaluationChoice MakeEvaluation(const TrainerConfig& config, Learner& learner, Replay& replay);
 
 }  // namespace dqn

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "train/make_collection.h"
 
@@ -94,6 +95,11 @@ Trainer::Trainer(const TrainerConfig& config, const LearnerFactory& make)
   CollectionChoice collection = MakeCollection(config_, *learner_, *replay_);
   device_ = std::move(collection.device);
   collector_reason_ = std::move(collection.reason);
+  if (device_ && config_.env.kind == "trading") {
+    EvaluationChoice eval = MakeEvaluation(config_, *learner_, *replay_);
+    device_eval_ = std::move(eval.eval);
+    collector_reason_ = TradingDeviceNote(eval.reason);
+  }
 }
 
 double Trainer::epsilon() const {
@@ -212,9 +218,10 @@ bool Trainer::collect_until_due(RunStats& stats) {
   const int64_t needed = config_.learning_starts + (learner_->steps() + 1) * config_.train_every;
   if (device_) {
     if (queue_until_due(needed, stats)) return !stopping();
-    drain_device(stats);  // the device stopped collecting: its episodes so far, then the host
+    drain_device(stats);  // the device stopped collecting: its episodes so far, then the host (evaluation walks too)
     collector_reason_ = device_->reason();
     device_.reset();
+    device_eval_.reset();
   }
   while ((scalars_->env_steps < needed || replay_->size() == 0 || replay_->size() < refill_) && !stopping())
     collect(scalars_->env_steps < config_.learning_starts, stats);
@@ -263,6 +270,16 @@ EvalStats Trainer::evaluate(int episodes, EnvRole span) {
   if (span == EnvRole::kTrain) throw std::invalid_argument("evaluate: the span must be validation or test");
   if (span == EnvRole::kTest && !test_env_)
     throw std::invalid_argument("evaluate: this run has no test span (env.test_fraction is 0)");
+  if (device_eval_) {
+    try {
+      return evaluate_on_device(episodes, span);
+    } catch (const DeviceLost&) {
+      throw;
+    } catch (const std::runtime_error& e) {  // a launch or the read failed: this walk and the later ones on the host
+      device_eval_.reset();
+      collector_reason_ = TradingDeviceNote(std::string("a GPU walk failed (") + e.what() + "), so they went on on the host");
+    }
+  }
   VecEnv& walk = span == EnvRole::kTest ? *test_env_ : *eval_env_;
   const int e = walk.num_envs();
   const auto n = static_cast<size_t>(e), d = static_cast<size_t>(walk.obs_dim());
@@ -301,6 +318,29 @@ EvalStats Trainer::evaluate(int episodes, EnvRole span) {
   out.mean_return = out.episodes ? sum / out.episodes : 0.0;
   out.metrics = walk.episode_metrics();
   out.series = walk.episode_series();
+  return out;
+}
+
+EvalStats Trainer::evaluate_on_device(int episodes, EnvRole span) {
+  EvalStats out;
+  if (stop_.load(std::memory_order_relaxed)) {
+    out.stopped = true;
+    return out;
+  }
+  DeviceWalk w = device_eval_->walk(span);
+  // Every walk of a span from the same weights is the same walk: `episodes` of them, their
+  // figures averaged as the host's env averages its finished episodes (summed, then divided).
+  out.episodes = episodes;
+  out.returns.assign(static_cast<size_t>(episodes), w.ret);
+  double sum = 0;
+  for (double r : out.returns) sum += r;
+  out.mean_return = sum / episodes;
+  for (const auto& [k, v] : w.report.metrics) {
+    double total = 0;
+    for (int i = 0; i < episodes; ++i) total += v;
+    out.metrics[k] = total / episodes;
+  }
+  out.series = std::move(w.report.series);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include "replay/make_replay.h"
 #include "replay/replay.h"
 #include "train/device_collection.h"
+#include "train/device_evaluation.h"
 #include "train/learner.h"
 #include "train/n_step.h"
 #include "train/scalar_block.h"
@@ -113,7 +114,10 @@ class Trainer {
   /// Greedy (epsilon 0) evaluation over `episodes` >= 1 episodes on the evaluation env of `span`
   /// (kValidation: what selection reads; kTest: the held-out span, reported apart), which is
   /// reset first. Episodes are assigned to copies as they start, so short episodes are not
-  /// over-represented. request_stop() ends it after the current env step (`stopped`).
+  /// over-represented. request_stop() ends it after the current env step (`stopped`). A trading
+  /// run that collects on the device walks the span on the device (DeviceEvaluation: one walk,
+  /// read back once, reported by the host env's code); when a walk fails there, it and later
+  /// ones walk on the host and collector_reason() says why.
   /// @throws std::invalid_argument for kTrain, or kTest when the env has no test span.
   EvalStats evaluate(int episodes, EnvRole span = EnvRole::kValidation);
 
@@ -150,8 +154,8 @@ class Trainer {
   std::string collector() const { return device_ ? "device" : "host"; }
   /// Why they step on the host although the config allowed the device: set at construction (no
   /// kernel for this env, CPU backend, rank sampler, out of memory, ...) or later (the replay
-  /// moved to the CPU). On the device, what still steps on the host (trading's evaluation walks);
-  /// "" otherwise.
+  /// moved to the CPU). On the device, where a trading run's evaluation walks step (the GPU too,
+  /// or the host and why: TradingDeviceNote); "" otherwise.
   std::string collector_reason() const { return collector_reason_; }
 
  private:
@@ -164,6 +168,9 @@ class Trainer {
   bool queue_until_due(int64_t needed, RunStats& stats);
   /// The epoch boundary of device collection: the ended episodes into stats and the scalars.
   void drain_device(RunStats& stats);
+  /// evaluate() on the device (device_eval_ set): one walk of `span` stands for `episodes`.
+  /// @throws as DeviceEvaluation::walk.
+  EvalStats evaluate_on_device(int episodes, EnvRole span);
   [[noreturn]] void halt(uint32_t flags, int64_t step);
 
   TrainerConfig config_;
@@ -173,6 +180,7 @@ class Trainer {
   std::function<std::string()> replay_runtime_fallback_;
   std::shared_ptr<Learner> learner_;  // shared with its seed group, if any (MemberOf)
   std::unique_ptr<DeviceCollection> device_;  // null: the host collects
+  std::unique_ptr<DeviceEvaluation> device_eval_;  // null: evaluation walks step on the host (trading's on the GPU when set)
   std::string collector_reason_;
   int64_t device_fill_until_ = 0;  // env steps the device collects before a run's first gradient step
   NStepAccumulator n_step_;

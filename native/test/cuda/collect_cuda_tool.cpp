@@ -30,6 +30,18 @@
 //                             -> 45, the trading-6e preset's network).
 //   collect_cuda_tool epoch   GPU idle fraction inside an epoch of training with the device
 //                             collector at 1, 16 and 256 environments (the cartpole preset's shape).
+//   collect_cuda_tool check-eval
+//                             the GPU evaluation walk (cuda/device_eval_walk.h) against the host's
+//                             evaluation env: on the 6E file's bars (validation and test spans,
+//                             gaps held and sold, target and step actions, lags 7 and 16,
+//                             decision interval 3),
+//                             resources/data/spy_1d_1999-2020.csv (when found from the working
+//                             directory) and synthetic wild bars at 10x (ruined walks, which end
+//                             early), the device's greedy walk from fresh weights; the host env
+//                             walking the span with the device's actions gives the same rewards,
+//                             return, figures and series bit for bit, and the host's greedy
+//                             (GreedyActions on a host copy of the weights) on the same observations
+//                             picks the device's action except at near-ties (Q within 1e-4).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,12 +52,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <string>
 #include <memory>
 #include <vector>
 
 #include "cuda/cuda_learner.h"
 #include "cuda/cuda_replay.h"
 #include "cuda/device_collector.h"
+#include "cuda/device_eval_walk.h"
 #include "env/cartpole.h"
 #include "env/trading_env.h"
 #include "model/q_network.h"
@@ -53,6 +68,7 @@
 #include "native/test/cuda/ohlcv_csv.h"
 #include "native/test/cuda/tool.h"
 #include "native/test/cuda/tool_learner.h"
+#include "native/test/cuda/wild_bars.h"
 #include "rules/act_rules.h"
 #include "train/n_step.h"
 #include "train/scalar_block.h"
@@ -85,6 +101,19 @@ dqn::LearnerConfig LearnerOptions(int64_t batch, dqn::Precision precision) {
   return c;
 }
 
+/// TradingKind::kWide's fields on s: lags 16 (114 floats), step actions, gaps sold, decision
+/// interval 3, change penalty, financing, 2x, 1 bp.
+void MakeWide(dqn::EnvSpec& s) {
+  s.lags = 16;
+  s.action_space = dqn::ActionSpace::kStep;
+  s.gap_policy = dqn::GapPolicy::kFlat;
+  s.decision_interval = 3;
+  s.change_penalty_bps = 1;
+  s.financing_rate = 0.05;
+  s.max_position = 2;
+  s.cost_bps = 1;
+}
+
 /// The trading cases' environment (the CSV's bars; num_envs, seed and episode_length set per case).
 enum class TradingKind {
   kNone,     ///< CartPole
@@ -110,16 +139,7 @@ dqn::EnvSpec TradingSpec(const CheckCase& c) {
   s.market = tool::TradingBars(nullptr);
   s.reward_scale = 1e4;  // the presets' basis points
   s.episode_length = c.limit;
-  if (c.trading == TradingKind::kWide) {
-    s.lags = 16;
-    s.action_space = dqn::ActionSpace::kStep;
-    s.gap_policy = dqn::GapPolicy::kFlat;
-    s.decision_interval = 3;
-    s.change_penalty_bps = 1;
-    s.financing_rate = 0.05;
-    s.max_position = 2;
-    s.cost_bps = 1;
-  }
+  if (c.trading == TradingKind::kWide) MakeWide(s);
   return s;
 }
 
@@ -324,6 +344,136 @@ int Check() {
   return g_failures == 0 ? 0 : 1;
 }
 
+// ---- check-eval: the GPU evaluation walk (cuda/device_eval_walk.h) ----
+
+/// One evaluation walk case: a trading spec (seed and market set here), its span, its bars.
+struct EvalCase {
+  const char* name;
+  dqn::EnvSpec spec;
+  dqn::EnvRole role;
+  std::shared_ptr<const dqn::MarketData> bars;
+};
+
+/// Bit-for-bit equality of two doubles (NaN payloads included).
+bool SameDouble(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// The device walk against the host's: (1) the host's evaluation TradingEnv walking the span with
+/// the device's actions gives the same rewards, step count, figures and series bit for bit; (2)
+/// on each observation of that walk the host's greedy (GreedyActions from the same weights on
+/// the host) picks the device's action except at near-ties (the Q values of device and host
+/// differ by ~1e-6), counted and bounded. Returns whether the walk was ruined.
+bool CompareEvalWalk(const EvalCase& k, uint64_t seed) {
+  const int before = g_failures;
+  dqn::EnvSpec spec = k.spec;
+  spec.num_envs = 1;
+  spec.seed = seed;
+  spec.market = k.bars;
+  const std::unique_ptr<dqn::VecEnv> host = dqn::MakeTradingEnv(spec, k.role);
+  const int d = host->obs_dim(), a = host->num_actions();
+  const dqn::NetConfig net{d, a, {64, 64}, true, {}};
+  dqn::ReplayConfig rc;
+  rc.capacity = 1024;
+  rc.state_dim = d;
+  rc.seed = seed;
+  CudaReplay replay(rc, dqn::cuda::CudaReplayOptions{});
+  CudaLearner learner(net, LearnerOptions(32, dqn::Precision::kTF32), seed, {});
+  dqn::cuda::DeviceEvalWalk walk(spec, k.role, net);
+  const dqn::cuda::DeviceEvalWalk::Result r = walk.run(learner, replay.stream());
+  // (1) The host env fed the device's actions.
+  std::vector<float> obs(static_cast<size_t>(d)), next(obs.size()), final_obs(obs.size());
+  float reward = 0;
+  uint8_t term = 0, trunc = 0;
+  host->reset(obs.data());
+  dqn::LearnerTensors tensors;
+  learner.save_params(tensors);
+  const dqn::ParamView weights(learner.layout(), tensors.online.data());
+  dqn::Workspace ws(learner.layout(), 1);
+  int64_t steps = 0, disagreements = 0;
+  double widest = 0;  // the largest |Q(host's pick) - Q(device's pick)| / (1 + |Q|) where they differ
+  double ret = 0;
+  for (size_t j = 0; j < r.actions.size() && g_failures == before; ++j) {
+    int32_t mine = 0;
+    dqn::GreedyActions(learner.layout(), weights, obs.data(), 1, ws, &mine);
+    if (mine != r.actions[j]) {
+      ++disagreements;
+      const float qa = ws.q()[mine], qb = ws.q()[r.actions[j]];
+      widest = std::max(widest, std::fabs(static_cast<double>(qa) - qb) / (1.0 + std::fabs(qa)));
+    }
+    host->step(&r.actions[j], next.data(), &reward, &term, &trunc, final_obs.data());
+    ++steps;
+    ret += reward;
+    EXPECT(std::memcmp(&reward, &r.rewards[j], sizeof reward) == 0, "%s: step %zu's reward: host %.9g, device %.9g", k.name, j,
+           static_cast<double>(reward), static_cast<double>(r.rewards[j]));
+    EXPECT((trunc != 0) == (j + 1 == r.actions.size()), "%s: the host's walk %s at step %zu of the device's %zu", k.name,
+           trunc ? "ended" : "goes on", j, r.actions.size());
+    obs.swap(next);
+  }
+  EXPECT(SameDouble(ret, r.ret), "%s: return %.17g on the host, %.17g on the device", k.name, ret, r.ret);
+  const std::map<std::string, double> figures = host->episode_metrics();
+  EXPECT(figures.size() == r.report.metrics.size(), "%s: %zu figures on the host, %zu on the device", k.name, figures.size(),
+         r.report.metrics.size());
+  for (const auto& [name, value] : figures) {
+    const auto it = r.report.metrics.find(name);
+    EXPECT(it != r.report.metrics.end() && SameDouble(it->second, value), "%s: figure %s: host %.17g, device %.17g", k.name,
+           name.c_str(), value, it == r.report.metrics.end() ? NAN : it->second);
+  }
+  const std::map<std::string, std::vector<double>> series = host->episode_series();
+  for (const auto& [name, values] : series) {
+    const auto it = r.report.series.find(name);
+    EXPECT(it != r.report.series.end() && it->second.size() == values.size() &&
+               SameBits(values.data(), it->second.data(), static_cast<int64_t>(values.size())),
+           "%s: series %s differs (%zu values on the host)", k.name, name.c_str(), values.size());
+  }
+  // (2) Near-ties only: a disagreement's Q values within TF32-level rounding of each other.
+  EXPECT(widest <= 1e-4, "%s: the host's greedy differs from the device's by %.3g in Q (not a near-tie)", k.name, widest);
+  const bool ruined = r.ledger.ruined;
+  std::printf("eval walk %-48s seed=%llu: %lld of %d steps%s, %zu bars, return %.6g, turnover %.4g; host greedy differs at %lld "
+              "(widest Q gap %.2g): %s\n",
+              k.name, static_cast<unsigned long long>(seed), static_cast<long long>(steps), walk.max_steps(),
+              ruined ? " (ruined)" : "", r.ledger.bar_returns.size(), r.report.metrics.count("return") ? r.report.metrics.at("return") : NAN,
+              r.ledger.turnover, static_cast<long long>(disagreements), widest, g_failures == before ? "figures bit for bit" : "DIFFERENT");
+  return ruined;
+}
+
+int CheckEval() {
+  using dqn::EnvRole;
+  dqn::EnvSpec s;
+  s.kind = "trading";
+  s.reward_scale = 1e4;
+  s.test_fraction = 0.15;
+  dqn::EnvSpec g = s;  // the wide collector cases' env: gaps sold, step actions, decision interval 3, costs and financing
+  MakeWide(g);
+  dqn::EnvSpec w = s;  // 10x on wild bars: ruin
+  w.max_position = 10;
+  w.n_actions = 5;
+  w.financing_rate = 0.1;
+  const auto csv = tool::TradingBars(nullptr);
+  std::shared_ptr<const dqn::MarketData> spy;
+  try {
+    spy = tool::LoadOhlcv("resources/data/spy_1d_1999-2020.csv");
+  } catch (const std::exception& e) {
+    std::printf("spy cases skipped: %s\n", e.what());
+  }
+  std::vector<EvalCase> cases = {
+      {"6E validation, defaults (gaps held)", s, EnvRole::kValidation, csv},
+      {"6E test, defaults (gaps held)", s, EnvRole::kTest, csv},
+      {"6E validation, wide (lags 16, gaps sold, step actions, interval 3)", g, EnvRole::kValidation, csv},
+      {"6E test, wide (lags 16, gaps sold, step actions, interval 3)", g, EnvRole::kTest, csv},
+  };
+  if (spy) {
+    cases.push_back({"spy validation, defaults", s, EnvRole::kValidation, spy});
+    cases.push_back({"spy test, wide (lags 16, gaps sold, step actions, interval 3)", g, EnvRole::kTest, spy});
+  }
+  for (const EvalCase& k : cases)
+    for (const uint64_t seed : {3, 4}) CompareEvalWalk(k, seed);
+  // Wild bars at 10x: some seed's greedy policy holds a position and is ruined within a few steps.
+  int ruined = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) ruined += CompareEvalWalk({"wild bars validation, 10x, 5 actions", w, EnvRole::kValidation, tool::WildBars()}, seed) ? 1 : 0;
+  EXPECT(ruined > 0, "no wild-bar walk was ruined in 8 seeds: the early end of a ruined walk went unchecked");
+  std::printf("%s\n", g_failures == 0 ? "CHECK PASSED" : "CHECK FAILED");
+  return g_failures == 0 ? 0 : 1;
+}
+
 /// Microseconds per call of queue() over `reps` calls on s (CUDA events).
 template <typename F>
 double TimeUs(cudaStream_t s, int reps, F queue) {
@@ -499,4 +649,6 @@ int Epoch() {
 
 }  // namespace
 
-int main(int argc, char** argv) { return ToolMain(argc, argv, {{"check", Check}, {"bench", Bench}, {"epoch", Epoch}}); }
+int main(int argc, char** argv) {
+  return ToolMain(argc, argv, {{"check", Check}, {"check-eval", CheckEval}, {"bench", Bench}, {"epoch", Epoch}});
+}

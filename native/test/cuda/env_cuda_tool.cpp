@@ -52,6 +52,7 @@
 #include "kernels/env_launch.cuh"
 #include "native/test/cuda/ohlcv_csv.h"
 #include "native/test/cuda/tool.h"
+#include "native/test/cuda/wild_bars.h"
 
 namespace {
 
@@ -153,27 +154,6 @@ const char* g_csv_arg = nullptr;  // check's or bench's second argument
 
 std::shared_ptr<const dqn::MarketData> CsvBars() { return tool::TradingBars(g_csv_arg); }
 
-/// 3,000 one-minute bars whose closes swing by ~8 % a bar (an evaluation walk at 10x equity is
-/// ruined within a few steps), with a gap of an hour every 500 bars.
-std::shared_ptr<const dqn::MarketData> WildBars() {
-  auto m = std::make_shared<dqn::MarketData>();
-  std::mt19937_64 g(7);
-  std::normal_distribution<double> z(0.0, 0.08);
-  double ts = 1.7e9, close = 100;
-  for (int t = 0; t < 3000; ++t) {
-    ts += t % 500 == 499 ? 3600 : 60;
-    const double open = close;
-    close = std::max(1e-3, close * std::exp(z(g)));
-    m->timestamps.push_back(ts);
-    m->open.push_back(open);
-    m->high.push_back(std::max(open, close) * 1.01);
-    m->low.push_back(std::min(open, close) * 0.99);
-    m->close.push_back(close);
-    m->volume.push_back(static_cast<double>(g() % 1000));
-  }
-  return m;
-}
-
 struct TradingCase {
   const char* name;
   dqn::EnvSpec spec;  // num_envs, seed and market are set per run
@@ -254,7 +234,7 @@ int CompareTrading(const TradingCase& k, int n, uint64_t seed) {
   dqn::EnvSpec spec = k.spec;
   spec.num_envs = n;
   spec.seed = seed;
-  spec.market = k.wild ? WildBars() : CsvBars();
+  spec.market = k.wild ? tool::WildBars() : CsvBars();
   const auto host = dqn::MakeTradingEnv(spec, k.role);
   dqn::cuda::DeviceTradingEnv dev(spec, k.role);
   const int d = host->obs_dim(), actions_n = host->num_actions();
