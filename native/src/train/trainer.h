@@ -116,8 +116,9 @@ class Trainer {
   /// reset first. Episodes are assigned to copies as they start, so short episodes are not
   /// over-represented. request_stop() ends it after the current env step (`stopped`). A trading
   /// run that collects on the device walks the span on the device (DeviceEvaluation: one walk,
-  /// read back once, reported by the host env's code); when a walk fails there, it and later
-  /// ones walk on the host and collector_reason() says why.
+  /// read back once, reported by the host env's code; a stop request is seen before the walk,
+  /// not inside it); when a walk fails there, it and later ones walk on the host and
+  /// collector_reason() says why.
   /// @throws std::invalid_argument for kTrain, or kTest when the env has no test span.
   EvalStats evaluate(int episodes, EnvRole span = EnvRole::kValidation);
 
