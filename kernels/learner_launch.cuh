@@ -237,13 +237,6 @@ constexpr int64_t StampCount(int phases, int blocks) { return Stamp(phases + 1, 
 cudaError_t CoreBlocks(Precision precision, int* blocks);
 /// The program's phases in one launch of `blocks` resident blocks (from CoreBlocks).
 cudaError_t LaunchCore(const CoreProgram& program, Precision precision, int blocks, cudaStream_t stream);
-/// A row-local program (learner_rows.cu) in one ordinary launch of one block per row tile
-/// (kTileRows rows of the widest problem): every phase a product phase (PhaseKind::kGemm, no side
-/// job) of a forward pass, whose output row i reads row i of the phase before and nothing that
-/// another row wrote; one learner (group.count 1); no barrier (program.barrier unused). Each
-/// output is bit for bit what LaunchCore's phases give for the same program.
-/// cudaErrorInvalidValue for another program.
-cudaError_t LaunchRows(const CoreProgram& program, Precision precision, cudaStream_t stream);
 /// Builds the probe's intervened inputs from the batch's states (B rows).
 cudaError_t LaunchProbeInputs(const ProbeArgs& args, int batch, cudaStream_t stream);
 /// Test switch of the sticky-error fallback: a kernel that writes through an invalid address,

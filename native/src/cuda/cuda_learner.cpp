@@ -421,8 +421,8 @@ void CudaLearner::summarize_profile(const CoreProgram& pr, const float (&ms)[3],
   phases_us[6] += 1e3 * ms[1] - inside;  // the step kernel's launch and drain, outside its phases
 }
 
-void CudaLearner::launch_core(const CoreProgram& pr, cudaStream_t s, const char* what) {
-  Check(detail::LaunchCore(pr, precision_, core_blocks_, s), what);
+void CudaLearner::launch_core(const CoreProgram& pr, cudaStream_t s, const char* what, int blocks) {
+  Check(detail::LaunchCore(pr, precision_, blocks > 0 ? blocks : core_blocks_, s), what);
 }
 
 void CudaLearner::add_forward(CoreProgram& pr, const Pass& on, const Pass* tg) const {
@@ -668,8 +668,9 @@ void CudaLearner::launch_probe(cudaStream_t s) {
   Check(detail::LaunchProbeInputs(B.probe, b, s), "launching the causal probe's inputs");
   CoreProgram pr;
   pr.params = params_;
+  pr.barrier = B.barrier;
   add_forward(pr, Pass{&B.on, B.probe.inputs, rows, B.h_probe, B.v_probe, B.a_probe}, nullptr);
-  Check(detail::LaunchRows(pr, precision_, s), "launching the causal probe's forward pass");
+  launch_core(pr, s, "launching the causal probe's forward pass");
   Check(detail::LaunchProbeReduce(params_, B.probe, B.ctl, B.scalars, s), "launching the causal probe's reduction");
 }
 
@@ -680,9 +681,18 @@ void CudaLearner::queue_act_forward(const ActForward& act, cudaStream_t s) {
                                 std::to_string(buf_->on.trunk.size()) + "), A and, with dueling heads, V");
   CoreProgram pr;
   pr.params = params_;
+  pr.barrier = buf_->barrier;
   add_forward(pr, Pass{&buf_->on, act.x, act.rows, act.h, act.v, act.a}, nullptr);
-  // Row-local: the block that owns a row tile walks every layer for it (no grid barrier).
-  guarded([&] { Check(detail::LaunchRows(pr, precision_, s), "launching the acting forward pass"); });
+  // As many blocks as its widest phase has output tiles (a block walks one tile at a time; each
+  // tile's arithmetic is the same on any block): a few copies' forward then meets at barriers of
+  // a few blocks instead of one per multiprocessor.
+  int widest = 1;
+  for (int ph = 0; ph < pr.phases; ++ph) {
+    int tiles = 0;
+    for (int k = 0; k < pr.phase[ph].count; ++k) tiles += detail::TileCount(pr.phase[ph].p[k].m, pr.phase[ph].p[k].n);
+    widest = std::max(widest, tiles);
+  }
+  guarded([&] { launch_core(pr, s, "launching the acting forward pass", std::min(widest, core_blocks_)); });
 }
 
 void CudaLearner::publish(ScalarBlock& out) const {

@@ -98,11 +98,9 @@ class CudaLearner final : public Learner {
   };
   /// The acting forward of the GPU collector (issue 24): queues on `s` the online network's
   /// forward pass over act.rows device observations: the step's own program and tiles
-  /// (add_forward) at the learner's precision, so the network is defined once, run row-local
-  /// (detail::LaunchRows: a block per 32 rows walks every layer, no grid barrier). `s` must be
-  /// the stream this learner's steps run on (the GPU replay's), so that it reads the weights of
-  /// the steps queued before it. @throws std::invalid_argument for a bad shape; CudaError when
-  /// the launch fails.
+  /// (add_forward) at the learner's precision, so the network is defined once. `s` must be the
+  /// stream this learner's steps run on (the GPU replay's): the launch uses the learner kernel's
+  /// grid barrier. @throws std::invalid_argument for a bad shape; CudaError when the launch fails.
   void queue_act_forward(const ActForward& act, cudaStream_t s);
 
   // ---- For the device checks and benchmarks (native/test/cuda/learner_cuda_tool.cpp). ----
@@ -167,8 +165,8 @@ class CudaLearner final : public Learner {
                          std::vector<PhaseProfile>* per_phase) const;
   /// Bytes of the tile stamps of a program of `phases` phases.
   size_t tile_stamp_bytes(int phases) const;
-  /// The program on one resident block per multiprocessor (core_blocks_).
-  void launch_core(const detail::CoreProgram& pr, cudaStream_t s, const char* what);
+  /// The program on `blocks` resident blocks (0: one per multiprocessor, core_blocks_).
+  void launch_core(const detail::CoreProgram& pr, cudaStream_t s, const char* what, int blocks = 0);
   detail::TdLossArgs loss_args() const;  // the loss phase's view of the buffers
   void launch_probe(cudaStream_t s);
   void queue_steps(cudaStream_t s, CudaReplay& gpu);  // K x (the replay's sample, the core, the update)
