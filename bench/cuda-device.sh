@@ -16,7 +16,7 @@
 #                    env-trading-check (the trading half alone: device trading copies against the host's trading env on
 #                    resources/data/6EH4_cme_1m_2024-01.csv, or $DQN_TRADING_CSV, and synthetic bars, 1 to 1,000 copies) env-bench
 #                    collect-check (the GPU collector against the host's collection, CartPole and trading) collect-bench collect-epoch jax-collect
-#                    eval-check (the GPU evaluation walk against the host's evaluation env: `collect_cuda_tool check-eval`)
+#                    eval-check (the GPU evaluation walk against the host's evaluation env: `collect_cuda_tool check-eval`, CHECK_RUNS times)
 #   pack:          every log in $OUT (build.log aside) into one tarball, $PACK
 # Logs go to $OUT (default /tmp/replay-cuda-out). Exit status: the first failing step's.
 set -o pipefail
@@ -98,7 +98,13 @@ for s in "$@"; do
       echo "collector check: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1 ;;
     eval-check)
       step eval-check
-      ./build/native/collect_cuda_tool check-eval 2>&1 | tee "$OUT/eval-check.log" | tail -40; [ "${PIPESTATUS[0]}" = 0 ] || status=1 ;;
+      # CHECK_RUNS times (default 1 here: set 20 for a check that counts).
+      runs=${CHECK_RUNS:-1} passed=0
+      for i in $(seq "$runs"); do
+        ./build/native/collect_cuda_tool check-eval > "$OUT/eval-check-$i.log" 2>&1 && passed=$((passed + 1))
+      done
+      tail -40 "$OUT/eval-check-1.log"; grep -hE "FAIL|ERROR" "$OUT"/eval-check-*.log | head -20
+      echo "evaluation walk check: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1 ;;
     collect-bench)
       step collect-bench
       ./build/native/collect_cuda_tool bench 2>&1 | tee "$OUT/collect-bench.log" | grep -v '^JSON' ;;
