@@ -34,7 +34,7 @@ export const TradingEnvSchema = z.strictObject({
   data: z.string().min(1).meta({ description: 'OHLCV CSV file (timestamp,open,high,low,close,volume); relative paths resolve against the repository' }),
   bad_rows: z.enum(['refuse', 'skip']).default('refuse').meta({ description: 'what to do with a malformed CSV row: refuse the file, or skip the row and report it' }),
   num_envs: int(1, 4096, 8, { description: 'environment copies stepped together', unit: 'envs' }),
-  episode_length: int(16, 1_000_000, 1024, { description: 'bars per training episode (random start in the training span)', unit: 'bars' }),
+  episode_length: int(16, 1_000_000, 1024, { description: 'env steps (decisions, each holding decision_interval decision bars) per training episode before it is truncated (random start in the training span)', unit: 'steps' }),
   lags: int(1, 16, 7, { description: 'lags of each market feature in the observation (state_dim = 7 * lags + 2)', unit: 'bars' }),
   n_actions: int(3, 255, 45, { description: 'discrete target positions, evenly spaced in [-max_position, max_position]; must be odd so that the middle action is flat (0)', unit: 'actions' })
     .refine((n) => n % 2 === 1, { error: (issue) => `must be odd so that the middle action is the flat position (0); use ${Number(issue.input) - 1} or ${Number(issue.input) + 1}` }),
