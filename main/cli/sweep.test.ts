@@ -79,7 +79,12 @@ test('a sweep of 4 tiny trials x 2 seeds stopped by Ctrl-C resumes without retra
   assert.equal(view.state, 'finished');
   assert.deepEqual(view.trials.map((t) => t.status), ['finished', 'finished', 'finished', 'finished']);
   assert.ok(view.trials[2]!.runs.some((r) => r.run === interrupted.run), 'the stopped run was resumed, not replaced');
-  assert.match(readFileSync(join(runs, interrupted.run, 'events.log'), 'utf8'), /resumed from .*stop-step-/);
+  // It resumed where it stopped: from its stop checkpoint, or from the epoch's when the signal
+  // came at an epoch's last step (both then hold that step's state; ties go to the epoch's).
+  const events = readFileSync(join(runs, interrupted.run, 'events.log'), 'utf8');
+  const stoppedAt = /"stopped at step (\d+)"/.exec(events)?.[1];
+  assert.ok(stoppedAt, events);
+  assert.match(events, new RegExp(`resumed from \\S*checkpoints/(stop-step-${stoppedAt}|epoch-\\d+) at step ${stoppedAt}\\b`));
   const seedRuns = readdirSync(runs).filter((n) => /-seed\d+$/.test(n));
   assert.equal(seedRuns.length, 8, `one run folder per trial and seed: ${seedRuns.join(', ')}`);
 
