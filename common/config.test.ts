@@ -83,3 +83,17 @@ test('trading spans and no-trade options: defaults keep the old split and action
     return true;
   });
 });
+
+test('a number that is not finite (a JSON 1e999 overflows to Infinity) is named as such, not shown as null', () => {
+  assert.throws(
+    () => parseRunConfig({ env: { kind: 'cartpole' }, optim: { lr: Infinity, gamma: NaN } }),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      const text = e.problems.join('\n');
+      assert.doesNotMatch(text, /null/);
+      assert.match(text, /optim\.lr: must be a finite number \(got Infinity; /);
+      assert.match(text, /optim\.gamma: must be a finite number \(got NaN; /);
+      return true;
+    },
+  );
+});

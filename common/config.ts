@@ -236,6 +236,8 @@ export function formatIssue(issue: z.core.$ZodIssue, input: unknown): string[] {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${path ? `${path}.` : ''}${key}: unknown field (misspelled?)`);
   const got = valueAt(input, issue.path);
+  // JSON.stringify writes Infinity and NaN as null: "expected number, received Infinity (got null)".
+  if (typeof got === 'number' && !Number.isFinite(got)) return [`${path || '(root)'}: must be a finite number (got ${got}; a JSON number as large as 1e999 overflows to Infinity)`];
   const shown = got === undefined ? '' : ` (got ${JSON.stringify(got)})`;
   return [`${path || '(root)'}: ${issue.message}${shown}`];
 }

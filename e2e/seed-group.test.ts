@@ -69,7 +69,7 @@ test('browser mode: a --seeds 3 group is one history row that expands to its mem
       assert.match((await cell('name')) ?? '', new RegExp(`^${runTitle(group)} · 3 seeds$`));
       assert.equal(await cell('state'), 'finished');
       const f = (v: number) => v.toFixed(1);
-      assert.equal(await cell('lastEvalReturn'), `${f(summary.eval_mean_return.mean)} (95% CI ${f(summary.eval_mean_return.mean_ci95[0])}–${f(summary.eval_mean_return.mean_ci95[1])})`);
+      assert.equal(await cell('lastEvalReturn'), `${f(summary.eval_mean_return.mean)} (95% CI ${f(summary.eval_mean_return.mean_ci95[0])} to ${f(summary.eval_mean_return.mean_ci95[1])})`);
       assert.equal(await table.getByRole('button', { name: `Open ${members[0]}`, exact: true }).count(), 0, 'members hidden until the group is expanded');
       await row.getByRole('button', { name: `Members of ${group}` }).click();
       for (const m of members) await table.getByRole('button', { name: `Open ${m}`, exact: true }).waitFor(LONG);

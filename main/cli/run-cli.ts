@@ -34,5 +34,5 @@ function runCli(script: string, args: string[], env: NodeJS.ProcessEnv, wrapper:
   } catch {
     json = undefined;
   }
-  return { code: r.status, stderr: r.stderr, json };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, json };
 }

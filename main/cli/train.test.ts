@@ -203,3 +203,9 @@ test('--seeds N trains N seeds into their own run directories and prints the age
   assert.equal(resumed.code, 2);
   assert.match(resumed.stderr, /--seeds trains new runs: it cannot be combined with --resume/);
 });
+
+test('--help names the bundled presets, so a new user need not list resources/presets/', () => {
+  const help = train(['--help']);
+  assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout.replace(/\s+/g, ' '), /--preset <name> bundled preset: cartpole, cartpole-c51, cartpole-iqn, trading-6e, trading-6e-full, trading-spy /);
+});

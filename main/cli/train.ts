@@ -7,7 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { oneOf, parseArgv } from './cli-args.ts';
 import { ConfigError, type RunConfigInput } from '../../common/config.ts';
-import { loadPreset, readJsonFile } from '../trainer/presets.ts';
+import { listPresets, loadPreset, readJsonFile } from '../trainer/presets.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
 import { resolveConfig } from '../trainer/session.ts';
 import type { StartOptions } from '../trainer/session-api.ts';
@@ -46,14 +46,14 @@ async function main(argv: string[]): Promise<number> {
   const program = new Command()
     .name('npm run train --')
     .description('Train a DQN agent headless (CPU or CUDA backend).')
-    .option('--preset <name>', 'bundled preset (resources/presets/<name>.json)')
+    .option('--preset <name>', `bundled preset: ${listPresets().join(', ')} (resources/presets/<name>.json)`)
     .option('--config <file>', 'run config JSON file')
     .option('--backend <backend>', 'auto | cpu | cuda', oneOf('--backend', ['auto', 'cpu', 'cuda']))
     .option('--precision <p>', 'CUDA matrix products: tf32 | bf16 | fp32 (config network.precision)', oneOf('--precision', ['tf32', 'bf16', 'fp32']))
     .option('--epochs <n>', 'epochs to run (total, including resumed ones)', positiveInt('--epochs'))
     .option('--steps-per-epoch <n>', 'gradient steps per epoch', positiveInt('--steps-per-epoch'))
     .option('--seed <n>', 'seed of every random stream', nonNegativeInt('--seed'))
-    .option('--seeds <n>', `train and evaluate N seeds (--seed, or the config's, then +1, ...; at most ${MAX_SEEDS}), one run directory each, and report mean, std and IQM over them`, positiveInt('--seeds'))
+    .option('--seeds <n>', `train and evaluate N seeds (--seed, or the config's, then +1, ...; at most ${MAX_SEEDS}), one run directory each, and report mean, std, IQM and the 95% t-interval of the mean over them`, positiveInt('--seeds'))
     .option('--walk-forward', 'train every fold of env.folds (one run directory each) and report them per fold and pooled over their test spans')
     .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
     .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())

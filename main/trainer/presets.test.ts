@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import { enabledShares, isPlainQ } from '../../common/heads.ts';
-import { listPresets, loadPreset } from './presets.ts';
+import { listPresets, loadPreset, parseJsonText } from './presets.ts';
 
 /** Preset `name`, parsed, after checking that it is preset `base` but for its name and its heads. */
 function headsVariant(name: string, base: string): RunConfig {
@@ -40,4 +40,19 @@ test("trading-6e-full is trading-6e with the original system's whole stack: C51,
 test("cartpole-iqn is the cartpole preset with an IQN main head at the config's IQN defaults", () => {
   const iqn = headsVariant('cartpole-iqn', 'cartpole');
   assert.deepEqual(iqn.heads, parseRunConfig({ env: { kind: 'cartpole' }, heads: { main: 'iqn' } }).heads);
+});
+
+test('a config that is not JSON is refused with the line and column to fix, a bare NaN or Infinity by name', () => {
+  const refusal = (text: string) => {
+    try {
+      parseJsonText(text, 'run.json');
+    } catch (e) {
+      return (e as Error).message;
+    }
+    assert.fail('parsed');
+  };
+  assert.equal(refusal('{\n  "optim": { "lr": 0.1 \n}'), 'run.json is not valid JSON (line 3, column 2)', 'a missing brace: where the text ends');
+  assert.equal(refusal('{\n  "optim": { "lr": NaN }\n}'), 'run.json is not valid JSON (line 2, column 20: NaN is not a number in JSON, which has no NaN or Infinity: write a finite number)');
+  assert.match(refusal('{ "name": "NaN", "seed": -Infinity }'), /\(line 1, column 26: -Infinity is not a number in JSON/, 'a NaN inside a string is text, not the problem');
+  assert.equal(refusal('not json at all'), 'run.json is not valid JSON', 'no place known: the file is named, its text is not');
 });

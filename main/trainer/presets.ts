@@ -47,14 +47,47 @@ export function readJsonFile(path: string): unknown {
 
 /**
  * Parses the JSON text of the file `path`.
- * @throws Error "<path> is not valid JSON (at position N)": the place, never the text (JSON.parse's
- *   own message quotes the file, DESIGN section 9).
+ * @throws Error "<path> is not valid JSON (line L, column C)": the place, never the text (JSON.parse's
+ *   own message quotes the file, DESIGN section 9); a bare NaN or Infinity (JSON.parse gives
+ *   NaN no position) is named with its place and what to write instead.
  */
 export function parseJsonText(text: string, path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
     const at = /at position (\d+)/.exec((e as Error).message)?.[1];
-    throw new Error(`${path} is not valid JSON${at ? ` (at position ${at})` : ''}`, { cause: e });
+    // JSON.parse stops at the first error: a bare NaN or Infinity before where it stopped is it.
+    const bare = bareNonFinite(text);
+    const where =
+      bare && (at === undefined || bare.at <= Number(at))
+        ? ` (${lineColumn(text, bare.at)}: ${bare.token} is not a number in JSON, which has no NaN or Infinity: write a finite number)`
+        : at !== undefined
+          ? ` (${lineColumn(text, Number(at))})`
+          : '';
+    throw new Error(`${path} is not valid JSON${where}`, { cause: e });
   }
+}
+
+/** "line L, column C" (both from 1) of the character at `offset` of `text`. */
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
+}
+
+/** The first NaN, Infinity or -Infinity outside a string of `text`, as JavaScript writes them. */
+function bareNonFinite(text: string): { at: number; token: string } | undefined {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else {
+      const token = /^(?:NaN|-?Infinity)/.exec(text.slice(i, i + 9))?.[0];
+      if (token) return { at: i, token };
+    }
+  }
+  return undefined;
 }

@@ -69,5 +69,9 @@ test('a member after a lost GPU gets a CPU trainer of its own; a CUDA trainer is
 
 test('seeds on the CPU backend train one after another, saying why', async () => {
   const r = await seedGroupDeps(config, [1, 2, 3], defaultDeps);
-  assert.deepEqual(r, { reason: 'the CPU backend trains seeds one after another' });
+  assert.deepEqual(r, { reason: "a GPU seed group needs the CUDA backend, and these seeds train on the CPU (backend 'cpu')" });
+  // backend auto on a machine without a usable GPU: the reason the CPU was chosen
+  const noGpu = { ...defaultDeps, addon: () => ({ ...defaultDeps.addon(), backendInfo: () => ({ cudaCompiled: true, cudaAvailable: false, reason: 'no CUDA device' }) }) };
+  const auto = await seedGroupDeps(parseRunConfig({ ...config, backend: 'auto' }), [1, 2], noGpu);
+  assert.deepEqual(auto, { reason: 'a GPU seed group needs the CUDA backend, and these seeds train on the CPU (no CUDA device)' });
 });

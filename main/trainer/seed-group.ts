@@ -142,13 +142,14 @@ export class SeedGroupRunner {
  */
 export async function seedGroupDeps(config: RunConfig, seeds: number[], deps: SessionDeps = defaultDeps): Promise<{ deps: SessionDeps[] } | { reason: string }> {
   const addon = deps.addon();
-  let backend: 'cpu' | 'cuda';
+  let choice: { backend: 'cpu' | 'cuda'; reason: string };
   try {
-    backend = chooseBackend(config.backend, config.heads, () => addon.backendInfo()).backend;
+    choice = chooseBackend(config.backend, config.heads, () => addon.backendInfo());
   } catch (e) {
     return { reason: (e as Error).message };
   }
-  if (backend !== 'cuda') return { reason: 'the CPU backend trains seeds one after another' };
+  // Why the CPU: backend 'cpu' asked for, or 'auto' without a usable GPU (choice.reason says why).
+  if (choice.backend !== 'cuda') return { reason: `a GPU seed group needs the CUDA backend, and these seeds train on the CPU (${choice.reason || "backend 'cpu'"})` };
   if (seeds.length < 2) return { reason: 'one seed' };
   if (seeds.length > MAX_GPU_GROUP) return { reason: `a GPU seed group trains at most ${MAX_GPU_GROUP} seeds at once, ${seeds.length} were asked` };
   const memory = deps.memory(addon);

@@ -32,16 +32,19 @@ export function groupRuns(runs: readonly RunSummary[]): RunBlock[] {
 
 /**
  * A group's headline figure as the run history shows it: the summary's mean of the final
- * evaluation over seeds and its 95% interval, e.g. "480.5 (95% CI 472.3–488.8)" (Student-t
- * interval of the mean), or "480.5 (IQM CI 472.3–488.8)" for a summary written before it; a
- * group of one seed, "480.5 (1 seed: no interval)".
+ * evaluation over seeds and its 95% interval, e.g. "480.5 (95% CI 472.3 to 488.8)" (Student-t
+ * interval of the mean), or "480.5 (IQM CI 472.3 to 488.8)" for a summary written before it; a
+ * group of one seed, "480.5 (1 seed: no interval)". A trading figure carries its unit, as a run's
+ * row does: "-18.3 bp (95% CI -579.5 to 542.9 bp)" (a dash between two negative bounds read as
+ * one more minus sign).
  */
 export function groupHeadlineText(h: GroupHeadline | undefined): string {
   if (!h) return '–';
+  const unit = h.figure === 'eval_mean_reward_bps' ? ' bp' : '';
   const f = (v: number) => v.toFixed(1);
-  // One seed has no interval: "-554.5 (95% CI -554.5–-554.5)" read as a certain figure.
-  if (h.n < 2) return `${f(h.mean)} (1 seed: no interval)`;
-  return `${f(h.mean)} (${h.interval === 'mean-t' ? '95% CI' : 'IQM CI'} ${f(h.ci95[0])}–${f(h.ci95[1])})`;
+  // One seed has no interval: "-554.5 (95% CI -554.5 to -554.5)" read as a certain figure.
+  if (h.n < 2) return `${f(h.mean)}${unit} (1 seed: no interval)`;
+  return `${f(h.mean)}${unit} (${h.interval === 'mean-t' ? '95% CI' : 'IQM CI'} ${f(h.ci95[0])} to ${f(h.ci95[1])}${unit})`;
 }
 
 /** How many members a group has of the seeds it trains: "3 seeds", or "2 of 3 seeds" while some are missing. */
