@@ -33,12 +33,17 @@ test('cross-field rules are checked: eps_end above eps_start and a batch larger 
   );
 });
 
-test('a misspelled or unknown key is refused by name instead of silently taking the default', () => {
+test('a misspelled or unknown key is refused by name instead of silently taking the default, with the name meant or the names there', () => {
   assert.throws(
-    () => parseRunConfig({ env: { kind: 'cartpole' }, optim: { learning_rate: 0.1 }, schedul: { epochs: 2 } }),
+    () => parseRunConfig({ env: { kind: 'cartpole' }, optim: { learning_rate: 0.1, batchsize: 64, target_update: { kind: 'hard', intervall: 5 } }, schedul: { epochs: 2 } }),
     (e: unknown) => {
       assert.ok(e instanceof ConfigError);
-      assert.deepEqual(e.problems.sort(), ['optim.learning_rate: unknown field (misspelled?)', 'schedul: unknown field (misspelled?)']);
+      assert.deepEqual(e.problems.sort(), [
+        'optim.batchsize: unknown field (misspelled?); did you mean optim.batch_size?',
+        'optim.learning_rate: unknown field (misspelled?): optim has lr, lr_end, lr_decay_steps, adam_eps, grad_clip, batch_size, gamma, n_step, double_dqn, huber_delta, target_update',
+        'optim.target_update.intervall: unknown field (misspelled?); did you mean optim.target_update.interval?',
+        'schedul: unknown field (misspelled?); did you mean schedule?',
+      ]);
       return true;
     },
   );

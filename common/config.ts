@@ -208,7 +208,55 @@ export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export function parseRunConfig(input: unknown): RunConfig {
   const result = RunConfigSchema.safeParse(input);
   if (result.success) return result.data;
-  throw new ConfigError(result.error.issues.flatMap((issue) => formatIssue(issue, input)));
+  throw new ConfigError(result.error.issues.flatMap((issue) => (issue.code === 'unrecognized_keys' ? unknownFieldLines(issue.path, issue.keys) : formatIssue(issue, input))));
+}
+
+/** What unwraps to a field's own schema: defaults and optionals. */
+export function unwrapSchema(s: z.ZodType): z.ZodType {
+  let cur = s as z.ZodType & { def: { type: string; innerType?: z.ZodType } };
+  while ((cur.def.type === 'default' || cur.def.type === 'optional') && cur.def.innerType) cur = cur.def.innerType as typeof cur;
+  return cur;
+}
+
+/** The fields of an object schema, or of every option of a union of objects (env's kinds, target_update's). */
+export function schemaFields(s: z.ZodType): Map<string, z.ZodType> | undefined {
+  const u = unwrapSchema(s) as z.ZodType & { def: { type: string; shape?: Record<string, z.ZodType>; options?: z.ZodType[] } };
+  if (u.def.type === 'object') return new Map(Object.entries(u.def.shape!));
+  if (u.def.type === 'union') {
+    const out = new Map<string, z.ZodType>();
+    for (const o of u.def.options!) for (const [k, v] of schemaFields(o) ?? []) if (!out.has(k)) out.set(k, v);
+    return out.size ? out : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The lines of keys a section of the run config does not have: `optim.batchsize: unknown field
+ * (misspelled?); did you mean optim.batch_size?` where one name is close (at most a third of its
+ * letters apart), else the names the section has.
+ */
+function unknownFieldLines(path: readonly PropertyKey[], keys: readonly string[]): string[] {
+  let section: z.ZodType | undefined = RunConfigSchema;
+  for (const key of path) section = section && schemaFields(section)?.get(String(key));
+  const names = [...((section && schemaFields(section))?.keys() ?? [])];
+  const prefix = path.length ? `${path.map(String).join('.')}.` : '';
+  return keys.map((key) => {
+    const line = `${prefix}${key}: unknown field (misspelled?)`;
+    const near = names.map((n) => ({ n, d: editDistance(key, n) })).sort((a, b) => a.d - b.d)[0];
+    if (near && near.d <= Math.max(2, Math.floor(key.length / 3))) return `${line}; did you mean ${prefix}${near.n}?`;
+    return names.length ? `${line}: ${prefix ? prefix.slice(0, -1) : 'the config'} has ${names.join(', ')}` : line;
+  });
+}
+
+/** Levenshtein distance: the fewest single-letter insertions, deletions and substitutions from a to b. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
 }
 
 /** An invalid configuration; `problems` holds one line per invalid field. */

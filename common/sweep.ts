@@ -3,7 +3,7 @@
 // field of a run config named by its dotted path (`optim.lr`, `env.decision_interval`). Every
 // problem is one line that says what to fix. Pure TS + zod.
 import { z } from 'zod';
-import { formatIssue, RunConfigSchema } from './config.ts';
+import { formatIssue, RunConfigSchema, schemaFields as fieldsOf, unwrapSchema as unwrap } from './config.ts';
 import { WALK_FIGURES } from './trading-eval.ts';
 
 /** Most trials one sweep plans (a grid's product, or a random search's `trials`). */
@@ -111,25 +111,6 @@ const RESERVED: Record<string, string> = {
   seed: "the sweep's `seeds` and `first_seed` choose each trial's training seeds",
   'env.kind': 'the environment is the base config\'s: sweep one environment at a time',
 };
-
-/** What unwraps to a field's own schema: defaults and optionals. */
-function unwrap(s: z.ZodType): z.ZodType {
-  let cur = s as z.ZodType & { def: { type: string; innerType?: z.ZodType } };
-  while ((cur.def.type === 'default' || cur.def.type === 'optional') && cur.def.innerType) cur = cur.def.innerType as typeof cur;
-  return cur;
-}
-
-/** The fields of an object schema, or of every option of a union of objects (env's kinds, target_update's). */
-function fieldsOf(s: z.ZodType): Map<string, z.ZodType> | undefined {
-  const u = unwrap(s) as z.ZodType & { def: { type: string; shape?: Record<string, z.ZodType>; options?: z.ZodType[] } };
-  if (u.def.type === 'object') return new Map(Object.entries(u.def.shape!));
-  if (u.def.type === 'union') {
-    const out = new Map<string, z.ZodType>();
-    for (const o of u.def.options!) for (const [k, v] of fieldsOf(o) ?? []) if (!out.has(k)) out.set(k, v);
-    return out.size ? out : undefined;
-  }
-  return undefined;
-}
 
 /** A config field's schema and kind, found by its dotted path. */
 export interface ConfigField {
