@@ -92,6 +92,17 @@ test('a wrong header, a missing file, an empty file and a file with no valid bar
   assert.throws(() => loadOhlcv(csv('only-bad.csv', [HEADER, '2024-01-02,1,1,1,1,-1']), { badRows: 'skip' }), /no valid bars \(1 bad rows\)/);
 });
 
+test('a quote never closed is refused at the line that opened it, not at the end of the file', () => {
+  const rows = [HEADER, ok(0), ok(1), '2024-01-02T00:02:00Z,1,"1.2,0.9,1.1,10', ...Array.from({ length: 30 }, (_, k) => ok(k + 3))];
+  for (const badRows of ['refuse', 'skip'] as const)
+    assert.throws(() => loadOhlcv(csv('quote.csv', rows), { badRows }), {
+      name: 'OhlcvError',
+      message: `${join(dir, 'quote.csv')}: line 4: a quote (") opens a field and is never closed, so the rest of the file reads as one field: OHLCV fields need no quotes, remove it`,
+    });
+  // A quoted field that closes ("" inside it is a quote) is plain CSV: that row is judged by its fields.
+  assert.throws(() => loadOhlcv(csv('quoted.csv', [HEADER, ok(0), '2024-01-02T00:01:00Z,1,"1.""2",0.9,1.1,10', ok(2)])), /line 3: high '1."2' is not a number/);
+});
+
 test('timestamps: ISO-8601 with a zone and daily dates become Unix seconds', () => {
   assert.equal(parseTimestamp('1999-11-01'), 941414400);
   assert.equal(parseTimestamp('2024-01-01T23:01:00Z'), 1704150060);

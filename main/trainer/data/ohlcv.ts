@@ -156,6 +156,17 @@ export function loadOhlcvOffThread(path: string, options: LoadOhlcvOptions = {})
   });
 }
 
+/** The line (from 1) of the quote left open at the end of `text`, or undefined when every quote closes. */
+function unclosedQuoteLine(text: string): number | undefined {
+  let open: number | undefined;
+  let line = 1;
+  for (const c of text) {
+    if (c === '\n') line++;
+    else if (c === '"') open = open === undefined ? line : undefined; // "" inside a quoted field closes and reopens
+  }
+  return open;
+}
+
 /**
  * Parses OHLCV CSV text (the body of loadOhlcv; `source` names the file in messages).
  * @throws OhlcvError as loadOhlcv does.
@@ -166,6 +177,9 @@ export function parseOhlcv(text: string, source: string, policy: BadRowPolicy = 
     // With `info: true` each record comes as {record, info}; csv-parse's typings do not model that.
     records = parse(text, { info: true, relax_column_count: true, skip_empty_lines: true, bom: true, trim: true }) as unknown as typeof records;
   } catch (err) {
+    // csv-parse names the last line for a quote never closed: name the line that opened it.
+    const opened = (err as { code?: string }).code === 'CSV_QUOTE_NOT_CLOSED' ? unclosedQuoteLine(text) : undefined;
+    if (opened !== undefined) throw new OhlcvError(`${source}: line ${opened}: a quote (") opens a field and is never closed, so the rest of the file reads as one field: OHLCV fields need no quotes, remove it`);
     throw new OhlcvError(`${source}: not a readable CSV file: ${clipText((err as Error).message, 160)}`);
   }
   const header = records[0];
