@@ -338,3 +338,29 @@ test('a run the charts show is drawn once, as itself, even while it is also tick
   assert.deepEqual(d.overlays().map((o) => o.runDir), ['/runs/other']);
   assert.deepEqual(d.store.getState().overlayDirs, ['/runs/last', '/runs/other'], 'both stay ticked');
 });
+
+test('a start sent keeps Start off until the host answers it: its state message or an error for that command', () => {
+  const d = createDashboard();
+  const pending = () => d.store.getState().startPending;
+  assert.equal(pending(), false);
+  d.startSent();
+  assert.equal(pending(), true, 'the host loads the data and builds the trainer meanwhile');
+  d.apply({ type: 'error', command: 'listRuns', message: 'busy' });
+  assert.equal(pending(), true, "another command's error is not the answer");
+  d.apply({ type: 'error', command: 'start', message: 'env.data: file not found: x.csv' });
+  assert.equal(pending(), false, 'a refused start');
+  d.startSent();
+  d.apply({ type: 'state', state: 'idle' });
+  assert.equal(pending(), true, "an idle state (the host's snapshot for a page that just connected) is not the answer");
+  d.apply({ type: 'state', state: 'running', runDir: '/runs/a', config });
+  assert.equal(pending(), false, 'the run started');
+  d.startSent();
+  d.apply({ type: 'error', command: 'resume', message: 'no checkpoint' });
+  assert.equal(pending(), false, 'a refused resume');
+  d.startSent();
+  d.apply({ type: 'hostExit', pid: 40, reason: 'killed by SIGKILL', restarting: true });
+  assert.equal(pending(), false, 'a host that died answers nothing');
+  d.startSent();
+  d.setConnection('closed');
+  assert.equal(pending(), false, 'no answer comes over a closed connection');
+});

@@ -57,6 +57,12 @@ export interface DashboardState {
   connectionDetail?: string;
   host: HostInfo;
   runState: RunState;
+  /**
+   * A start or resume was sent and the host has not answered it yet (a state message, or an error
+   * for that command): the host loads the data and builds the trainer meanwhile, seconds for a
+   * large CSV, and Start stays off (a second Start was refused "a run is already running").
+   */
+  startPending: boolean;
   stateDetail?: string;
   runDir?: string;
   runConfig?: RunConfig;
@@ -114,6 +120,8 @@ export interface Dashboard {
   /** Applies one message from the host or the supervisor. */
   apply(message: HostMessage, nowMs?: number): void;
   setConnection(state: ConnectionState, detail?: string): void;
+  /** Marks that a start or resume was sent: `startPending` until the host answers it. */
+  startSent(): void;
   /** Marks that `runDir` is being resumed: its history (runData) becomes the live series. */
   expectResume(runDir: string): void;
   showLive(): void;
@@ -168,6 +176,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     connection: 'connecting',
     host: { restarts: 0 },
     runState: 'idle',
+    startPending: false,
     progress: { step: 0, envSteps: 0, epoch: 0 },
     events: [],
     errors: [],
@@ -266,6 +275,8 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         set({
           view: takesCharts ? { kind: 'live' } : s.view,
           runState: m.state,
+          // A run exists: the start was answered. An idle state (a snapshot on connecting) is not the answer.
+          startPending: s.startPending && m.state !== 'running' && m.state !== 'stopping',
           stateDetail: m.detail,
           runDir: m.runDir ?? s.runDir,
           runConfig: m.config ?? s.runConfig,
@@ -334,7 +345,10 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
       case 'pong':
         return;
       case 'error':
-        set((s) => ({ errors: [...s.errors, { command: m.command, message: m.message, atMs: nowMs }].slice(-MAX_ERRORS) }));
+        set((s) => ({
+          errors: [...s.errors, { command: m.command, message: m.message, atMs: nowMs }].slice(-MAX_ERRORS),
+          startPending: s.startPending && m.command !== 'start' && m.command !== 'resume',
+        }));
         return;
       case 'hostReady':
         set((s) => ({ host: { ...s.host, pid: m.pid, restarts: m.restarts } }));
@@ -344,6 +358,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         const s = get();
         set({
           host: { ...s.host, pid: undefined, lastExit: { pid: m.pid, reason: m.reason, restarting: m.restarting } },
+          startPending: false, // a start it had not answered died with it
           runState: s.runState === 'running' || s.runState === 'stopping' ? 'halted' : s.runState,
           stateDetail: s.runState === 'running' || s.runState === 'stopping' ? `trainer host ${m.reason}` : s.stateDetail,
         });
@@ -370,8 +385,10 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     apply,
     setConnection: (connection, connectionDetail) => {
       if (connection === 'open') snapshotDue = true;
-      set({ connection, connectionDetail });
+      // A command sent before a reconnect gets no answer: the host's state message says what runs.
+      set({ connection, connectionDetail, startPending: false });
     },
+    startSent: () => set({ startPending: true }),
     expectResume: (runDir) => {
       resuming = runDir;
     },

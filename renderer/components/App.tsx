@@ -100,7 +100,7 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   // Only what the App draws: a frame (progress, series) does not re-render it.
   const s = useStore(
     dashboard.store,
-    useShallow((st) => ({ runState: st.runState, connection: st.connection, runDir: st.runDir, runConfig: st.runConfig, host: st.host, errors: st.errors, smoothing: st.smoothing, xAxis: st.xAxis, view: st.view })),
+    useShallow((st) => ({ runState: st.runState, startPending: st.startPending, connection: st.connection, runDir: st.runDir, runConfig: st.runConfig, host: st.host, errors: st.errors, smoothing: st.smoothing, xAxis: st.xAxis, view: st.view })),
   );
   const scheduler = useMemo(() => new RedrawScheduler((cb) => requestAnimationFrame(cb)), []);
   const csv = useMemo(() => createCsvRequester(transport), [transport]);
@@ -158,7 +158,8 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
 
   const problems = useMemo(() => validate(editor.draft), [editor.draft]);
   const busy = s.runState === 'running' || s.runState === 'stopping';
-  const blocked = useMemo(() => startBlocker(problems, s.connection, busy), [problems, s.connection, busy]);
+  const starting = !busy && s.startPending;
+  const blocked = useMemo(() => startBlocker(problems, s.connection, starting ? 'starting' : busy), [problems, s.connection, busy, starting]);
   /** Moves the focus to the invalid field that keeps Start off (its problem is shown beside it). */
   const showBlocker = useCallback(() => {
     const field = blocked?.field && document.getElementById(inputId(blocked.field));
@@ -196,8 +197,12 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
   }, []);
   const start = useCallback(() => {
     if (blocked) showBlocker();
-    else guard(() => transport.send({ type: 'start', config: draftConfig(editor) }));
-  }, [blocked, showBlocker, editor, guard, transport]);
+    else
+      guard(() => {
+        transport.send({ type: 'start', config: draftConfig(editor) });
+        dashboard.startSent();
+      });
+  }, [blocked, showBlocker, editor, guard, transport, dashboard]);
   const stop = useCallback(() => guard(() => transport.send({ type: 'stop' })), [guard, transport]);
 
   const [shortcutsOpen, setShortcutsOpen] = useState(false);

@@ -104,13 +104,15 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
   const live = s.runState === 'running' && s.progress.lastUpdateMs !== undefined && now - s.progress.lastUpdateMs < 3000;
   const cfg = s.runConfig;
   const running = s.runState === 'running' || s.runState === 'stopping';
+  // Why Start is off is not written while a run starts: the Starting badge says it (the line reads as a problem).
+  const starting = s.startPending && !running;
   // Long texts (a fallback reason, a connection error) are cut to the header's one line; their title holds them whole.
   const compute = computeBadge(s.backends);
   const replay = replayBadge(s.backends, cfg?.replay.sampler);
   // What stays whole of it ("Replay: GPU PER"); the reasons after it give way.
   const replayHead = replayBadge(s.backends && { ...s.backends, replay: { ...s.backends.replay, reason: '' }, collector: undefined }, cfg?.replay.sampler);
   const hostText = s.connection !== 'open' ? `server: ${s.connection}${s.connectionDetail ? ` (${s.connectionDetail})` : ''}` : s.host.pid ? `pid ${s.host.pid}` : 'host: starting';
-  const reason = blocked && !running && (blocked.field !== undefined ? (
+  const reason = blocked && !running && !starting && (blocked.field !== undefined ? (
     <a
       className="start-blocked"
       id="start-blocked"
@@ -133,7 +135,7 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
       <div className="header">
         <h1>DQN Console</h1>
         <span className={`run-state state-${s.runState}`} role="status" aria-label="Run state" data-testid="run-state">
-          {STATE_LABEL[s.runState]}
+          {starting ? 'Starting' : STATE_LABEL[s.runState]}
         </span>
         {s.stateDetail && <Cut className="state-detail" data-testid="state-detail" text={s.stateDetail} em={12} />}
         <Cut className="badge" data-testid="compute-badge" text={compute} em={10} />
@@ -151,7 +153,7 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
         </span>
         <Cut className="metric" data-testid="host-pid" data-pid={String(s.host.pid ?? '')} text={hostText} em={8} title={hostText === `pid ${s.host.pid}` ? `the trainer host's process id: ${s.host.pid}` : hostText} />
         <span className="spacer" />
-        <button type="button" className="primary" onClick={onStart} disabled={!!blocked} aria-keyshortcuts="Control+Enter" aria-describedby={blocked && !running ? 'start-blocked' : undefined} title={blocked ? `Start is off: ${blocked.text}` : 'Start a run with this config (Ctrl+Enter)'}>
+        <button type="button" className="primary" onClick={onStart} disabled={!!blocked} aria-keyshortcuts="Control+Enter" aria-describedby={blocked && !running && !starting ? 'start-blocked' : undefined} title={blocked ? `Start is off: ${blocked.text}` : 'Start a run with this config (Ctrl+Enter)'}>
           Start
         </button>
         <button type="button" onClick={onStop} disabled={s.runState !== 'running'} aria-keyshortcuts="Control+." title="Stop the run; a checkpoint is kept (Ctrl+.)">

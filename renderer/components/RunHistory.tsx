@@ -17,6 +17,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
   const runs = useStore(dashboard.store, (s) => s.runs);
   const groups = useStore(dashboard.store, (s) => s.groups);
   const state = useStore(dashboard.store, (s) => s.runState);
+  const startPending = useStore(dashboard.store, (s) => s.startPending);
   const view = useStore(dashboard.store, (s) => s.view);
   const busy = state === 'running' || state === 'stopping';
   const liveRunDir = useStore(dashboard.store, (s) => s.runDir);
@@ -84,13 +85,14 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
             <button
               type="button"
               aria-label={`Resume ${r.name}`}
-              disabled={busy}
-              title={busy ? 'a run is live: stop it first' : 'Continue this run from its latest checkpoint'}
+              disabled={busy || startPending}
+              title={busy ? 'a run is live: stop it first' : startPending ? 'a run is starting' : 'Continue this run from its latest checkpoint'}
               onClick={(e) =>
                 act(e, () =>
                   send(() => {
                     dashboard.expectResume(r.runDir);
                     transport.send({ type: 'resume', runDir: r.runDir });
+                    dashboard.startSent();
                   }),
                 )
               }

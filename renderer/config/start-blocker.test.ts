@@ -12,4 +12,5 @@ test('Start says why it is off: an invalid field first (with the field to go to)
   assert.deepEqual(startBlocker(new Map([['', 'CQL needs ...']]), 'open', false), { text: 'fix the config to start: CQL needs ...' });
   assert.deepEqual(startBlocker(one, 'closed', false), { text: 'not connected to the trainer host (closed)' });
   assert.deepEqual(startBlocker(none, 'open', true), { text: 'a run is live: stop it to start another' });
+  assert.deepEqual(startBlocker(none, 'open', 'starting'), { text: 'a run is starting: the trainer host loads its data and builds it' }, 'sent, not yet answered');
 });

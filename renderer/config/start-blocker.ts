@@ -9,11 +9,13 @@ export interface StartBlocker {
 }
 
 /**
- * Why a run cannot be started now, or undefined when it can: a live run, no connection to the
+ * Why a run cannot be started now, or undefined when it can: a live run or one starting (`busy`
+ * 'starting': sent, not yet answered by the host), no connection to the
  * trainer host, or invalid fields of the draft config (`problems`, by field path; '' for the
  * config as a whole), the first one named with its problem.
  */
-export function startBlocker(problems: ReadonlyMap<string, string>, connection: ConnectionState, busy: boolean): StartBlocker | undefined {
+export function startBlocker(problems: ReadonlyMap<string, string>, connection: ConnectionState, busy: boolean | 'starting'): StartBlocker | undefined {
+  if (busy === 'starting') return { text: 'a run is starting: the trainer host loads its data and builds it' };
   if (busy) return { text: 'a run is live: stop it to start another' };
   if (connection !== 'open') return { text: `not connected to the trainer host (${connection})` };
   const first = [...problems][0];
