@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupMarker, groupSummaryPath, seedList, seedRunName, summarizeSeeds } from './seeds.ts';
+import { groupMarker, groupSummaryPath, seedList, seedRunName, seedSummaryLines, summarizeSeeds } from './seeds.ts';
 import type { RunSummary, TradingEvalSummary } from './summary.ts';
 import { TRADING_UNITS } from '../../common/trading-eval.ts';
 
@@ -51,4 +51,18 @@ test('the summary over seeds gives the spread of the agent beside the baselines,
 
 test("a member's group.json names the group by its summary file, with its own seed and every member's", () => {
   assert.deepEqual(groupMarker('/runs/20260102-030405-cartpole-seeds.json', 4, [3, 4, 5]), { kind: 'seed-group', version: 1, group: '20260102-030405-cartpole-seeds', seed: 4, seeds: [3, 4, 5] });
+});
+
+test('the terminal says the mean over seeds with its 95% interval, not only where the summary file is', () => {
+  const trading = summarizeSeeds({ preset: 'trading-6e', config: null }, [run(1, 0.01), run(2, 0.03), run(3, 0.02)], '/runs/s.json');
+  // mean 2%, std 1%, t(0.975, 2) = 4.303: 2% +- 4.303 x 1% / sqrt(3) = 2% +- 2.48%
+  assert.deepEqual(seedSummaryLines(trading), ['validation return over 3 seeds: mean +2.00% (95% CI -0.48% to +4.48%), std 1.00%, min +1.00%, max +3.00%; buy-and-hold -1.00%']);
+  const cartpole = (seed: number, ret: number): RunSummary => {
+    const { eval: _eval, eval_mean_reward_bps: _bps, ...r } = run(seed, 0);
+    return { ...r, preset: 'cartpole', eval_mean_return: ret };
+  };
+  assert.deepEqual(seedSummaryLines(summarizeSeeds({ preset: 'cartpole', config: null }, [cartpole(1, 500), cartpole(2, 480)], '/s.json')), [
+    'eval_mean_return over 2 seeds: mean 490.0 (95% CI 362.9 to 617.1), std 14.1, min 480.0, max 500.0',
+  ]);
+  assert.deepEqual(seedSummaryLines(summarizeSeeds({ preset: 'cartpole', config: null }, [cartpole(1, 500)], '/s.json')), ['eval_mean_return over 1 seed: mean 500.0'], 'one seed: no spread to give');
 });

@@ -103,6 +103,25 @@ export function summarizeSeeds(source: { preset: string | null; config: string |
   };
 }
 
+/**
+ * The summary's headline in words, for the terminal (the JSON has every figure): the evaluation
+ * figure's mean over seeds with its 95% t-interval, std, min and max; for trading the validation
+ * (and test) return beside buy-and-hold's, e.g.
+ * "validation return over 3 seeds: mean +0.65% (95% CI +0.41% to +0.88%), std 0.10%, min +0.54%, max +0.74%; buy-and-hold -0.04%".
+ */
+export function seedSummaryLines(summary: ReturnType<typeof summarizeSeeds>): string[] {
+  const n = summary.seeds_in_statistics.length;
+  const line = (what: string, st: SeedStats, f: (v: number) => string, spread: (v: number) => string = f) =>
+    `${what} over ${n} seed${n === 1 ? '' : 's'}: mean ${f(st.mean)}${n > 1 ? ` (95% CI ${f(st.mean_ci95[0])} to ${f(st.mean_ci95[1])}), std ${spread(st.std)}, min ${f(st.min)}, max ${f(st.max)}` : ''}`;
+  if ('eval_mean_return' in summary) return [line('eval_mean_return', summary.eval_mean_return, (v) => v.toFixed(1))];
+  if (!summary.eval) return [];
+  const pct = (v: number) => `${v >= 0 ? '+' : ''}${(100 * v).toFixed(2)}%`;
+  const plain = (v: number) => `${(100 * v).toFixed(2)}%`;
+  const out = [`${line('validation return', summary.eval.agent.return, pct, plain)}; buy-and-hold ${pct(summary.eval.baselines.buy_and_hold.return)}`];
+  if ('test' in summary && summary.test) out.push(`${line('test return', summary.test.agent.return, pct, plain)}; buy-and-hold ${pct(summary.test.baselines.buy_and_hold.return)}`);
+  return out;
+}
+
 /** Writes the summary of a group (seeds or folds) as pretty JSON (atomically) and returns it. */
 export function writeGroupSummary<T extends { summary_file: string }>(summary: T): T {
   writeFileAtomic(summary.summary_file, `${JSON.stringify(summary, null, 2)}\n`);

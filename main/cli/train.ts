@@ -14,7 +14,7 @@ import type { StartOptions } from '../trainer/session-api.ts';
 import type { RunSummary, RunSource } from './summary.ts';
 import { stopOnSignals, trainOne, trainSeeds } from './train-runs.ts';
 import { foldList, foldRunName, summarizeFolds } from './folds.ts';
-import { groupMarker, groupSummaryPath, MAX_SEEDS, seedList, seedRunName, summarizeSeeds, writeGroupSummary } from './seeds.ts';
+import { groupMarker, groupSummaryPath, MAX_SEEDS, seedList, seedRunName, seedSummaryLines, summarizeSeeds, writeGroupSummary } from './seeds.ts';
 
 const positiveInt = (what: string) => (v: string) => {
   const n = Number(v);
@@ -121,6 +121,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const summaries = await trainSeeds(base, seeds.map((seed) => ({ seed, opts: seedOpts(seed) })), source, stop);
   const summary = writeGroupSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
+  for (const l of seedSummaryLines(summary)) process.stderr.write(`${l}\n`);
   process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;
