@@ -77,7 +77,7 @@ test('browser mode: a 1-seed sweep says it has no interval, and its trial, a CLI
     // The run history lists each trial as a group of one seed: no zero-width "95% CI a–a" there either.
     const groupRow = page.getByRole('table', { name: 'Runs' }).locator(`tr.run-group[data-group="${sweep.trials[0]!.group}"]`);
     await groupRow.waitFor(LONG);
-    assert.match((await groupRow.textContent()) ?? '', /-?\d+\.\d \(1 seed: no interval\)/);
+    assert.match((await groupRow.textContent()) ?? '', /-?\d+\.\d( bp)? \(1 seed: no interval\)/);
     assert.doesNotMatch((await groupRow.textContent()) ?? '', /95% CI/);
     mkdirSync(RESULTS, { recursive: true });
     await page.evaluate(() => window.scrollTo(0, 0));
