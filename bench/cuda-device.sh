@@ -36,6 +36,20 @@ sanitize() {
     [ $rc = 0 ] || status=$rc
   done
 }
+# Runs CHECK_RUNS times (default $2) `./build/native/$3 ${@:4}`, each run's log in
+# $OUT/$1-<i>.log, and says how many passed (a GPU check counts only at 20 of 20). With
+# STOP_ON_FAIL set it stops at the first failure. TAIL lines of the first log are shown.
+repeat_check() {
+  local name=$1 runs=${CHECK_RUNS:-$2} tool=$3 passed=0 i
+  shift 3
+  for i in $(seq "$runs"); do
+    "./build/native/$tool" "$@" > "$OUT/$name-$i.log" 2>&1 && passed=$((passed + 1))
+    [ -n "${STOP_ON_FAIL:-}" ] && [ "$passed" != "$i" ] && { echo "stopped at the first failure (run $i)"; runs=$i; break; }
+  done
+  [ -n "${TAIL:-}" ] && tail -"$TAIL" "$OUT/$name-1.log"
+  grep -hE "FAIL|ERROR" "$OUT/$name"-*.log | head -20
+  echo "$name: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1
+}
 for s in "$@"; do
   case $s in
     build)
@@ -91,21 +105,11 @@ for s in "$@"; do
       # The GPU collector against the host's collection (CHECK_RUNS times, default 1 here: set 20
       # for a check that counts).
       step collect-check
-      runs=${CHECK_RUNS:-1} passed=0
-      for i in $(seq "$runs"); do
-        ./build/native/collect_cuda_tool check > "$OUT/collect-check-$i.log" 2>&1 && passed=$((passed + 1))
-      done
-      tail -8 "$OUT/collect-check-1.log"; grep -hE "FAIL|ERROR" "$OUT"/collect-check-*.log | head -20
-      echo "collector check: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1 ;;
+      TAIL=8 repeat_check collect-check 1 collect_cuda_tool check ;;
     eval-check)
+      # The GPU evaluation walk against the host's evaluation env (CHECK_RUNS times, default 1 here).
       step eval-check
-      # CHECK_RUNS times (default 1 here: set 20 for a check that counts).
-      runs=${CHECK_RUNS:-1} passed=0
-      for i in $(seq "$runs"); do
-        ./build/native/collect_cuda_tool check-eval > "$OUT/eval-check-$i.log" 2>&1 && passed=$((passed + 1))
-      done
-      tail -40 "$OUT/eval-check-1.log"; grep -hE "FAIL|ERROR" "$OUT"/eval-check-*.log | head -20
-      echo "evaluation walk check: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1 ;;
+      TAIL=40 repeat_check eval-check 1 collect_cuda_tool check-eval ;;
     collect-bench)
       step collect-bench
       ./build/native/collect_cuda_tool bench 2>&1 | tee "$OUT/collect-bench.log" | grep -v '^JSON' ;;
@@ -120,13 +124,7 @@ for s in "$@"; do
     learner-check)
       # The learner check CHECK_RUNS times (default 20: a GPU check counts only at 20 of 20).
       step learner-check
-      runs=${CHECK_RUNS:-20} passed=0
-      for i in $(seq "$runs"); do
-        ./build/native/learner_cuda_tool check > "$OUT/learner-check-$i.log" 2>&1 && passed=$((passed + 1))
-        [ -n "${STOP_ON_FAIL:-}" ] && [ "$passed" != "$i" ] && { echo "stopped at the first failure (run $i)"; runs=$i; break; }
-      done
-      grep -hE "FAIL|ERROR" "$OUT"/learner-check-*.log | head -20
-      echo "learner check: $passed of $runs passed"; [ "$passed" = "$runs" ] || status=1 ;;
+      repeat_check learner-check 20 learner_cuda_tool check ;;
     learner-sanitize)
       step learner-sanitize
       sanitize learner_cuda_tool learner-sanitize ;;
