@@ -13,6 +13,7 @@
 #   learner steps: learner-check (CHECK_RUNS times, default 20; STOP_ON_FAIL=1 stops at the first failure) learner-sanitize learner-bench learner-group-bench learner-group-profile learner-epoch learner-profile learner-tests
 #                  train-cartpole cartpole-collectors cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
 #                  wgmma-probe (one 64 x 64 x 128 3xTF32 product on one SM, mma.sync against wgmma: bench/wgmma_probe.cu)
+#                  tile-probe (one learner tile's K loop on wgmma: register prefetch + proxy fence against bulk copies: bench/tile_probe.cu)
 #   collector steps: env-check (device CartPole and trading against the host's, bit for bit: `env_cuda_tool check`)
 #                    env-trading-check (the trading half alone: device trading copies against the host's trading env on
 #                    resources/data/6EH4_cme_1m_2024-01.csv, or $DQN_TRADING_CSV, and synthetic bars, 1 to 1,000 copies) env-bench
@@ -240,6 +241,12 @@ for s in "$@"; do
       step wgmma-probe
       nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a -O3 bench/wgmma_probe.cu -o /tmp/wgmma_probe > "$OUT/wgmma-probe.log" 2>&1 &&
         /tmp/wgmma_probe 2>&1 | tee -a "$OUT/wgmma-probe.log" || status=1 ;;
+    tile-probe)
+      # What the learner tile's K loop waits on with wgmma: register prefetch + proxy fence against
+      # async-proxy bulk copies, 1 / 48 / 132 tiles at once (bench/tile_probe.cu).
+      step tile-probe
+      nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a -O3 bench/tile_probe.cu -o /tmp/tile_probe > "$OUT/tile-probe.log" 2>&1 &&
+        /tmp/tile_probe 2>&1 | tee -a "$OUT/tile-probe.log" || status=1 ;;
     torch-dqn)
       step torch-dqn
       python3 bench/torch_dqn_step.py ${TORCH_ARGS:-} 2>&1 | tee "$OUT/torch-dqn.log" | grep -v '^JSON' ;;
