@@ -11,6 +11,8 @@ function sink(): { out: NodeJS.WriteStream; lines: string[] } {
 }
 
 const point = (step: number, wall_s: number) => ({ step, wall_s, values: { [SCALAR_NAMES.loss]: 0.25 } });
+/** The status line printed last. */
+const status = (lines: string[]) => lines.filter((l) => l.startsWith('step ')).at(-1);
 
 test('the progress line shows no rate and no ETA until two reads a second apart give them, then the rate and the time left', () => {
   const { out, lines } = sink();
@@ -18,13 +20,38 @@ test('the progress line shows no rate and no ETA until two reads a second apart 
   p.message('start'); // forces a draw: nothing yet (no step)
   p.scalars([point(100, 1)]);
   p.message('first read');
-  assert.match(lines.at(-1)!, /^step 100\/1000 \| - steps\/s \| loss 0\.2500 \| return - \| ETA -$/);
+  assert.match(status(lines)!, /^step 100\/1000 \| - steps\/s \| loss 0\.2500 \| return - \| ETA -$/);
   p.scalars([point(300, 3)]); // 200 steps in 2 s
   p.message('second read');
   assert.match(lines.at(-1)!, /^step 300\/1000 \| 100 steps\/s \| .* \| ETA 7s$/); // 700 steps left at 100/s
   p.scalars([point(1000, 10)]);
   p.message('last read');
   assert.match(lines.at(-1)!, /\| ETA 0s$/);
+});
+
+test('a trading run\'s last epoch (validation line, then test line) prints each line once: the final status line is not repeated', () => {
+  const { out, lines } = sink();
+  const p = new ProgressLine(out, 150, 1);
+  p.episodes([{ value: -0.0032 }]);
+  p.scalars([point(150, 2)]);
+  const metrics = { return: 0.001, return_simple: 0.001, sharpe: 1.5, sharpe_se: 7, max_drawdown: 0.004, buy_and_hold_return: -0.0004, buy_and_hold_sharpe: -0.4 };
+  p.epoch({ epoch: 1, step: 150, env_steps: 2600, epoch_time_s: 1.5, steps_per_s: 100, eval_mean_return: 0.00093, eval_episodes: 1, eval_metrics: metrics, test_mean_return: -0.006, test_metrics: metrics }, 1);
+  p.message('warning: after the epoch'); // one more message with no step in between
+  p.done({ state: 'finished', steps: 150, env_steps: 2600, wall_s: 2 });
+  const kinds = lines.map((l) => l.replace(/^(step|epoch|held-out|warning|finished).*$/s, '$1'));
+  assert.deepEqual(kinds, ['step', 'epoch', 'held-out', 'warning', 'finished'], lines.join('\n'));
+  assert.match(lines[0]!, /^step 150\/150 \| - steps\/s \| loss 0\.2500 \| episode reward -32\.0 bp \| ETA 0s$/);
+  assert.match(lines[1]!, /^epoch 1\/1: step 150, 100 steps\/s, epoch time 1\.5s, eval reward 9\.3 bp over 1 walk\(s\); /);
+  assert.match(lines[2]!, /^held-out test span, evaluated once at the end of the run: reward -60\.0 bp, test span: /);
+});
+
+test('a status line that changed since it was printed is printed again after a message', () => {
+  const { out, lines } = sink();
+  const p = new ProgressLine(out, 100);
+  p.scalars([point(50, 1)]);
+  p.scalars([point(100, 2)]); // within 5 s of the first print: not printed yet
+  p.message('epoch 1');
+  assert.deepEqual(lines.map((l) => l.replace(/ \|.*$/, '')), ['step 50/100', 'epoch 1', 'step 100/100']);
 });
 
 test('formatDuration writes hours and minutes, minutes and seconds, or seconds; ? for nonsense', () => {

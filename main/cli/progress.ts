@@ -29,7 +29,9 @@ export function prefixedStream(out: ProgressStream, prefix: string): ProgressStr
 }
 
 /**
- * The status line of `npm run train`: redrawn in place on a TTY, printed every 5 s otherwise.
+ * The status line of `npm run train`: redrawn in place on a TTY, printed every 5 s otherwise
+ * and after each message, unless it would repeat the status line printed last (a trading run's
+ * last epoch prints two messages, its validation and its test span, with no step between them).
  * Feed it the session callbacks (scalars, episodes, epochs) and messages to print above it.
  * `rewardScale` (trading) turns episode rewards into basis points of equity for display; without
  * it (CartPole) returns are printed as they are.
@@ -41,6 +43,8 @@ export class ProgressLine {
   private rate = 0;
   private rateFrom?: { step: number; wall: number };
   private lastPrint = 0;
+  /** The status line printed last without a TTY: printing it again would say nothing new. */
+  private lastLine = '';
   private readonly tty: boolean;
 
   constructor(private readonly out: ProgressStream, private readonly totalSteps: number, private readonly rewardScale?: number) {
@@ -98,12 +102,19 @@ export class ProgressLine {
     const now = Date.now();
     if (!force && !this.tty && now - this.lastPrint < 5000) return;
     if (!this.step) return;
-    this.lastPrint = now;
     // The rate needs two reads a second apart: until then it and the ETA show '-', not 0 and '?'.
     const done = this.step >= this.totalSteps;
     const rate = this.rate > 0 ? this.rate.toFixed(0) : '-';
     const eta = done ? '0s' : this.rate > 0 ? formatDuration((this.totalSteps - this.step) / this.rate) : '-';
     const line = `step ${this.step}/${this.totalSteps} | ${rate} steps/s | loss ${this.loss.toPrecision(4)} | ${this.rewardScale === undefined ? 'return' : 'episode reward'} ${Number.isNaN(this.lastReturn) ? '-' : this.rewardScale === undefined ? this.lastReturn.toFixed(1) : this.bps(this.lastReturn)} | ETA ${eta}`;
-    this.out.write(this.tty ? `\r\x1b[2K${line}` : `${line}\n`);
+    if (this.tty) {
+      this.lastPrint = now;
+      this.out.write(`\r\x1b[2K${line}`);
+      return;
+    }
+    if (line === this.lastLine) return;
+    this.lastPrint = now;
+    this.lastLine = line;
+    this.out.write(`${line}\n`);
   }
 }

@@ -25,6 +25,8 @@ test('trading-6e for one short epoch prints the eval object and leaves config.js
   assert.ok(rate <= (j.last_epoch_steps_per_s as number), 'the whole-run average includes evaluation and checkpointing, so it is at most the epoch rate');
   assert.equal(j.backend, 'cpu');
   assert.equal(j.steps, 150);
+  const statusLines = first.stderr.split('\n').filter((l) => l.startsWith('step '));
+  assert.equal(new Set(statusLines).size, statusLines.length, `a status line printed twice (the last epoch's validation and test lines each reprinted it):\n${first.stderr}`);
   const ev = j.eval as Record<string, number>;
   for (const key of ['return', 'return_simple', 'sharpe', 'sharpe_se', 'max_drawdown', 'trade_fraction', 'bars_per_year', 'buy_and_hold_return', 'buy_and_hold_sharpe']) assert.ok(Number.isFinite(ev[key]), `eval.${key} = ${ev[key]}`);
   assert.ok(Math.abs((j.eval_mean_reward_bps as number) - 1e4 * ev.return_simple!) < 1e-3 * (1 + Math.abs(j.eval_mean_reward_bps as number)), 'one walk: the mean reward is the simple return in bp');
