@@ -245,7 +245,7 @@ for s in "$@"; do
       # What the learner tile's K loop waits on with wgmma: register prefetch + proxy fence against
       # async-proxy bulk copies, 1 / 48 / 132 tiles at once (bench/tile_probe.cu).
       step tile-probe
-      nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a -O3 bench/tile_probe.cu -o /tmp/tile_probe > "$OUT/tile-probe.log" 2>&1 &&
+      nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a -O3 --expt-relaxed-constexpr -I. -Inative/src bench/tile_probe.cu -o /tmp/tile_probe > "$OUT/tile-probe.log" 2>&1 &&
         /tmp/tile_probe 2>&1 | tee -a "$OUT/tile-probe.log" || status=1 ;;
     torch-dqn)
       step torch-dqn

@@ -5,7 +5,10 @@
 // loads (the prefetched chunks). This probe times one such tile's whole K loop (64 x 32 outputs,
 // K = 256, 3xTF32, both operands K-contiguous in global memory and resident in L2, as the
 // learner's activations and transposed weights are) in G blocks at once (1, 48 = a B = 256
-// phase's tiles, 132 = one a multiprocessor), three ways:
+// phase's tiles, 132 = one a multiprocessor), four ways:
+//   learner the learner's own tile on main (kernels/learner_tile.cuh: 32 x 64 outputs, mma.sync,
+//          the same bytes a tile), called alone: whether a tile outside the ~200 KB persistent
+//          kernel also takes ~0.75 µs a chunk (L23: 5.2-6.8 µs for the 7 chunks after the first);
 //   regs   the learner's scheme (L53): chunks fetched 3 ahead into registers (16-byte loads),
 //          split into TF32 high and low parts and stored in the core-matrix layout, proxy fence,
 //          block barrier, 12 wgmma a warpgroup while the next chunk is staged;
@@ -17,7 +20,7 @@
 //          layout when its mbarrier opens, then fence, barrier and wgmma as above.
 // Each result is checked against a float64 product (3xTF32: ~1e-6 of max |C|). Printed: the
 // slowest block's K loop (globaltimer, median of 9 launches) in µs.
-//   nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a -O3 bench/tile_probe.cu -o /tmp/tile_probe && /tmp/tile_probe
+//   nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a -O3 --expt-relaxed-constexpr -I. -Inative/src bench/tile_probe.cu -o /tmp/tile_probe && /tmp/tile_probe
 // (`bash bench/cuda-device.sh tile-probe`.)
 #include <cuda_runtime.h>
 
@@ -28,9 +31,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "kernels/learner_tile.cuh"
+
 namespace {
 
-constexpr int kM = 64, kN = 32, kK = 256, kChunk = 32, kChunks = kK / kChunk;
+constexpr int kM = 64, kN = 32, kK = 256, kRefN = 64, kChunk = 32, kChunks = kK / kChunk;
 constexpr int kThreads = 256;
 constexpr int kCoreA = kM * kChunk, kCoreB = kN * kChunk;  // floats of one part of one chunk
 constexpr int kCoreFloats = 2 * (kCoreA + kCoreB);         // hi A, lo A, hi B, lo B
@@ -127,7 +132,8 @@ __device__ __forceinline__ void AddAcc(float (&acc)[8], const float (&part)[8]) 
   for (int e = 0; e < 8; ++e) acc[e] += part[e];
 }
 
-/// C tile of block b: rows 64 b .. of A [G*64 x 256] times B [32 x 256]ᵀ (both K-contiguous).
+/// C tile of block b: rows 64 b .. of A [G*64 x 256] times B [32 x 256]ᵀ (both K-contiguous),
+/// into c [G*64 x 32].
 __device__ void StoreTile(const float (&acc)[8], float* c) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int e = 0; e < 8; ++e) {
@@ -256,19 +262,47 @@ __global__ void Touch(float* x, int64_t n) {
     x[i] = x[i] + 0.0f;
 }
 
+namespace learner = dqn::cuda::detail;
+
+/// The learner's tile on main, alone: block b computes tile b of the phase's one product.
+__global__ void __launch_bounds__(kThreads, 1) LearnerTileKernel(const __grid_constant__ learner::Phase ph, uint64_t* ns) {
+  __shared__ learner::tile::Smem smem;
+  const uint64_t t0 = GlobalTimer();
+  learner::tile::Job job;
+  const learner::Group alone;
+  learner::tile::Prepare(ph, static_cast<int>(blockIdx.x), alone, job);
+  learner::tile::Tile<dqn::Precision::kTF32>(ph.p[0], job, smem, nullptr);
+  if (threadIdx.x == 0) ns[blockIdx.x] = GlobalTimer() - t0;
+}
+
+/// The product of LearnerTileKernel over `blocks` tiles: A's first 32 blocks rows times the
+/// 64-row B ([64 x 256], K-contiguous), into c [32 blocks x 64].
+learner::Phase LearnerPhase(int blocks, const float* a, const float* b, float* c) {
+  learner::Phase ph;
+  ph.kind = learner::PhaseKind::kGemm;
+  ph.count = 1;
+  learner::GemmProblem& p = ph.p[0];
+  p.m = learner::kTileRows * blocks, p.n = kRefN, p.k = kK;
+  p.a = {a, kK, 1, -1};
+  p.b = {b, 1, kK, -1};
+  p.c = c, p.ldc = kRefN;
+  return ph;
+}
+
 struct Result {
   double worst_rel, us;
 };
 
-template <class Kernel>
-Result Run(Kernel kernel, int smem, int blocks, float* da, int64_t na, float* db, float* dc, uint64_t* dns,
+/// Times `launch` (9 launches after the operands are rewritten; the slowest block, median),
+/// then checks C [rows x cols] against the float64 reference [.. x kRefN].
+template <class Launch>
+Result Run(Launch launch, int blocks, int rows, int cols, float* da, int64_t na, float* db, float* dc, uint64_t* dns,
            const std::vector<double>& ref) {
-  CUDA_OK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   std::vector<double> times;
   for (int it = 0; it < 9; ++it) {
     Touch<<<264, 256>>>(da, na);
-    Touch<<<8, 256>>>(db, static_cast<int64_t>(kN) * kK);
-    kernel<<<blocks, kThreads, smem>>>(da, db, dc, dns);
+    Touch<<<8, 256>>>(db, static_cast<int64_t>(kRefN) * kK);
+    launch();
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaDeviceSynchronize());
     std::vector<uint64_t> ns(blocks);
@@ -276,11 +310,14 @@ Result Run(Kernel kernel, int smem, int blocks, float* da, int64_t na, float* db
     times.push_back(*std::max_element(ns.begin(), ns.end()) * 1e-3);
   }
   std::sort(times.begin(), times.end());
-  std::vector<float> c(static_cast<size_t>(blocks) * kM * kN);
+  std::vector<float> c(static_cast<size_t>(rows) * cols);
   CUDA_OK(cudaMemcpy(c.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
   double scale = 0, worst = 0;
-  for (size_t i = 0; i < c.size(); ++i) scale = std::max(scale, std::fabs(ref[i]));
-  for (size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - ref[i]) / scale);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) scale = std::max(scale, std::fabs(ref[static_cast<size_t>(i) * kRefN + j]));
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j)
+      worst = std::max(worst, std::fabs(c[static_cast<size_t>(i) * cols + j] - ref[static_cast<size_t>(i) * kRefN + j]) / scale);
   return {worst, times[times.size() / 2]};
 }
 
@@ -290,11 +327,12 @@ int main() {
   cudaDeviceProp prop;
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
   constexpr int kMaxBlocks = 132;
-  std::printf("device: %s; one 64 x 32 x %d 3xTF32 tile a block (wgmma m64n16k8), operands K-contiguous in L2; "
-              "the slowest block's K loop, median of 9 launches\n",
+  std::printf("device: %s; one tile a block, K = %d, 3xTF32, operands K-contiguous in L2 (learner: main's 32 x 64 mma.sync tile, "
+              "its set-up, K loop and epilogue; the others 64 x 32 on wgmma m64n16k8, set-up and K loop); the slowest block, "
+              "median of 9 launches\n",
               prop.name, kK);
   const int64_t na = static_cast<int64_t>(kMaxBlocks) * kM * kK;
-  std::vector<float> a(na), b(static_cast<size_t>(kN) * kK);
+  std::vector<float> a(na), b(static_cast<size_t>(kRefN) * kK);
   uint64_t s = 12345;
   auto uniform = [&] {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
@@ -302,38 +340,44 @@ int main() {
   };
   for (float& v : a) v = uniform();
   for (float& v : b) v = uniform();
-  std::vector<double> ref(static_cast<size_t>(kMaxBlocks) * kM * kN);
+  std::vector<double> ref(static_cast<size_t>(kMaxBlocks) * kM * kRefN);  // A · Bᵀ over B's 64 rows
   for (int64_t i = 0; i < static_cast<int64_t>(kMaxBlocks) * kM; ++i)
-    for (int j = 0; j < kN; ++j) {
+    for (int j = 0; j < kRefN; ++j) {
       double t = 0;
       for (int k = 0; k < kK; ++k) t += static_cast<double>(a[i * kK + k]) * b[static_cast<size_t>(j) * kK + k];
-      ref[i * kN + j] = t;
+      ref[i * kRefN + j] = t;
     }
   float *da, *db, *dc;
   uint64_t* dns;
   CUDA_OK(cudaMalloc(&da, a.size() * sizeof(float)));
   CUDA_OK(cudaMalloc(&db, b.size() * sizeof(float)));
-  CUDA_OK(cudaMalloc(&dc, ref.size() * sizeof(float)));
+  CUDA_OK(cudaMalloc(&dc, static_cast<size_t>(kMaxBlocks) * kM * kN * sizeof(float)));
   CUDA_OK(cudaMalloc(&dns, kMaxBlocks * sizeof(uint64_t)));
   CUDA_OK(cudaMemcpy(da, a.data(), a.size() * sizeof(float), cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemcpy(db, b.data(), b.size() * sizeof(float), cudaMemcpyHostToDevice));
   const int regs_smem = 2 * kCoreFloats * 4;
   const int bulk_smem = (2 * kCoreFloats + kChunks * kRawChunk) * 4 + kChunks * 8;
+  CUDA_OK(cudaFuncSetAttribute(RegsKernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, regs_smem));
+  CUDA_OK(cudaFuncSetAttribute(RegsKernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, regs_smem));
+  CUDA_OK(cudaFuncSetAttribute(BulkKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem));
   bool ok = true;
   for (int blocks : {1, 48, kMaxBlocks}) {
+    const learner::Phase ph = LearnerPhase(blocks, da, db, dc);
+    const int rows_w = kM * blocks, rows_l = learner::kTileRows * blocks;
     const struct {
       const char* name;
       bool checked;
       Result r;
     } rows[] = {
-        {"regs   ", true, Run(RegsKernel<true>, regs_smem, blocks, da, na, db, dc, dns, ref)},
-        {"nofence", false, Run(RegsKernel<false>, regs_smem, blocks, da, na, db, dc, dns, ref)},
-        {"bulk   ", true, Run(BulkKernel, bulk_smem, blocks, da, na, db, dc, dns, ref)},
+        {"learner", true, Run([&] { LearnerTileKernel<<<blocks, kThreads>>>(ph, dns); }, blocks, rows_l, kRefN, da, na, db, dc, dns, ref)},
+        {"regs   ", true, Run([&] { RegsKernel<true><<<blocks, kThreads, regs_smem>>>(da, db, dc, dns); }, blocks, rows_w, kN, da, na, db, dc, dns, ref)},
+        {"nofence", false, Run([&] { RegsKernel<false><<<blocks, kThreads, regs_smem>>>(da, db, dc, dns); }, blocks, rows_w, kN, da, na, db, dc, dns, ref)},
+        {"bulk   ", true, Run([&] { BulkKernel<<<blocks, kThreads, bulk_smem>>>(da, db, dc, dns); }, blocks, rows_w, kN, da, na, db, dc, dns, ref)},
     };
     for (const auto& row : rows) {
       const bool good = row.r.worst_rel <= 1e-5;
       if (row.checked) ok = ok && good;
-      std::printf("%3d blocks  %s  K loop %6.2f us (%.2f a chunk of 32); worst error %.2e of max |C|: %s\n", blocks, row.name, row.r.us,
+      std::printf("%3d blocks  %s  %6.2f us (%.2f a chunk of 32); worst error %.2e of max |C|: %s\n", blocks, row.name, row.r.us,
                   row.r.us / kChunks, row.r.worst_rel, good ? "ok" : row.checked ? "WRONG" : "wrong (timing only)");
     }
   }
