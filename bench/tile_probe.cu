@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "probe_util.cuh"
 #include "kernels/learner_tile.cuh"
 
 namespace {
@@ -42,27 +43,11 @@ constexpr int kCoreFloats = 2 * (kCoreA + kCoreB);         // hi A, lo A, hi B, 
 constexpr int kRawChunk = kCoreA + kCoreB;                 // raw A [64][32] then raw B [32][32]
 constexpr int kDepth = 3;
 
-#define CUDA_OK(x)                                                                              \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 __device__ __forceinline__ uint64_t GlobalTimer() {
   uint64_t t;
   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
   return t;
-}
-
-__device__ __forceinline__ uint32_t SmemAddr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
-
-/// wgmma's K-major no-swizzle descriptor: LBO 128 B (next core matrix along K), SBO 256 B.
-__device__ __forceinline__ uint64_t Descriptor(const float* smem) {
-  const uint64_t addr = SmemAddr(smem);
-  return ((addr & 0x3FFFF) >> 4) | (uint64_t{128 >> 4} << 16) | (uint64_t{256 >> 4} << 32);
 }
 
 __device__ __forceinline__ void Wgmma(float (&d)[8], uint64_t a, uint64_t b, int accumulate) {
@@ -127,14 +112,27 @@ __device__ __forceinline__ Piece PieceOf(int f) {
   return {8 * blk + l, (l + j) % 8};
 }
 
-__device__ __forceinline__ void AddAcc(float (&acc)[8], const float (&part)[8]) {
+/// The chunk loop both schemes share: chunk ch's products (staged in core buffer ch % 2) run
+/// while stage_next(ch + 1, its buffer) stages the next chunk, then the wait, the FP32 sum and
+/// the block barrier.
+template <class StageNext>
+__device__ __forceinline__ void ChunkLoop(float* smem, StageNext stage_next, float (&acc)[8]) {
+  float part[8];
 #pragma unroll
-  for (int e = 0; e < 8; ++e) acc[e] += part[e];
+  for (int ch = 0; ch < kChunks; ++ch) {
+    IssueChunk(smem + (ch % 2) * kCoreFloats, part);
+    if (ch + 1 < kChunks) stage_next(ch + 1, smem + ((ch + 1) % 2) * kCoreFloats);
+    WgmmaWait(part);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) acc[e] += part[e];
+    __syncthreads();
+  }
 }
 
-/// C tile of block b: rows 64 b .. of A [G*64 x 256] times B [32 x 256]ᵀ (both K-contiguous),
-/// into c [G*64 x 32].
-__device__ void StoreTile(const float (&acc)[8], float* c) {
+/// Block b's K-loop time (from t0) to ns[b], then its C tile: rows 64 b .. of A [G*64 x 256]
+/// times B [32 x 256]ᵀ (both K-contiguous), into c [G*64 x 32].
+__device__ void Finish(const float (&acc)[8], uint64_t t0, float* c, uint64_t* ns) {
+  if (threadIdx.x == 0) ns[blockIdx.x] = GlobalTimer() - t0;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int e = 0; e < 8; ++e) {
     const int r = 16 * (warp % 4) + lane / 4 + 8 * ((e % 4) / 2), col = 16 * (warp / 4) + 8 * (e / 4) + 2 * (lane % 4) + e % 2;
@@ -168,21 +166,12 @@ __global__ void __launch_bounds__(kThreads, 1) RegsKernel(const float* a, const 
   stage(f[0], smem);
   __syncthreads();
   fetch(kDepth, f[0]);
-  float acc[8] = {}, part[8];
-#pragma unroll
-  for (int ch = 0; ch < kChunks; ++ch) {
-    IssueChunk(smem + (ch % 2) * kCoreFloats, part);
-    if (ch + 1 < kChunks) {
-      stage(f[(ch + 1) % kDepth], smem + ((ch + 1) % 2) * kCoreFloats);
-      if (ch + 1 + kDepth < kChunks) fetch(ch + 1 + kDepth, f[(ch + 1) % kDepth]);
-    }
-    WgmmaWait(part);
-    AddAcc(acc, part);
-    __syncthreads();
-  }
-  const uint64_t t1 = GlobalTimer();
-  StoreTile(acc, c);
-  if (threadIdx.x == 0) ns[blockIdx.x] = t1 - t0;
+  float acc[8] = {};
+  ChunkLoop(smem, [&](int ch, float* core) {
+    stage(f[ch % kDepth], core);
+    if (ch + kDepth < kChunks) fetch(ch + kDepth, f[ch % kDepth]);
+  }, acc);
+  Finish(acc, t0, c, ns);
 }
 
 __device__ __forceinline__ void MbarInit(uint64_t* bar, int count) {
@@ -241,18 +230,9 @@ __global__ void __launch_bounds__(kThreads, 1) BulkKernel(const float* a, const 
   };
   stage(0, smem);
   __syncthreads();
-  float acc[8] = {}, part[8];
-#pragma unroll
-  for (int ch = 0; ch < kChunks; ++ch) {
-    IssueChunk(smem + (ch % 2) * kCoreFloats, part);
-    if (ch + 1 < kChunks) stage(ch + 1, smem + ((ch + 1) % 2) * kCoreFloats);
-    WgmmaWait(part);
-    AddAcc(acc, part);
-    __syncthreads();
-  }
-  const uint64_t t1 = GlobalTimer();
-  StoreTile(acc, c);
-  if (threadIdx.x == 0) ns[blockIdx.x] = t1 - t0;
+  float acc[8] = {};
+  ChunkLoop(smem, stage, acc);
+  Finish(acc, t0, c, ns);
 }
 
 /// Rewrites the operands (same values) so that they sit dirty in L2, as the learner's do after

@@ -26,6 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "probe_util.cuh"
+
 namespace {
 
 constexpr int kM = 64, kN = 64, kK = 128, kSteps = kK / 8;
@@ -33,14 +35,6 @@ constexpr int kThreads = 128;
 constexpr int kStepBytes = 2048;  // one k-step of one operand: 8 core matrices x 2 along K x 128 B
 constexpr int kOperandBytes = kSteps * kStepBytes;  // 32 KB: A or B, hi or lo
 
-#define CUDA_OK(x)                                                                     \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 __device__ __forceinline__ void Split(float x, float& hi, float& lo) {
   hi = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
@@ -54,11 +48,6 @@ __device__ __forceinline__ int CoreOffset(int r, int k) {
   return (k / 8) * kStepBytes + (r / 8) * 256 + ((k % 8) / 4) * 128 + (r % 8) * 16 + (k % 4) * 4;
 }
 
-/// A shared-memory matrix descriptor: start address, LBO, SBO (each >> 4), no swizzle.
-__device__ __forceinline__ uint64_t Descriptor(const void* smem) {
-  const uint64_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  return ((addr & 0x3FFFF) >> 4) | (uint64_t{128 >> 4} << 16) | (uint64_t{256 >> 4} << 32);
-}
 
 __device__ __forceinline__ void Wgmma(float (&d)[32], uint64_t a, uint64_t b, int accumulate) {
   asm volatile(
