@@ -313,13 +313,7 @@ int main() {
               prop.name, kK);
   const int64_t na = static_cast<int64_t>(kMaxBlocks) * kM * kK;
   std::vector<float> a(na), b(static_cast<size_t>(kRefN) * kK);
-  uint64_t s = 12345;
-  auto uniform = [&] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<float>((s >> 40) * (1.0 / (1ull << 24))) * 2.0f - 1.0f;
-  };
-  for (float& v : a) v = uniform();
-  for (float& v : b) v = uniform();
+  FillUniform(a, b);
   std::vector<double> ref(static_cast<size_t>(kMaxBlocks) * kM * kRefN);  // A · Bᵀ over B's 64 rows
   for (int64_t i = 0; i < static_cast<int64_t>(kMaxBlocks) * kM; ++i)
     for (int j = 0; j < kRefN; ++j) {

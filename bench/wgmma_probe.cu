@@ -206,13 +206,7 @@ int main() {
   std::printf("device: %s, SM clock %.0f MHz; one 64 x 64 x %d product on one multiprocessor, operands staged\n", prop.name,
               clock_khz / 1e3, kK);
   std::vector<float> a(kM * kK), b(kK * kN);
-  uint64_t s = 12345;
-  auto uniform = [&] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<float>((s >> 40) * (1.0 / (1ull << 24))) * 2.0f - 1.0f;
-  };
-  for (float& v : a) v = uniform();
-  for (float& v : b) v = uniform();
+  FillUniform(a, b);
   std::vector<double> ref(kM * kN, 0.0);
   for (int i = 0; i < kM; ++i)
     for (int j = 0; j < kN; ++j) {
