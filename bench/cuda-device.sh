@@ -14,6 +14,7 @@
 #                  train-cartpole cartpole-collectors cartpole-seeds cartpole-group train-deterministic train-trading torch-dqn
 #                  wgmma-probe (one 64 x 64 x 128 3xTF32 product on one SM, mma.sync against wgmma: bench/wgmma_probe.cu)
 #                  tile-probe (one learner tile's K loop on wgmma: register prefetch + proxy fence against bulk copies: bench/tile_probe.cu)
+#                  tile-probe-ncu (after tile-probe: Nsight Compute's warp stalls on main's tile alone, 48 blocks)
 #   collector steps: env-check (device CartPole and trading against the host's, bit for bit: `env_cuda_tool check`)
 #                    env-trading-check (the trading half alone: device trading copies against the host's trading env on
 #                    resources/data/6EH4_cme_1m_2024-01.csv, or $DQN_TRADING_CSV, and synthetic bars, 1 to 1,000 copies) env-bench
@@ -247,6 +248,15 @@ for s in "$@"; do
       step tile-probe
       nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a -O3 --expt-relaxed-constexpr -I. -Inative/src bench/tile_probe.cu -o /tmp/tile_probe > "$OUT/tile-probe.log" 2>&1 &&
         /tmp/tile_probe 2>&1 | tee -a "$OUT/tile-probe.log" || status=1 ;;
+    tile-probe-ncu)
+      # Nsight Compute on the tile probe's main learner tile alone, 48 blocks (after tile-probe):
+      # warp stalls per SASS instruction, to set beside learner-ncu's (the tile inside the kernel).
+      step tile-probe-ncu
+      ncu --clock-control none -k 'regex:LearnerTileKernel' --launch-skip 13 --launch-count 1 --section WarpStateStats \
+        --section SourceCounters --warp-sampling-interval 0 -f -o "$OUT/tile-ncu" /tmp/tile_probe > "$OUT/tile-ncu.log" 2>&1 || status=1
+      ncu -i "$OUT/tile-ncu.ncu-rep" --page source --csv --print-source sass > "$OUT/tile-ncu-sass.csv" 2>&1
+      python3 bench/ncu_stalls.py "$OUT/tile-ncu-sass.csv" 40 > "$OUT/tile-ncu-stalls.txt" 2>&1
+      head -40 "$OUT/tile-ncu-stalls.txt"; gzip -f "$OUT/tile-ncu-sass.csv"; rm -f "$OUT/tile-ncu.ncu-rep" ;;
     torch-dqn)
       step torch-dqn
       python3 bench/torch_dqn_step.py ${TORCH_ARGS:-} 2>&1 | tee "$OUT/torch-dqn.log" | grep -v '^JSON' ;;
