@@ -11,16 +11,21 @@ test('a minimal config gets every default filled in', () => {
   assert.equal(c.env.kind === 'cartpole' && c.env.max_episode_steps, 500);
 });
 
-test('an invalid config names each field, its value and the allowed range', () => {
+test('an invalid config names each field, its value, the allowed range with its unit and what to change', () => {
   assert.throws(
-    () => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', lags: 99 }, optim: { lr: -0.001 }, replay: { alpha: 'high' } }),
+    () => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', lags: 99 }, optim: { lr: -0.001, batch_size: 0, n_step: 2.5, huber_delta: '1' }, replay: { alpha: 'high' }, schedule: { steps_per_epoch: 1e20 } }),
     (e: unknown) => {
       assert.ok(e instanceof ConfigError);
-      const text = e.problems.join('\n');
-      assert.match(text, /env\.lags: .*<=16.*\(got 99\)/);
-      assert.match(text, /optim\.lr: .*>0.*\(got -0\.001\)/);
-      assert.match(text, /replay\.alpha: .*number.*\(got "high"\)/);
-      assert.equal(e.problems.length, 3);
+      assert.deepEqual(e.problems.sort(), [
+        'env.lags: must be in [1, 16] bars (got 99): lower it to at most 16',
+        'optim.batch_size: must be in [1, 65536] transitions (got 0): raise it to at least 1',
+        'optim.huber_delta: must be a number, not the text "1": drop the quotes',
+        'optim.lr: must be in (0, 1] 1/step (got -0.001): raise it above 0',
+        'optim.n_step: must be a whole number in [1, 32] env steps (got 2.5): use 2 or 3',
+        "replay.alpha: 'high' is not a number: give one in [0, 1]",
+        'schedule.steps_per_epoch: must be in [1, 1e9] steps (got 1e20): lower it to at most 1e9', // once, and not the safe-integer bound zod reports too
+      ]);
+      assert.doesNotMatch(e.message, /Invalid input|expected|received|Too (big|small)|>=|<=/, 'never the validator\'s own words');
       return true;
     },
   );
@@ -56,8 +61,8 @@ test('a trading config cannot mislead: n_actions must be odd (a flat action), ma
     assert.ok(e instanceof ConfigError);
     const text = e.problems.join('\n');
     assert.match(text, /env\.n_actions: must be odd so that the middle action is the flat position \(0\); use 43 or 45 \(got 44\)/);
-    assert.match(text, /env\.max_position: .*<=10.*\(got 20\)/);
-    assert.match(text, /env\.gap_policy: .*"hold"\|"flat".*\(got "close"\)/);
+    assert.match(text, /env\.max_position: must be in \[0\.01, 10\] x equity \(got 20\): lower it to at most 10/);
+    assert.match(text, /env\.gap_policy: must be one of hold, flat \(got "close"\)/);
     return true;
   });
   assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', n_actions: 8 } }), /env\.n_actions: must be odd so that the middle action is the flat position \(0\); use 7 or 9 \(got 8\)/);
@@ -82,9 +87,9 @@ test('trading spans and no-trade options: defaults keep the old split and action
   assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', folds: 3 } }), /env\.folds: walk-forward \(folds > 1\) needs a test span: set test_fraction > 0/);
   assert.throws(() => parseRunConfig({ env: { kind: 'trading', data: 'x.csv', action_space: 'delta', decision_interval: 0, financing_rate: 2 } }), (e: unknown) => {
     const text = (e as ConfigError).problems.join('\n');
-    assert.match(text, /env\.action_space: .*"target"\|"step".*\(got "delta"\)/);
-    assert.match(text, /env\.decision_interval: .*>=1.*\(got 0\)/);
-    assert.match(text, /env\.financing_rate: .*<=1.*\(got 2\)/);
+    assert.match(text, /env\.action_space: must be one of target, step \(got "delta"\)/);
+    assert.match(text, /env\.decision_interval: must be in \[1, 100000\] bars \(got 0\): raise it to at least 1/);
+    assert.match(text, /env\.financing_rate: must be in \[0, 1\] fraction per year \(got 2\): lower it to at most 1/);
     return true;
   });
 });
@@ -96,8 +101,8 @@ test('a number that is not finite (a JSON 1e999 overflows to Infinity) is named 
       assert.ok(e instanceof ConfigError);
       const text = e.problems.join('\n');
       assert.doesNotMatch(text, /null/);
-      assert.match(text, /optim\.lr: must be a finite number \(got Infinity; /);
-      assert.match(text, /optim\.gamma: must be a finite number \(got NaN; /);
+      assert.match(text, /optim\.lr: must be a finite number in \(0, 1\] 1\/step \(got Infinity; a number as large as 1e999 overflows to Infinity\)/);
+      assert.match(text, /optim\.gamma: must be a finite number in \[0, 1\] \(got NaN\)/);
       return true;
     },
   );

@@ -3,6 +3,7 @@
 // `.meta`), so the editor shows them and an invalid file gets a message that names the field,
 // the value and the allowed range. Field names are snake_case, as in CleanRL / SB3 configs.
 import { z } from 'zod';
+import { problemLines } from './config-problems.ts';
 import { headsProblems } from './heads.ts';
 
 /** Metadata shown by the config editor next to a field. */
@@ -203,60 +204,14 @@ export type RunConfigInput = z.input<typeof RunConfigSchema>;
 
 /**
  * Parses a run configuration and fills defaults.
- * @throws ConfigError whose message lists every invalid field as `path: message (got value)`.
+ * @throws ConfigError whose message lists every invalid field as `path: problem`, in the words the
+ * config editor shows under the field (config-problems.ts: its range and unit, the value given
+ * and what to change).
  */
 export function parseRunConfig(input: unknown): RunConfig {
   const result = RunConfigSchema.safeParse(input);
   if (result.success) return result.data;
-  throw new ConfigError(result.error.issues.flatMap((issue) => (issue.code === 'unrecognized_keys' ? unknownFieldLines(issue.path, issue.keys) : formatIssue(issue, input))));
-}
-
-/** What unwraps to a field's own schema: defaults and optionals. */
-export function unwrapSchema(s: z.ZodType): z.ZodType {
-  let cur = s as z.ZodType & { def: { type: string; innerType?: z.ZodType } };
-  while ((cur.def.type === 'default' || cur.def.type === 'optional') && cur.def.innerType) cur = cur.def.innerType as typeof cur;
-  return cur;
-}
-
-/** The fields of an object schema, or of every option of a union of objects (env's kinds, target_update's). */
-export function schemaFields(s: z.ZodType): Map<string, z.ZodType> | undefined {
-  const u = unwrapSchema(s) as z.ZodType & { def: { type: string; shape?: Record<string, z.ZodType>; options?: z.ZodType[] } };
-  if (u.def.type === 'object') return new Map(Object.entries(u.def.shape!));
-  if (u.def.type === 'union') {
-    const out = new Map<string, z.ZodType>();
-    for (const o of u.def.options!) for (const [k, v] of schemaFields(o) ?? []) if (!out.has(k)) out.set(k, v);
-    return out.size ? out : undefined;
-  }
-  return undefined;
-}
-
-/**
- * The lines of keys a section of the run config does not have: `optim.batchsize: unknown field
- * (misspelled?); did you mean optim.batch_size?` where one name is close (at most a third of its
- * letters apart), else the names the section has.
- */
-function unknownFieldLines(path: readonly PropertyKey[], keys: readonly string[]): string[] {
-  let section: z.ZodType | undefined = RunConfigSchema;
-  for (const key of path) section = section && schemaFields(section)?.get(String(key));
-  const names = [...((section && schemaFields(section))?.keys() ?? [])];
-  const prefix = path.length ? `${path.map(String).join('.')}.` : '';
-  return keys.map((key) => {
-    const line = `${prefix}${key}: unknown field (misspelled?)`;
-    const near = names.map((n) => ({ n, d: editDistance(key, n) })).sort((a, b) => a.d - b.d)[0];
-    if (near && near.d <= Math.max(2, Math.floor(key.length / 3))) return `${line}; did you mean ${prefix}${near.n}?`;
-    return names.length ? `${line}: ${prefix ? prefix.slice(0, -1) : 'the config'} has ${names.join(', ')}` : line;
-  });
-}
-
-/** Levenshtein distance: the fewest single-letter insertions, deletions and substitutions from a to b. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
+  throw new ConfigError(problemLines(RunConfigSchema, input, result.error.issues));
 }
 
 /** An invalid configuration; `problems` holds one line per invalid field. */
@@ -265,27 +220,4 @@ export class ConfigError extends Error {
     super(`invalid config:\n  ${problems.join('\n  ')}`);
     this.name = 'ConfigError';
   }
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let v: unknown = input;
-  for (const key of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[key];
-  }
-  return v;
-}
-
-/**
- * One line per problem: `optim.lr: Too small: expected number to be >0 (got -0.001)`, or for a
- * key the schema does not know, `optim.learning_rate: unknown field (misspelled?)`.
- */
-export function formatIssue(issue: z.core.$ZodIssue, input: unknown): string[] {
-  const path = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${path ? `${path}.` : ''}${key}: unknown field (misspelled?)`);
-  const got = valueAt(input, issue.path);
-  // JSON.stringify writes Infinity and NaN as null: "expected number, received Infinity (got null)".
-  if (typeof got === 'number' && !Number.isFinite(got)) return [`${path || '(root)'}: must be a finite number (got ${got}; a JSON number as large as 1e999 overflows to Infinity)`];
-  const shown = got === undefined ? '' : ` (got ${JSON.stringify(got)})`;
-  return [`${path || '(root)'}: ${issue.message}${shown}`];
 }

@@ -50,7 +50,7 @@ test("the enabled parts' shares must leave the main head a budget: the refusal n
     "heads.cql.share: the enabled parts' gradient-budget shares must sum to below 1 (the main head keeps the rest): heads.iqn.share 0.5 + heads.ensemble.share 0.3 + heads.cql.share 0.2 = 1; lower them (got 0.2)",
   ]);
   assert.equal(cartpole({ iqn: { auxiliary: true, share: 0.5 }, ensemble: { heads: 2, share: 0.3 }, cql: { share: 0.9 } }).heads.cql.share, 0.9, 'CQL is off: its share does not count');
-  assert.match(problems({ ensemble: { heads: 1, share: 1 } }).join('\n'), /^heads\.ensemble\.share: Too big: expected number to be <1 \(got 1\)$/);
+  assert.match(problems({ ensemble: { heads: 1, share: 1 } }).join('\n'), /^heads\.ensemble\.share: must be in \[0, 1\) fraction of grad_clip \(got 1\): lower it below 1$/);
 });
 
 test('CQL with an IQN main head, an auxiliary IQN beside an IQN main head and spectral normalisation with nothing to normalise are refused', () => {
@@ -66,8 +66,10 @@ test('CQL with an IQN main head, an auxiliary IQN beside an IQN main head and sp
 
 test('heads fields keep their ranges and refuse unknown keys', () => {
   const text = problems({ c51: { atoms: 102 }, iqn: { kappa: 0, n: 0 }, ensemble: { heads: 33, bootstrap_p: 0 }, cql: { alpha: -1 }, main: 'qr' as 'q', spectral: { sigma: 1 } as never }).join('\n');
-  for (const re of [/heads\.c51\.atoms: .*<=101 \(got 102\)/, /heads\.iqn\.kappa: .*>0 \(got 0\)/, /heads\.iqn\.n: .*>=1 \(got 0\)/, /heads\.ensemble\.heads: .*<=32 \(got 33\)/,
-    /heads\.ensemble\.bootstrap_p: .*>0 \(got 0\)/, /heads\.cql\.alpha: .*>=0 \(got -1\)/, /heads\.main: .*"q"\|"c51"\|"iqn".*\(got "qr"\)/, /heads\.spectral\.sigma: unknown field \(misspelled\?\)/])
+  for (const re of [/heads\.c51\.atoms: must be in \[2, 101\] atoms \(got 102\): lower it to at most 101/, /heads\.iqn\.kappa: must be in \(0, 1e6\] return units \(got 0\): raise it above 0/,
+    /heads\.iqn\.n: must be in \[1, 256\] fractions \(got 0\): raise it to at least 1/, /heads\.ensemble\.heads: must be in \[0, 32\] heads \(got 33\): lower it to at most 32/,
+    /heads\.ensemble\.bootstrap_p: must be in \(0, 1\] probability \(got 0\): raise it above 0/, /heads\.cql\.alpha: must be in \[0, 1e6\] \(got -1\): raise it to at least 0/,
+    /heads\.main: must be one of q, c51, iqn \(got "qr"\)/, /heads\.spectral\.sigma: unknown field \(misspelled\?\)/])
     assert.match(text, re);
 });
 

@@ -49,16 +49,16 @@ test('bad ranges are refused saying what to fix: min not below max, log with a n
 
 test('the method decides what a file needs, and the trial count is bounded', () => {
   assert.deepEqual(problems({ ...BASE, trials: undefined, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), ['trials: a random search needs the number of trials to draw (1 to 1000)']);
-  assert.match(problems({ ...BASE, trials: 1001, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } })[0]!, /^trials: Too big: expected number to be <=1000 \(got 1001\)$/);
-  assert.deepEqual(problems({ ...BASE, trials: 0, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), ['trials: Too small: expected number to be >=1 (got 0)']);
+  assert.match(problems({ ...BASE, trials: 1001, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } })[0]!, /^trials: must be in \[1, 1000\] \(got 1001\): lower it to at most 1000$/);
+  assert.deepEqual(problems({ ...BASE, trials: 0, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), ['trials: must be in [1, 1000] (got 0): raise it to at least 1']);
   const grid = { ...BASE, method: 'grid', trials: undefined };
   assert.deepEqual(problems({ ...grid, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), ['params.optim.lr: a grid needs steps for a range: how many values from min to max (at least 2)']);
   assert.deepEqual(problems({ ...grid, trials: 4, params: { 'optim.lr': { values: [1e-3] } } }), ['trials: a grid has one trial per combination of its values; drop trials (or use method random)']);
   assert.deepEqual(problems({ ...grid, params: { 'optim.lr': { min: 1e-5, max: 1e-3, steps: 100 }, 'env.cost_bps': { min: 0, max: 1, steps: 11 } } }), ['params: the grid has 1100 trials (100 x 11), more than 1000: fewer values or steps, or method random']);
   assert.deepEqual(problems({ ...BASE, params: {} }), ['params: give at least one parameter to search, e.g. "optim.lr": { "min": 1e-5, "max": 1e-3, "log": true }']);
   assert.deepEqual(problems({ ...BASE, config: 'x.json', params: { 'optim.lr': { values: [1e-3] } } }), ['preset / config: give exactly one base config: "preset": NAME (resources/presets) or "config": FILE (relative to the sweep file)']);
-  assert.match(problems({ ...BASE, metric: 'profit', params: { 'optim.lr': { values: [1e-3] } } })[0]!, /^metric: Invalid option: expected one of "return"\|"return_simple"\|"sharpe"/);
-  assert.deepEqual(problems({ ...BASE, extra: 1, params: { 'optim.lr': { values: [1e-3] } } }), ['extra: unknown field (misspelled?)']);
+  assert.match(problems({ ...BASE, metric: 'profit', params: { 'optim.lr': { values: [1e-3] } } })[0]!, /^metric: must be one of return, return_simple, sharpe, .*\(got "profit"\)$/);
+  assert.deepEqual(problems({ ...BASE, extra: 1, params: { 'optim.lr': { values: [1e-3] } } }), ['extra: unknown field (misspelled?): the sweep file has name, description, preset, config, method, trials, sample_seed, seeds, first_seed, metric, goal, constraints, fixed, params']);
 });
 
 test('a grid tries every combination, the last parameter fastest; a log range is spaced evenly in log space, an integer range in whole numbers', () => {
@@ -132,7 +132,7 @@ test('constraints name a validation figure the runs report and give a bound; a m
     'constraints.turnover: give max (the trial\'s mean over seeds may not exceed it), min (nor fall below it), or both, e.g. { "max": 50 }',
     'constraints.costs: min (0.02) must not be above max (0.01): no trial could keep it',
   ]);
-  assert.deepEqual(problems({ ...BASE, params: lr, constraints: { turnover: { max: '50' } } }), ['constraints.turnover.max: Invalid input: expected number, received string (got "50")']);
+  assert.deepEqual(problems({ ...BASE, params: lr, constraints: { turnover: { max: '50' } } }), ['constraints.turnover.max: must be a number, not the text "50": drop the quotes']);
   assert.deepEqual(problems({ ...BASE, params: lr, constraints: { turnover: { below: 50 } } }), ['constraints.turnover.below: unknown field (misspelled?)']);
   assert.equal(constraintText('turnover', { max: 50 }), 'turnover <= 50');
   assert.equal(constraintText('return', { min: 0, max: 0.1 }, (v) => `${v * 100}%`), '0% <= return <= 10%');

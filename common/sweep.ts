@@ -3,7 +3,8 @@
 // field of a run config named by its dotted path (`optim.lr`, `env.decision_interval`). Every
 // problem is one line that says what to fix. Pure TS + zod.
 import { z } from 'zod';
-import { formatIssue, RunConfigSchema, schemaFields as fieldsOf, unwrapSchema as unwrap } from './config.ts';
+import { RunConfigSchema } from './config.ts';
+import { problemLines, schemaFields as fieldsOf, unwrapSchema as unwrap } from './config-problems.ts';
 import { WALK_FIGURES } from './trading-eval.ts';
 
 /** Most trials one sweep plans (a grid's product, or a random search's `trials`). */
@@ -224,7 +225,7 @@ function gridSize(p: SweepParam): number {
  */
 export function parseSweepFile(input: unknown): SweepFile {
   const r = SweepFileSchema.safeParse(input);
-  if (!r.success) throw new SweepFileError(r.error.issues.flatMap((i) => formatIssue(i, input)));
+  if (!r.success) throw new SweepFileError(problemLines(SweepFileSchema, input, r.error.issues, 'the sweep file'));
   const f = r.data;
   const out: string[] = [];
   if ((f.preset === undefined) === (f.config === undefined)) out.push('preset / config: give exactly one base config: "preset": NAME (resources/presets) or "config": FILE (relative to the sweep file)');

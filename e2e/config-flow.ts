@@ -42,7 +42,7 @@ export async function startSaysWhy(page: Page): Promise<void> {
   await field(page, 'optim.lr').fill('-0.001');
   const reason = page.locator('header').getByRole('link', { name: /^fix / });
   await reason.waitFor(LONG);
-  assert.equal(await reason.textContent(), 'fix optim.lr to start: must be in (0, 1] (got -0.001)');
+  assert.equal(await reason.textContent(), 'fix optim.lr to start: must be in (0, 1] 1/step (got -0.001): raise it above 0');
   assert.equal(await start.isDisabled(), true);
   // The reason reads whole at this width (beside the buttons it was cut to "fix optim.lr to…" at
   // 1280 px), inside the window and not over the buttons.
@@ -63,9 +63,9 @@ export async function startSaysWhy(page: Page): Promise<void> {
   const spe = 'schedule.steps_per_epoch';
   assert.match((await page.locator('#cfg-schedule-steps_per_epoch-help').textContent()) ?? '', /range \[1, 1e9\]$/);
   await field(page, spe).fill('1.5');
-  await problemAt(page, spe).filter({ hasText: 'must be a whole number in [1, 1e9] (got 1.5)' }).waitFor(LONG);
+  await problemAt(page, spe).filter({ hasText: 'must be a whole number in [1, 1e9] steps (got 1.5): use 1 or 2' }).waitFor(LONG);
   await field(page, spe).fill('1e20');
-  await problemAt(page, spe).filter({ hasText: 'must be in [1, 1e9] (got 1e20)' }).waitFor(LONG);
+  await problemAt(page, spe).filter({ hasText: 'must be in [1, 1e9] steps (got 1e20): lower it to at most 1e9' }).waitFor(LONG);
   await field(page, spe).fill('500');
   await start.and(page.locator(':enabled')).waitFor(LONG);
 }

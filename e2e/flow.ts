@@ -109,7 +109,7 @@ export async function rejectNegativeLearningRate(page: Page): Promise<void> {
   await lr.fill('-0.001');
   const field = page.locator('.field', { has: lr });
   await field.getByRole('alert').waitFor();
-  assert.equal(await field.getByRole('alert').textContent(), 'must be in (0, 1] (got -0.001)');
+  assert.equal(await field.getByRole('alert').textContent(), 'must be in (0, 1] 1/step (got -0.001): raise it above 0');
   assert.equal(await lr.getAttribute('aria-invalid'), 'true');
   assert.equal(await page.getByRole('button', { name: 'Start' }).isDisabled(), true);
   assert.match((await page.getByLabel('Changes against the preset').textContent()) ?? '', /optim\.lr/);

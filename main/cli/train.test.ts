@@ -160,6 +160,21 @@ test('--config FILE is named in the summary (preset null); a config that is not 
   assert.match(resume.stderr, new RegExp(`${join(runDir, 'config.json')} is not valid JSON`));
 });
 
+test('--config with values out of range is refused in the config editor\'s words: the field, its range with its unit and what to change; exit 2, no run directory', () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'bad.json');
+  writeFileSync(file, JSON.stringify({ env: { kind: 'cartpole' }, optim: { lr: -1, batch_size: 0 } }));
+  const r = train(['--config', file, '--runs-dir', runs]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, [
+    'error: invalid config:',
+    '  optim.lr: must be in (0, 1] 1/step (got -1): raise it above 0',
+    '  optim.batch_size: must be in [1, 65536] transitions (got 0): raise it to at least 1',
+    '',
+  ].join('\n'));
+  assert.deepEqual(readdirSync(runs), []);
+});
+
 test('a runs folder that is not writable is refused with the cause (permission denied), not a bare error code', (t) => {
   const asRoot = process.getuid?.() === 0;
   // root writes anywhere: run the CLI as the unprivileged user 'nobody' through setpriv.

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { configDiff, editorRows, parseFieldText, setAt, validate, variantDefaults, withDefaults, type FieldSpec } from './fields.ts';
-import { numberText } from './problem-text.ts';
+import { numberText } from '../../common/config-problems.ts';
+import { ConfigError, parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 
 test('every field shows its default, unit and range from the schema', () => {
   const draft = withDefaults({ env: { kind: 'cartpole' } });
@@ -32,7 +33,7 @@ test('a negative learning rate and a non-number are reported at their fields', (
   const lr = editorRows(draft).find((r) => r.path === 'optim.lr') as FieldSpec;
   const bad = setAt(setAt(draft, 'optim.lr', parseFieldText(lr, '-0.001')), 'seed', parseFieldText(lr, 'abc'));
   const problems = validate(bad);
-  assert.equal(problems.get('optim.lr'), 'must be in (0, 1] (got -0.001)');
+  assert.equal(problems.get('optim.lr'), 'must be in (0, 1] 1/step (got -0.001): raise it above 0');
   assert.match(problems.get('seed')!, /number/);
   assert.equal(problems.size, 2);
   assert.equal(validate(draft).size, 0);
@@ -51,11 +52,11 @@ test('typed numbers: decimals and exponents only; list entries and empty fields 
   let bad = setAt(setAt(draft, 'optim.lr', parseFieldText(lr, '0x10')), 'seed', parseFieldText(seed, ' '));
   bad = setAt(bad, 'network.hidden', parseFieldText(hidden, '64, 0'));
   const problems = validate(bad);
-  assert.equal(problems.get('optim.lr'), "'0x10' is not a number");
-  assert.equal(problems.get('seed'), 'a number is required');
-  assert.equal(problems.get('network.hidden'), 'entry 2: must be in [1, 4096] (got 0)');
+  assert.equal(problems.get('optim.lr'), "'0x10' is not a number: give one in (0, 1] 1/step");
+  assert.equal(problems.get('seed'), 'a number is required: give one in [0, 2147483647]');
+  assert.equal(problems.get('network.hidden'), 'entry 2: must be in [1, 4096] units (got 0): raise it to at least 1');
   assert.equal(problems.size, 3, [...problems.keys()].join(', '));
-  assert.equal(validate(setAt(draft, 'network.hidden', parseFieldText(hidden, '64,,64'))).get('network.hidden'), "'64,,64' is not a list of numbers (e.g. 256, 256)");
+  assert.equal(validate(setAt(draft, 'network.hidden', parseFieldText(hidden, '64,,64'))).get('network.hidden'), "'64,,64' is not a list of numbers (e.g. 256, 256): give entries in [1, 4096] units");
 });
 
 test('the diff against the preset lists exactly the changed leaves', () => {
@@ -87,25 +88,56 @@ test('the heads fields show their default, unit and range, and a cross-field ref
   for (const p of ['heads.iqn.n', 'heads.iqn.n_prime', 'heads.iqn.k', 'heads.iqn.embedding', 'heads.iqn.auxiliary', 'heads.ensemble.share', 'heads.cql.share', 'heads.spectral.sigma_max', 'heads.spectral.trunk'])
     assert.ok(byPath.has(p), p);
   const problems = validate(setAt(setAt(draft, 'heads.main', 'iqn'), 'heads.cql.alpha', 0.5));
-  assert.deepEqual([...problems], [['heads.cql.alpha', "CQL needs a main head with deterministic Q-values: set heads.main to 'q' or 'c51', or heads.cql.alpha to 0"]]);
+  assert.deepEqual([...problems], [['heads.cql.alpha', "CQL needs a main head with deterministic Q-values: set heads.main to 'q' or 'c51', or heads.cql.alpha to 0 (got 0.5)"]]);
 });
 
 test('problems are said in the field\'s terms, never in the validator\'s (issue 26 item 11)', () => {
   const draft = withDefaults({ env: { kind: 'cartpole' } });
   const problem = (path: string, value: unknown) => validate(setAt(draft, path, value)).get(path);
   assert.equal((editorRows(draft).find((r) => r.path === 'schedule.steps_per_epoch') as FieldSpec).range, '[1, 1e9]');
-  assert.equal(problem('schedule.steps_per_epoch', 1.5), 'must be a whole number in [1, 1e9] (got 1.5)');
-  assert.equal(problem('schedule.steps_per_epoch', 1e20), 'must be in [1, 1e9] (got 1e20)', 'not the safe-integer bound');
-  assert.equal(problem('schedule.steps_per_epoch', 2e9), 'must be in [1, 1e9] (got 2e9)');
-  assert.equal(problem('seed', 3e9), 'must be in [0, 2147483647] (got 3e9)');
-  assert.equal(problem('optim.lr', Infinity), 'must be a finite number in (0, 1]');
-  assert.equal(problem('network.hidden', [64, 1.5]), 'entry 2: must be a whole number in [1, 4096] (got 1.5)');
+  assert.equal(problem('schedule.steps_per_epoch', 1.5), 'must be a whole number in [1, 1e9] steps (got 1.5): use 1 or 2');
+  assert.equal(problem('schedule.steps_per_epoch', 1e20), 'must be in [1, 1e9] steps (got 1e20): lower it to at most 1e9', 'not the safe-integer bound');
+  assert.equal(problem('schedule.steps_per_epoch', 2e9), 'must be in [1, 1e9] steps (got 2e9): lower it to at most 1e9');
+  assert.equal(problem('seed', 3e9), 'must be in [0, 2147483647] (got 3e9): lower it to at most 2147483647');
+  assert.equal(problem('optim.lr', Infinity), 'must be a finite number in (0, 1] 1/step (got Infinity; a number as large as 1e999 overflows to Infinity)');
+  assert.equal(problem('network.hidden', [64, 1.5]), 'entry 2: must be a whole number in [1, 4096] units (got 1.5): use 1 or 2');
+  assert.equal(problem('network.hidden', [0.5]), 'entry 1: must be a whole number in [1, 4096] units (got 0.5): use 1', 'only the whole numbers in range');
+  assert.equal(problem('env.num_envs', 0), 'must be in [1, 4096] envs (got 0): raise it to at least 1');
   assert.equal(problem('network.hidden', []), 'needs at least 1 entry');
   assert.equal(problem('network.hidden', [1, 2, 3, 4, 5, 6, 7, 8, 9]), 'takes at most 8 entries');
   assert.equal(problem('name', ''), 'must not be empty');
-  assert.equal(problem('replay.sampler', 'ranked'), 'must be one of proportional, rank, uniform');
-  assert.equal(problem('name', 'a b'), 'use letters, digits, ".", "_" and "-" only', 'the schema\'s own words where it has them');
+  assert.equal(problem('replay.sampler', 'ranked'), 'must be one of proportional, rank, uniform (got "ranked")');
+  assert.equal(problem('name', 'a b'), 'use letters, digits, ".", "_" and "-" only (got "a b")', 'the schema\'s own words where it has them');
   for (const [path, value] of [['schedule.steps_per_epoch', 1.5], ['schedule.steps_per_epoch', 1e20], ['network.hidden', []], ['optim.lr', -1], ['replay.sampler', 'x'], ['seed', true]] as const)
     assert.doesNotMatch(problem(path, value)!, /Invalid input|expected|received|Too (big|small)|9007199254740991|>=|<=/, `${path} = ${JSON.stringify(value)}`);
   assert.deepEqual([1e9, 1e-6, 2.5e-4, 0.05, 4096, 2147483647, 0].map(numberText), ['1e9', '1e-6', '2.5e-4', '0.05', '4096', '2147483647', '0']);
+});
+
+test('the editor and `npm run train --config` say the same thing about a field out of range: its path, its range with its unit and what to change', () => {
+  /** What the CLI prints under "invalid config:" for `input`, one line per field. */
+  const cliLines = (input: unknown) => {
+    try {
+      parseRunConfig(input);
+    } catch (e) {
+      if (e instanceof ConfigError) return e.problems;
+      throw e;
+    }
+    return [];
+  };
+  const editorLines = (input: unknown) => [...validate(input)].map(([path, message]) => `${path}: ${message}`);
+  const bad: RunConfigInput = { env: { kind: 'cartpole' }, optim: { lr: -1, batch_size: 0 } };
+  assert.deepEqual(cliLines(bad), [
+    'optim.lr: must be in (0, 1] 1/step (got -1): raise it above 0',
+    'optim.batch_size: must be in [1, 65536] transitions (got 0): raise it to at least 1',
+  ]);
+  assert.deepEqual(editorLines(bad), cliLines(bad));
+  const more = [
+    { env: { kind: 'trading', data: 'x.csv', lags: 17, num_envs: 0, max_position: 20 } },
+    { env: { kind: 'cartpole', num_envs: 1.5 }, network: { hidden: [64, 0] }, schedule: { steps_per_epoch: 1e20 }, heads: { iqn: { kappa: 0 } } },
+    { env: { kind: 'cartpole' }, optim: { gamma: Infinity, huber_delta: '1', batchsize: 3 }, replay: { sampler: 'ranked' }, exploration: { eps_start: 0.1, eps_end: 0.5 } },
+  ];
+  for (const input of more) {
+    assert.ok(cliLines(input).length >= 3, JSON.stringify(input));
+    assert.deepEqual(editorLines(input), cliLines(input), JSON.stringify(input));
+  }
 });

@@ -1,28 +1,8 @@
 // The config editor's field list, derived from the zod RunConfig schema (through its JSON
 // Schema form, which carries each field's default, description, unit and range), so a field
 // added to common/config.ts shows up in the editor with no change here.
-import { z } from 'zod';
 import { RunConfigSchema, type RunConfig, type RunConfigInput } from '../../common/config.ts';
-import { numberText, problemText } from './problem-text.ts';
-
-type JsonSchema = {
-  type?: string;
-  const?: unknown;
-  enum?: unknown[];
-  default?: unknown;
-  description?: string;
-  unit?: string;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: number;
-  exclusiveMaximum?: number;
-  properties?: Record<string, JsonSchema>;
-  oneOf?: JsonSchema[];
-  anyOf?: JsonSchema[];
-  items?: JsonSchema;
-  minItems?: number;
-  maxItems?: number;
-};
+import { configProblems, jsonSchemaAt, jsonSchemaOf, rangeText, variantsOf, type JsonSchema } from '../../common/config-problems.ts';
 
 /** One editable value. */
 export interface FieldSpec {
@@ -48,23 +28,7 @@ export interface VariantSpec {
 
 export type EditorRow = FieldSpec | VariantSpec;
 
-export const CONFIG_JSON_SCHEMA = z.toJSONSchema(RunConfigSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-
-/** The valid range of a number field as the editor shows it ("(0, 1]", "[1, 1e9]"), or of a list field's entries; undefined when unbounded. */
-function rangeText(s: JsonSchema | undefined): string | undefined {
-  if (s?.type === 'array') return rangeText(s.items);
-  const lo = s?.exclusiveMinimum ?? s?.minimum;
-  const hi = s?.exclusiveMaximum ?? s?.maximum;
-  if (lo === undefined && hi === undefined) return undefined;
-  const left = s?.exclusiveMinimum !== undefined ? '(' : '[';
-  const right = s?.exclusiveMaximum !== undefined ? ')' : ']';
-  return `${left}${lo === undefined ? '-∞' : numberText(lo)}, ${hi === undefined ? '∞' : numberText(hi)}${right}`;
-}
-
-function variantsOf(s: JsonSchema): JsonSchema[] | undefined {
-  const v = s.oneOf ?? s.anyOf;
-  return v && v.every((o) => o.properties?.kind?.const !== undefined) ? v : undefined;
-}
+export const CONFIG_JSON_SCHEMA = jsonSchemaOf(RunConfigSchema);
 
 /** Reads the value at a dotted path. */
 export function getAt(obj: unknown, path: string): unknown {
@@ -97,9 +61,7 @@ export function variantDefaults(path: string, kind: string): Record<string, unkn
 }
 
 function schemaAt(path: string): JsonSchema | undefined {
-  let s: JsonSchema | undefined = CONFIG_JSON_SCHEMA;
-  for (const k of path.split('.')) s = s?.properties?.[k];
-  return s;
+  return jsonSchemaAt(CONFIG_JSON_SCHEMA, path.split('.'));
 }
 
 /**
@@ -158,30 +120,17 @@ export function fieldText(value: unknown): string {
   return value === undefined || value === null ? '' : String(value);
 }
 
-/** The value at `path` in `v` (undefined where a step is missing). */
-function valueAt(v: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>((x, k) => (x !== null && typeof x === 'object' ? (x as Record<PropertyKey, unknown>)[k] : undefined), v);
-}
-
 /**
  * Validation problems of a draft, by the dotted path of the field that shows them ('' for the
- * whole config), in words (problem-text.ts: "must be a whole number in [1, 1e9] (got 1.5)", "'abc'
- * is not a number"). A list entry's problem goes to its list's field, naming the entry ("entry 1:
- * ...").
+ * whole config), the first of each field, in the words the CLI prints too (common/config-problems.ts:
+ * "must be a whole number in [1, 1e9] steps (got 1.5): use 1 or 2", "'abc' is not a number"). A
+ * list entry's problem goes to its list's field, naming the entry ("entry 1: ...").
  */
 export function validate(draft: unknown): Map<string, string> {
   const r = RunConfigSchema.safeParse(draft);
   const out = new Map<string, string>();
   if (r.success) return out;
-  for (const issue of r.error.issues) {
-    const segs = issue.path.map(String);
-    let n = segs.length;
-    while (n > 0 && /^\d+$/.test(segs[n - 1]!)) n--;
-    const path = segs.slice(0, n).join('.');
-    let message = problemText(issue, valueAt(draft, issue.path), rangeText(path ? schemaAt(path) : undefined));
-    if (n < segs.length) message = `entry ${Number(segs[n]) + 1}: ${message}`;
-    if (!out.has(path)) out.set(path, message);
-  }
+  for (const p of configProblems(RunConfigSchema, draft, r.error.issues)) if (!out.has(p.path)) out.set(p.path, p.message);
   return out;
 }
 
