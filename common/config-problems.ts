@@ -209,12 +209,19 @@ function unknownFields(schema: z.ZodType, path: readonly PropertyKey[], keys: re
   for (const key of path) section = section && schemaFields(section)?.get(String(key));
   const names = [...((section && schemaFields(section))?.keys() ?? [])];
   const prefix = path.length ? `${path.map(String).join('.')}.` : '';
-  return keys.map((key) => {
-    const problem = { path: `${prefix}${key}`, message: 'unknown field (misspelled?)' };
-    const near = names.map((n) => ({ n, d: editDistance(key, n) })).sort((a, b) => a.d - b.d)[0];
-    if (near && near.d <= Math.max(2, Math.floor(key.length / 3))) return { ...problem, message: `${problem.message}; did you mean ${prefix}${near.n}?` };
-    return names.length ? { ...problem, message: `${problem.message}: ${prefix ? prefix.slice(0, -1) : rootName} has ${names.join(', ')}` } : problem;
-  });
+  return keys.map((key) => ({ path: `${prefix}${key}`, message: unknownFieldMessage(key, names, prefix, rootName) }));
+}
+
+/**
+ * What an unknown key `key` of a section (whose keys are `names`, its dotted path `prefix` with
+ * a trailing dot, '' at the top, which `rootName` names) says: the closest name when one is near
+ * (at most a third of its letters apart), else the names the section has.
+ */
+export function unknownFieldMessage(key: string, names: readonly string[], prefix: string, rootName: string): string {
+  const message = 'unknown field (misspelled?)';
+  const near = names.map((n) => ({ n, d: editDistance(key, n) })).sort((a, b) => a.d - b.d)[0];
+  if (near && near.d <= Math.max(2, Math.floor(key.length / 3))) return `${message}; did you mean ${prefix}${near.n}?`;
+  return names.length ? `${message}: ${prefix ? prefix.slice(0, -1) : rootName} has ${names.join(', ')}` : message;
 }
 
 /** Levenshtein distance: the fewest single-letter insertions, deletions and substitutions from a to b. */

@@ -21,28 +21,31 @@ function problems(file: unknown): string[] {
 test('a sweep file naming an unknown field, a section, or a field the sweep sets is refused with the names that exist', () => {
   const p = problems({ ...BASE, params: { 'optim.learning_rate': { min: 1e-5, max: 1e-3 }, optim: { values: [1] }, seed: { values: [1, 2] }, 'optim.lr.x': { values: [1] } } });
   assert.equal(p.length, 4);
-  assert.match(p[0]!, /^params\.optim\.learning_rate: unknown config field \(misspelled\?\): optim has lr, lr_end, lr_decay_steps/);
+  assert.match(p[0]!, /^params\.optim\.learning_rate: unknown field \(misspelled\?\): optim has lr, lr_end, lr_decay_steps/);
   assert.match(p[1]!, /^params\.optim: is a section, not a field: name a field inside it, one of optim\.lr, /);
   assert.match(p[2]!, /^params\.seed: is set by the sweep: the sweep's `seeds` and `first_seed`/);
   assert.equal(p[3], "params.optim.lr.x: optim.lr is a field, not a section: it has no 'x'");
   // A field of one option of a union (env's trading kind, target_update's polyak kind) is a field.
   assert.equal(typeof configField('env.decision_interval'), 'object');
   assert.equal(typeof configField('optim.target_update.tau'), 'object');
-  assert.deepEqual(problems({ ...BASE, fixed: { 'schedule.epochs': 0, 'env.bogus': 1 }, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), [
-    'fixed.schedule.epochs: 0 is not a valid value of this field: Too small: expected number to be >=1',
-    'fixed.env.bogus: unknown config field (misspelled?): env has kind, num_envs, max_episode_steps, collector, simulate_collector_oom, data, bad_rows, episode_length, lags, n_actions, max_position, cost_bps, reward_scale, validation_fraction, test_fraction, embargo_bars, folds, fold, max_gap_bars, gap_policy, decision_interval, change_penalty_bps, action_space, financing_rate',
+  // In the config's own words (common/config-problems.ts), as the CLI and the editor say them.
+  assert.deepEqual(problems({ ...BASE, fixed: { 'schedule.epochs': 0, 'optim.batchsize': 64, 'env.bogus': 1 }, params: { 'optim.lr': { min: 1e-5, max: 1e-3 } } }), [
+    'fixed.schedule.epochs: must be in [1, 1e6] epochs (got 0): raise it to at least 1',
+    'fixed.optim.batchsize: unknown field (misspelled?); did you mean optim.batch_size?',
+    'fixed.env.bogus: unknown field (misspelled?): env has kind, num_envs, max_episode_steps, collector, simulate_collector_oom, data, bad_rows, episode_length, lags, n_actions, max_position, cost_bps, reward_scale, validation_fraction, test_fraction, embargo_bars, folds, fold, max_gap_bars, gap_policy, decision_interval, change_penalty_bps, action_space, financing_rate',
   ]);
 });
 
 test('bad ranges are refused saying what to fix: min not below max, log with a non-positive bound, a bound outside the field, a range on a non-number', () => {
   assert.deepEqual(problems({ ...BASE, params: { 'optim.lr': { min: 0, max: 1e-3, log: true } } }), [
     'params.optim.lr: log scale needs a positive range: min is 0; give min > 0 (e.g. 0.00001) or drop log',
-    "params.optim.lr: min 0 is outside the field's valid range: Too small: expected number to be >0",
+    'params.optim.lr.min: must be in (0, 1] 1/step (got 0): raise it above 0',
   ]);
   assert.deepEqual(problems({ ...BASE, params: { 'env.cost_bps': { min: 2, max: 1 } } }), ['params.env.cost_bps: min (2) must be below max (1); for a single value put it in fixed']);
-  assert.deepEqual(problems({ ...BASE, params: { 'optim.gamma': { min: 0.9, max: 1.5 } } }), ["params.optim.gamma: max 1.5 is outside the field's valid range: Too big: expected number to be <=1"]);
+  assert.deepEqual(problems({ ...BASE, params: { 'optim.gamma': { min: 0.9, max: 1.5 } } }), ['params.optim.gamma.max: must be in [0, 1] (got 1.5): lower it to at most 1']);
+  assert.deepEqual(problems({ ...BASE, params: { 'network.hidden': { values: [[64, 0]] } } }), ['params.network.hidden.values[0]: entry 2: must be in [1, 4096] units (got 0): raise it to at least 1']);
   assert.deepEqual(problems({ ...BASE, params: { 'replay.sampler': { min: 0, max: 1 } } }), ['params.replay.sampler: a range (min, max) needs a number field; this field takes values: give them as a values list']);
-  assert.deepEqual(problems({ ...BASE, params: { 'env.n_actions': { values: [3, 4] } } }), ['params.env.n_actions.values[1]: 4 is not a valid value of this field: must be odd so that the middle action is the flat position (0); use 3 or 5']);
+  assert.deepEqual(problems({ ...BASE, params: { 'env.n_actions': { values: [3, 4] } } }), ['params.env.n_actions.values[1]: must be odd so that the middle action is the flat position (0); use 3 or 5 (got 4)']);
   assert.deepEqual(problems({ ...BASE, params: { 'optim.lr': { values: [1e-3], min: 1 } } }), ['params.optim.lr: give either values (choices) or min and max (a range), not both']);
   assert.deepEqual(problems({ ...BASE, params: { 'optim.lr': { max: 1 } } }), ['params.optim.lr: a range needs both min and max']);
 });

@@ -4,7 +4,7 @@
 // problem is one line that says what to fix. Pure TS + zod.
 import { z } from 'zod';
 import { RunConfigSchema } from './config.ts';
-import { problemLines, schemaFields as fieldsOf, unwrapSchema as unwrap } from './config-problems.ts';
+import { jsonSchemaAt, jsonSchemaOf, problemLines, problemText, schemaFields as fieldsOf, unknownFieldMessage, unwrapSchema as unwrap, type JsonSchema } from './config-problems.ts';
 import { WALK_FIGURES } from './trading-eval.ts';
 
 /** Most trials one sweep plans (a grid's product, or a random search's `trials`). */
@@ -116,6 +116,8 @@ const RESERVED: Record<string, string> = {
 /** A config field's schema and kind, found by its dotted path. */
 export interface ConfigField {
   schema: z.ZodType;
+  /** Its JSON Schema form (range, unit), for problems in the config's own words (common/config-problems.ts). */
+  json: JsonSchema | undefined;
   /** number (with whether it is an integer), or another kind (string, enum, boolean, list) that takes `values` only. */
   numeric: boolean;
   integer: boolean;
@@ -133,18 +135,26 @@ export function configField(path: string): ConfigField | string {
     const here = parts.slice(0, i).join('.');
     if (!fields) return `${here} is a field, not a section: it has no '${key}'`;
     const next = fields.get(key);
-    if (!next) return `unknown config field (misspelled?): ${here ? `${here} has` : 'the config has'} ${[...fields.keys()].join(', ')}`;
+    if (!next) return unknownFieldMessage(key, [...fields.keys()], here ? `${here}.` : '', 'the config');
     cur = next;
   }
   if (fieldsOf(cur)) return `is a section, not a field: name a field inside it, one of ${[...fieldsOf(cur)!.keys()].map((k) => `${path}.${k}`).join(', ')}`;
   const leaf = unwrap(cur) as z.ZodType & { def: { type: string }; isInt?: boolean };
-  return { schema: cur, numeric: leaf.def.type === 'number', integer: leaf.def.type === 'number' && leaf.isInt === true };
+  return { schema: cur, json: jsonSchemaAt(jsonSchemaOf(RunConfigSchema), parts), numeric: leaf.def.type === 'number', integer: leaf.def.type === 'number' && leaf.isInt === true };
 }
 
-/** The field's own complaint about `value`, or undefined when it takes it. */
+/** The field's complaint about `value` in the config's own words (a list's entry named), or undefined when it takes it. */
 function fieldRefuses(field: ConfigField, value: unknown): string | undefined {
   const r = field.schema.safeParse(value);
-  return r.success ? undefined : r.error.issues.map((i) => i.message).join('; ');
+  if (r.success) return undefined;
+  return r.error.issues
+    .map((i) => {
+      const list = i.path.length && Array.isArray(value) ? (value as unknown[]) : undefined;
+      const entry = list ? Number(i.path[0]) : undefined;
+      const text = problemText(i, list && entry !== undefined ? list[entry] : value, field.json);
+      return entry === undefined ? text : `entry ${entry + 1}: ${text}`;
+    })
+    .join('; ');
 }
 
 /** Problems of one searched parameter (`at` is its place in the file, e.g. `params.optim.lr`). */
@@ -157,7 +167,7 @@ function paramProblems(at: string, p: SweepParam, field: ConfigField, method: Sw
     if (p.log || p.steps !== undefined) out.push(`${at}: log and steps belong to a range (min, max); a values list is tried as written`);
     for (const [k, v] of p.values.entries()) {
       const why = fieldRefuses(field, v);
-      if (why) out.push(`${at}.values[${k}]: ${JSON.stringify(v)} is not a valid value of this field: ${why}`);
+      if (why) out.push(`${at}.values[${k}]: ${why}`);
     }
     return out;
   }
@@ -167,7 +177,7 @@ function paramProblems(at: string, p: SweepParam, field: ConfigField, method: Sw
   if (p.log && p.min <= 0) out.push(`${at}: log scale needs a positive range: min is ${p.min}; give min > 0 (e.g. ${p.max > 0 ? p.max / 100 : 1e-6}) or drop log`);
   for (const [edge, v] of [['min', p.min], ['max', p.max]] as const) {
     const why = fieldRefuses(field, field.integer ? Math.round(v) : v);
-    if (why) out.push(`${at}: ${edge} ${v} is outside the field's valid range: ${why}`);
+    if (why) out.push(`${at}.${edge}: ${why}`);
   }
   if (field.integer && Math.ceil(p.min) > Math.floor(p.max)) out.push(`${at}: an integer field needs a whole number between min (${p.min}) and max (${p.max})`);
   if (method === 'grid' && p.steps === undefined) out.push(`${at}: a grid needs steps for a range: how many values from min to max (at least 2)`);
@@ -238,7 +248,7 @@ export function parseSweepFile(input: unknown): SweepFile {
     if (typeof field === 'string') out.push(`${at}: ${field}`);
     else {
       const why = fieldRefuses(field, value);
-      if (why) out.push(`${at}: ${JSON.stringify(value)} is not a valid value of this field: ${why}`);
+      if (why) out.push(`${at}: ${why}`);
     }
     if (f.params[path]) out.push(`${at}: is also a searched parameter: keep it in one of fixed and params`);
   }

@@ -135,7 +135,7 @@ test('an invalid sweep file is refused before anything trains, one line per prob
   const r = sweep(['--config', file, '--runs-dir', join(dir, 'runs')]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /error: invalid sweep file:\n {2}params\.optim\.lr: log scale needs a positive range: min is 0; give min > 0 \(e\.g\. 0\.0001\) or drop log\n/);
-  assert.match(r.stderr, /params\.env\.decision_intervall: unknown config field \(misspelled\?\): env has kind, /);
+  assert.match(r.stderr, /params\.env\.decision_intervall: unknown field \(misspelled\?\); did you mean env\.decision_interval\?\n/);
   assert.equal(existsSync(join(dir, 'runs')), false, 'nothing written');
   const cartpole = writeTinySweep(dir, { ...TINY_SWEEP, metric: 'eval_mean_return' });
   assert.match(sweep(['--config', cartpole, '--runs-dir', join(dir, 'runs')]).stderr, /metric: a trading sweep ranks a validation walk figure/);
