@@ -5,7 +5,7 @@
 // loads (the prefetched chunks). This probe times one such tile's whole K loop (64 x 32 outputs,
 // K = 256, 3xTF32, both operands K-contiguous in global memory and resident in L2, as the
 // learner's activations and transposed weights are) in G blocks at once (1, 48 = a B = 256
-// phase's tiles, 132 = one a multiprocessor), four ways:
+// phase's tiles, 132 = one a multiprocessor), five ways:
 //   learner the learner's own tile on main (kernels/learner_tile.cuh: 32 x 64 outputs, mma.sync,
 //          the same bytes a tile), called alone: whether a tile outside the ~200 KB persistent
 //          kernel also takes ~0.75 µs a chunk (L23: 5.2-6.8 µs for the 7 chunks after the first);
@@ -17,7 +17,12 @@
 //   bulk   every chunk of both operands requested at the start by the async proxy
 //          (cp.async.bulk, 128 bytes a row and chunk, one mbarrier a chunk), so no thread holds
 //          a global load in flight; each chunk is split shared-to-shared into the core-matrix
-//          layout when its mbarrier opens, then fence, barrier and wgmma as above.
+//          layout when its mbarrier opens, then fence, barrier and wgmma as above;
+//   bulkmma main's tile (32 x 64, mma.sync, the split at the fragment loads) fed the same way:
+//          every chunk's rows land in padded rows (36 floats) that the fragments read without
+//          bank conflicts, so the K loop holds no prefetch registers, needs no fence (mma.sync
+//          reads through the generic proxy once the mbarrier opens) and no block barrier (each
+//          chunk has its own buffer), and runs on sm_90 without the arch-specific target.
 // Each result is checked against a float64 product (3xTF32: ~1e-6 of max |C|). Printed: the
 // slowest block's K loop (globaltimer, median of 9 launches) in µs.
 //   nvcc -std=c++17 -gencode arch=compute_90a,code=sm_90a -O3 --expt-relaxed-constexpr -I. -Inative/src bench/tile_probe.cu -o /tmp/tile_probe && /tmp/tile_probe
@@ -35,6 +40,8 @@
 #include "kernels/learner_tile.cuh"
 
 namespace {
+
+namespace learner = dqn::cuda::detail;
 
 constexpr int kM = 64, kN = 32, kK = 256, kRefN = 64, kChunk = 32, kChunks = kK / kChunk;
 constexpr int kThreads = 256;
@@ -194,6 +201,27 @@ __device__ __forceinline__ void BulkCopy(float* dst, const float* src, uint32_t 
                : "memory");
 }
 
+/// Requests every chunk of an A tile (a_rows rows from a_tile) and a B tile (b_rows rows from b),
+/// both K-contiguous with K = kK, by the async proxy: row i of chunk ch (A's rows, then B's),
+/// 128 bytes at k = 32 ch, lands at raw + ch * chunk_floats + i * ld and completes mbarrier
+/// bars[ch] (kChunks of them, initialised here). Warp 0 issues the copies, chunk-major so that
+/// the first chunks' leave first; every thread returns after the barriers are initialised.
+__device__ void RequestChunks(const float* a_tile, int a_rows, const float* b, int b_rows, float* raw, int ld, int chunk_floats,
+                              uint64_t* bars) {
+  if (threadIdx.x < kChunks) MbarInit(bars + threadIdx.x, 1);
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  __syncthreads();
+  if (threadIdx.x >= 32) return;
+  const int lane = threadIdx.x, rows = a_rows + b_rows;
+  if (lane < kChunks) MbarExpect(bars + lane, rows * kChunk * 4);
+  __syncwarp();
+  for (int q = lane; q < kChunks * rows; q += 32) {
+    const int ch = q / rows, i = q % rows;
+    const float* src = (i < a_rows ? a_tile + i * kK : b + (i - a_rows) * kK) + ch * kChunk;
+    BulkCopy(raw + ch * chunk_floats + i * ld, src, kChunk * 4, bars + ch);
+  }
+}
+
 /// Bulk: warp 0 requests every chunk of both operands at once (96 copies of 128 bytes a chunk,
 /// one mbarrier a chunk); each chunk is split from its raw rows into the core-matrix layout once
 /// its mbarrier opens, one chunk ahead of its products.
@@ -202,23 +230,7 @@ __global__ void __launch_bounds__(kThreads, 1) BulkKernel(const float* a, const 
   float* raw = smem + 2 * kCoreFloats;
   uint64_t* bars = reinterpret_cast<uint64_t*>(raw + kChunks * kRawChunk);
   const uint64_t t0 = GlobalTimer();
-  const float* a_tile = a + static_cast<int64_t>(blockIdx.x) * kM * kK;
-  if (threadIdx.x < kChunks) MbarInit(bars + threadIdx.x, 1);
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    const int lane = threadIdx.x;
-    if (lane < kChunks) MbarExpect(bars + lane, kRawChunk * 4);
-    __syncwarp();
-    // Chunk-major, so the first chunks' copies leave first: copy i of chunk ch is row i (A's 64
-    // rows, then B's 32), 128 bytes at k = 32 ch.
-    for (int q = lane; q < kChunks * (kM + kN); q += 32) {
-      const int ch = q / (kM + kN), i = q % (kM + kN);
-      const float* src = i < kM ? a_tile + i * kK + ch * kChunk : b + (i - kM) * kK + ch * kChunk;
-      float* dst = raw + ch * kRawChunk + i * kChunk;
-      BulkCopy(dst, src, kChunk * 4, bars + ch);
-    }
-  }
+  RequestChunks(a + static_cast<int64_t>(blockIdx.x) * kM * kK, kM, b, kN, raw, kChunk, kRawChunk, bars);
   const Piece pa0 = PieceOf(threadIdx.x), pa1 = PieceOf(threadIdx.x + kThreads), pb = PieceOf(threadIdx.x);
   auto stage = [&](int ch, float* core) {
     MbarWait(bars + ch, 0);
@@ -235,14 +247,58 @@ __global__ void __launch_bounds__(kThreads, 1) BulkKernel(const float* a, const 
   Finish(acc, t0, c, ns);
 }
 
+constexpr int kMmaM = learner::kTileRows, kMmaN = learner::kTileCols;  // main's tile: 32 x 64
+constexpr int kLd = kChunk + 4;                                            // padded row: 4 g + q hits 32 banks
+constexpr int kMmaChunk = (kMmaM + kMmaN) * kLd;                           // A rows, then Bᵀ rows
+
+/// Bulkmma: main's tile fed by the async proxy (RequestChunks into padded rows), multiplied as
+/// main's Multiply does (3xTF32 on mma.sync m16n8k8, each warp a 16 x 16 corner, each chunk into
+/// fresh accumulators added in FP32), B read as Bᵀ rows.
+__global__ void __launch_bounds__(kThreads, 1) BulkMmaKernel(const float* a, const float* b, float* c, uint64_t* ns) {
+  extern __shared__ __align__(128) float smem[];  // [kChunks][kMmaChunk], then mbarriers
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kChunks * kMmaChunk);
+  const uint64_t t0 = GlobalTimer();
+  RequestChunks(a + static_cast<int64_t>(blockIdx.x) * kMmaM * kK, kMmaM, b, kMmaN, smem, kLd, kMmaChunk, bars);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
+  float acc[8] = {};
+  for (int ch = 0; ch < kChunks; ++ch) {
+    MbarWait(bars + ch, 0);
+    const float* ar = smem + ch * kMmaChunk + (16 * (warp / 4) + g) * kLd;             // A row g of the warp's rows
+    const float* br = smem + ch * kMmaChunk + (kMmaM + 16 * (warp % 4) + g) * kLd;     // Bᵀ row (column g of n-tile 0)
+    float d[2][4] = {}, x[2][4] = {};
+#pragma unroll
+    for (int k0 = 0; k0 < kChunk; k0 += 8) {
+      uint32_t ah[4], al[4];
+      learner::tile::SplitTf32(ar[k0 + q], ah[0], al[0]);
+      learner::tile::SplitTf32(ar[8 * kLd + k0 + q], ah[1], al[1]);
+      learner::tile::SplitTf32(ar[k0 + q + 4], ah[2], al[2]);
+      learner::tile::SplitTf32(ar[8 * kLd + k0 + q + 4], ah[3], al[3]);
+#pragma unroll
+      for (int n = 0; n < 2; ++n) {
+        uint32_t bh0, bl0, bh1, bl1;
+        learner::tile::SplitTf32(br[8 * n * kLd + k0 + q], bh0, bl0);
+        learner::tile::SplitTf32(br[8 * n * kLd + k0 + q + 4], bh1, bl1);
+        learner::tile::MmaTf32(x[n], al, bh0, bh1);
+        learner::tile::MmaTf32(d[n], ah, bh0, bh1);
+        learner::tile::MmaTf32(x[n], ah, bl0, bl1);
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < 8; ++e) acc[e] += d[e / 4][e % 4] + x[e / 4][e % 4];
+  }
+  if (threadIdx.x == 0) ns[blockIdx.x] = GlobalTimer() - t0;
+  for (int e = 0; e < 8; ++e) {
+    const int r = 16 * (warp / 4) + g + 8 * ((e % 4) / 2), col = 16 * (warp % 4) + 8 * (e / 4) + 2 * q + e % 2;
+    c[(static_cast<int64_t>(blockIdx.x) * kMmaM + r) * kMmaN + col] = acc[e];
+  }
+}
+
 /// Rewrites the operands (same values) so that they sit dirty in L2, as the learner's do after
 /// the phase that wrote them; a kernel boundary also empties every L1.
 __global__ void Touch(float* x, int64_t n) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     x[i] = x[i] + 0.0f;
 }
-
-namespace learner = dqn::cuda::detail;
 
 /// The learner's tile on main, alone: block b computes tile b of the phase's one product.
 __global__ void __launch_bounds__(kThreads, 1) LearnerTileKernel(const __grid_constant__ learner::Phase ph, uint64_t* ns) {
@@ -308,7 +364,8 @@ int main() {
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
   constexpr int kMaxBlocks = 132;
   std::printf("device: %s; one tile a block, K = %d, 3xTF32, operands K-contiguous in L2 (learner: main's 32 x 64 mma.sync tile, "
-              "its set-up, K loop and epilogue; the others 64 x 32 on wgmma m64n16k8, set-up and K loop); the slowest block, "
+              "its set-up, K loop and epilogue; bulkmma the same tile fed by bulk copies; the others 64 x 32 on wgmma m64n16k8), "
+              "set-up and K loop; the slowest block, "
               "median of 9 launches\n",
               prop.name, kK);
   const int64_t na = static_cast<int64_t>(kMaxBlocks) * kM * kK;
@@ -334,6 +391,8 @@ int main() {
   CUDA_OK(cudaFuncSetAttribute(RegsKernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, regs_smem));
   CUDA_OK(cudaFuncSetAttribute(RegsKernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, regs_smem));
   CUDA_OK(cudaFuncSetAttribute(BulkKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem));
+  const int bulkmma_smem = kChunks * kMmaChunk * 4 + kChunks * 8;
+  CUDA_OK(cudaFuncSetAttribute(BulkMmaKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bulkmma_smem));
   bool ok = true;
   for (int blocks : {1, 48, kMaxBlocks}) {
     const learner::Phase ph = LearnerPhase(blocks, da, db, dc);
@@ -347,6 +406,7 @@ int main() {
         {"regs   ", true, Run([&] { RegsKernel<true><<<blocks, kThreads, regs_smem>>>(da, db, dc, dns); }, blocks, rows_w, kN, da, na, db, dc, dns, ref)},
         {"nofence", false, Run([&] { RegsKernel<false><<<blocks, kThreads, regs_smem>>>(da, db, dc, dns); }, blocks, rows_w, kN, da, na, db, dc, dns, ref)},
         {"bulk   ", true, Run([&] { BulkKernel<<<blocks, kThreads, bulk_smem>>>(da, db, dc, dns); }, blocks, rows_w, kN, da, na, db, dc, dns, ref)},
+        {"bulkmma", true, Run([&] { BulkMmaKernel<<<blocks, kThreads, bulkmma_smem>>>(da, db, dc, dns); }, blocks, rows_l, kRefN, da, na, db, dc, dns, ref)},
     };
     for (const auto& row : rows) {
       const bool good = row.r.worst_rel <= 1e-5;
