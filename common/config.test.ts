@@ -107,3 +107,23 @@ test('a number that is not finite (a JSON 1e999 overflows to Infinity) is named 
     },
   );
 });
+
+test('schedule.target_return is off (null) by default, takes any finite number or null, and refuses anything else in the shared words', () => {
+  assert.equal(parseRunConfig({ env: { kind: 'cartpole' } }).schedule.target_return, null);
+  assert.equal(parseRunConfig({ env: { kind: 'cartpole' }, schedule: { target_return: 475 } }).schedule.target_return, 475);
+  assert.equal(parseRunConfig({ env: { kind: 'cartpole' }, schedule: { target_return: null } }).schedule.target_return, null);
+  assert.equal(parseRunConfig({ env: { kind: 'trading', data: 'x.csv' }, schedule: { target_return: -12.5 } }).schedule.target_return, -12.5, 'a trading return may be negative');
+  const problem = (target_return: unknown) => {
+    try {
+      parseRunConfig({ env: { kind: 'cartpole' }, schedule: { target_return } });
+    } catch (e) {
+      assert.ok(e instanceof ConfigError);
+      return e.problems;
+    }
+    return assert.fail(`${JSON.stringify(target_return)} was accepted`);
+  };
+  assert.deepEqual(problem('solved'), ["schedule.target_return: 'solved' is not a number"]);
+  assert.deepEqual(problem('475'), ['schedule.target_return: must be a number, not the text "475": drop the quotes']);
+  assert.deepEqual(problem(true), ['schedule.target_return: must be a number (got true)']);
+  assert.deepEqual(problem(Infinity), ['schedule.target_return: must be a finite number (got Infinity; a number as large as 1e999 overflows to Infinity)']);
+});

@@ -171,6 +171,14 @@ export const ScheduleSchema = z.strictObject({
   deterministic: z.boolean().default(false).meta({ description: 'CUDA backend: reproducible bit for bit from the seed on the same GPU and build (the acting weights change at fixed steps; one host wait per actor_sync_interval steps). The CPU backend is always deterministic' }),
   checkpoint_every: int(1, 1_000_000, 1, { description: 'write a checkpoint every N epochs', unit: 'epochs' }),
   checkpoint_keep: int(1, 1000, 3, { description: 'keep the last N checkpoints (stop checkpoints included) plus the best by evaluation mean return', unit: 'checkpoints' }),
+  // Early stopping on the evaluation, as Stable-Baselines3's StopTrainingOnRewardThreshold callback does; CartPole-v1
+  // counts as solved at a mean return of 475 (Gym's reward_threshold, Brockman et al. 2016). Compared with the
+  // epoch's eval_mean_return, the figure checkpoint selection reads (never the test span).
+  target_return: z.number().nullable().default(null).meta({
+    description:
+      "end the run after the first epoch whose evaluation mean return (eval_mean_return: CartPole's greedy evaluation episodes; trading's validation walk, reward_scale x its return, i.e. basis points of equity at reward_scale 1e4) is >= this; that epoch ends the run as a last epoch does (its checkpoint, and the one walk of a trading run's test span). null (empty): off, every epoch runs. As Stable-Baselines3's StopTrainingOnRewardThreshold; CartPole-v1 counts as solved at 475 (Brockman et al. 2016)",
+    unit: 'return units',
+  }),
 });
 
 export const RunConfigSchema = z
