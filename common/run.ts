@@ -59,8 +59,33 @@ export const EpochSummarySchema = z.object({
    */
   test_mean_return: z.number().optional(),
   test_metrics: z.record(z.string(), z.number()).optional(),
+  /**
+   * On the epoch whose evaluation reached schedule.target_return (eval_mean_return >= it), which
+   * ended the run: that target. Absent on every other epoch.
+   */
+  target_return: z.number().optional(),
 });
 export type EpochSummary = z.infer<typeof EpochSummarySchema>;
+
+/** A run that ended at schedule.target_return: the epoch whose evaluation reached it, of the `epochs` its config asked for. */
+export interface TargetReached {
+  target_return: number;
+  epoch: number;
+  epochs: number;
+  eval_mean_return: number;
+}
+
+/**
+ * An evaluation return that reached `target`, with one decimal, or as many more (up to 6) as it
+ * takes not to read as below the target ("500.0" against 475; "12.34" for 12.341 against 12.34, not "12.3").
+ */
+export function reachedReturnText(value: number, target: number): string {
+  for (let d = 1; d <= 6; d++) {
+    const s = value.toFixed(d);
+    if (Number(s) >= target) return s;
+  }
+  return String(value);
+}
 
 /** An event of the run's event log (fallbacks, halts, restarts, checkpoints). */
 export const RunEventSchema = z.object({

@@ -40,3 +40,11 @@ test('events.log lines parse one by one; a torn line is skipped', () => {
   const text = `${JSON.stringify(ev('start', 'run x on cpu'))}\n${JSON.stringify(ev('stop', 'stopped'))}\n{"time":"t","ki`;
   assert.deepEqual(parseEvents(text.split('\n')).map((e) => e.kind), ['start', 'stop']);
 });
+
+test('a run that ended at its target return is finished, with the epoch, its evaluation and the target; one that ran every epoch has no such field', () => {
+  const reached: MetricsRecord = { ...(epoch(3, 1000) as Extract<MetricsRecord, { type: 'epoch' }>), eval_mean_return: 500, target_return: 475 };
+  const r = runResults([epoch(1, 900), epoch(2, 950), reached], [ev('start', 'run x on cpu'), ev('finish', 'reached the target return 475 (evaluation 500.0) at epoch 3 of 10; finished 3 epochs, 1500 steps')]);
+  assert.equal(r.state, 'finished');
+  assert.deepEqual(r.stoppedAtTarget, { epoch: 3, evalReturn: 500, targetReturn: 475 });
+  assert.equal('stoppedAtTarget' in runResults([epoch(1, 900), epoch(2, 950)], [ev('finish', 'finished 2 epochs, 1000 steps')]), false);
+});

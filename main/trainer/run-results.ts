@@ -1,6 +1,6 @@
 // The key results of a run as the run history lists them (issue 16, item 4): the final TD loss,
 // the last epoch's rate and evaluation return, the wall time, the compute backend it ran on and
-// how it ended, read from its metrics records and its event log.
+// how it ended (and whether at its target return), read from its metrics records and its event log.
 import type { RunEvent } from '../../common/run.ts';
 import { SCALAR_NAMES } from '../../common/run.ts';
 import type { MetricsRecord } from './run-dir.ts';
@@ -14,6 +14,8 @@ export interface RunResults {
   backend?: 'cpu' | 'cuda';
   /** finished / stopped / halted by its last such event; incomplete when none (the process died, or it is live). */
   state: 'finished' | 'stopped' | 'halted' | 'incomplete';
+  /** A run that ended early at schedule.target_return: the epoch whose evaluation reached it, that evaluation's mean return and the target. */
+  stoppedAtTarget?: { epoch: number; evalReturn: number; targetReturn: number };
 }
 
 /** The last epoch record of a run. */
@@ -57,6 +59,8 @@ export class RunTally {
   /** The results so far; with no epoch ended (a short or killed run), the run's average rate. */
   results(): RunResults {
     const out = { ...this.out };
+    const last = this.lastEpoch;
+    if (last?.target_return !== undefined) out.stoppedAtTarget = { epoch: last.epoch, evalReturn: last.eval_mean_return, targetReturn: last.target_return };
     if (out.stepsPerSec === undefined && out.wallS && this.lastStep) out.stepsPerSec = this.lastStep / out.wallS;
     return out;
   }

@@ -3,7 +3,7 @@
 import type { RunConfigInput } from '../../common/config.ts';
 import type { GroupMarker } from '../../common/seed-group.ts';
 import type { SystemSample } from '../../common/protocol.ts';
-import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint } from '../../common/run.ts';
+import type { BackendStatus, EpochSummary, RunEvent, RunState, ScalarPoint, TargetReached } from '../../common/run.ts';
 
 export interface StartOptions {
   /** Config as written by the user (validated by startRun). */
@@ -67,4 +67,6 @@ export interface RunOutcome {
   session_wall_s?: number;
   /** The last epoch this session completed. */
   last?: EpochSummary;
+  /** A run that finished early because an epoch's evaluation reached schedule.target_return: which epoch, and its return. */
+  target?: TargetReached;
 }

@@ -16,6 +16,7 @@ import { readCheckpointHeader, RUN_ID_FILE, writeCheckpoint } from './checkpoint
 import { renameRunDir } from './run-files.ts';
 import { LOCK_FILE, runLockHolder } from './run-lock.ts';
 import { BUNDLED_DATA_DIR } from './paths.ts';
+import { RunIndex } from './run-index.ts';
 
 const layout = loadAddon().scalarLayout;
 
@@ -635,4 +636,101 @@ test('a renamed run resumes: through the console (also one made before runs kept
   });
   writeFileSync(join(byHand, RUN_ID_FILE), `${basename(c)}\n`);
   assert.equal(await resumeTo3(byHand), 150);
+});
+
+// schedule.target_return (SB3's StopTrainingOnRewardThreshold): the scripted evaluation returns step / 10, so with 50
+// steps an epoch they rise 5, 10, 15, 20, ... and a target of 12 is first reached at epoch 3 (evaluation 15).
+const toTarget = { ...config, schedule: { ...config.schedule, epochs: 10, target_return: 12 } };
+
+/** The events.log messages of `runDir` of one kind. */
+const eventsOf = (runDir: string, kind: string) =>
+  readFileSync(join(runDir, 'events.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; message: string }).filter((e) => e.kind === kind).map((e) => e.message);
+
+test('a run ends after the first epoch whose evaluation reaches target_return: finished (not stopped), with its checkpoint, the reason in events.log and the epoch in its results', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const states: string[] = [];
+  const h = await startRun({ config: toTarget, runsDir }, { onState: (s) => states.push(s) }, deps((o) => new ScriptedTrainer(o)));
+  const out = await h.done;
+  assert.equal(out.state, 'finished');
+  assert.deepEqual(states, ['running', 'idle'], 'never stopping');
+  assert.equal(out.steps, 150, '3 of the 10 epochs');
+  assert.deepEqual(out.target, { target_return: 12, epoch: 3, epochs: 10, eval_mean_return: 15 });
+  const epochs = (await readRunMetrics(h.runDir)).flatMap((r) => (r.type === 'epoch' ? [[r.epoch, r.eval_mean_return, r.target_return]] : []));
+  assert.deepEqual(epochs, [[1, 5, undefined], [2, 10, undefined], [3, 15, 12]], 'only the epoch that reached the target carries it');
+  assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')).sort(), ['epoch-1', 'epoch-2', 'epoch-3']);
+  assert.equal(readCheckpointHeader(join(h.runDir, 'checkpoints', 'epoch-3')).eval_mean_return, 15);
+  assert.deepEqual(eventsOf(h.runDir, 'finish'), ['reached the target return 12 (evaluation 15.0) at epoch 3 of 10; finished 3 epochs, 150 steps']);
+  assert.deepEqual(eventsOf(h.runDir, 'stop'), []);
+  const [listed] = await new RunIndex().list(runsDir);
+  assert.equal(listed!.state, 'finished');
+  assert.deepEqual(listed!.stoppedAtTarget, { epoch: 3, evalReturn: 15, targetReturn: 12 });
+});
+
+test('a trading run that reaches target_return walks its test span exactly once, after the validation walk of the epoch that reached it, and keeps that epoch\'s checkpoint', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  /** Records each evaluation's span; the test walk returns -1 (never read by the target). */
+  class Spans extends ScriptedTrainer {
+    static walks: string[] = [];
+    override async evaluate(episodes: number, span: 'validation' | 'test' = 'validation') {
+      Spans.walks.push(`${span}@${this.step}`);
+      if (span === 'test') return { stopped: false, episodes, meanReturn: -1, returns: [], metrics: { return: -0.01 } };
+      return super.evaluate(episodes);
+    }
+  }
+  const trading = {
+    ...toTarget,
+    env: { kind: 'trading' as const, data: 'bars.csv', test_fraction: 0.2 },
+    // A checkpoint every 5 epochs: the epoch that reached the target is written anyway, as a last epoch is.
+    schedule: { ...toTarget.schedule, checkpoint_every: 5 },
+  };
+  const market = { ...deps((o) => new Spans(o)), loadMarket: () => ({ bars: {} as NonNullable<TrainerOptions['market']>, warnings: [] }) };
+  const h = await startRun({ config: trading, runsDir }, {}, market);
+  const out = await h.done;
+  assert.equal(out.state, 'finished');
+  assert.deepEqual(Spans.walks, ['validation@50', 'validation@100', 'validation@150', 'test@150']);
+  const epochs = (await readRunMetrics(h.runDir)).flatMap((r) => (r.type === 'epoch' ? [[r.epoch, r.test_mean_return, r.target_return]] : []));
+  assert.deepEqual(epochs, [[1, undefined, undefined], [2, undefined, undefined], [3, -1, 12]]);
+  assert.equal(out.last?.test_mean_return, -1);
+  assert.deepEqual(readdirSync(join(h.runDir, 'checkpoints')), ['epoch-3']);
+  assert.deepEqual(eventsOf(h.runDir, 'finish'), ['reached the target return 12 (evaluation 15.0) at epoch 3 of 10; finished 3 epochs, 150 steps']);
+});
+
+test('target_return null (the default), or a target never reached, runs every epoch and finishes as before', async () => {
+  for (const target_return of [null, 1000]) {
+    const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+    const h = await startRun({ config: { ...config, schedule: { ...config.schedule, epochs: 4, target_return } }, runsDir }, {}, deps((o) => new ScriptedTrainer(o)));
+    const out = await h.done;
+    assert.equal(out.state, 'finished');
+    assert.equal(out.steps, 200, `target ${target_return}: all 4 epochs`);
+    assert.equal(out.target, undefined);
+    assert.equal(out.last?.target_return, undefined);
+    assert.deepEqual(eventsOf(h.runDir, 'finish'), ['finished 4 epochs, 200 steps']);
+  }
+});
+
+test('resuming a run that finished at its target return trains no further, even with more --epochs, and leaves it untouched', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const h = await startRun({ config: toTarget, runsDir }, {}, deps((o) => new ScriptedTrainer(o)));
+  await h.done;
+  const before = readFileSync(join(h.runDir, 'metrics.jsonl'), 'utf8');
+  let built = 0;
+  for (const overrides of [{}, { epochs: 20 }])
+    await assert.rejects(startRun({ config: toTarget, runsDir, resume: h.runDir, overrides }, {}, deps((o) => (built++, new ScriptedTrainer(o)))), {
+      message: `${h.runDir} already finished at its target return: epoch 3's evaluation 15.0 >= 12 (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`,
+    });
+  assert.equal(built, 0, 'no trainer built');
+  assert.equal(readFileSync(join(h.runDir, 'metrics.jsonl'), 'utf8'), before);
+  assert.equal(existsSync(join(h.runDir, LOCK_FILE)), false, 'a refused resume leaves no lock behind');
+});
+
+test('a run stopped before its target resumes and still ends at the target', async () => {
+  const runsDir = mkdtempSync(join(tmpdir(), 'runs-'));
+  const box: { handle?: Awaited<ReturnType<typeof startRun>> } = {};
+  const stopAt = (t: ScriptedTrainer) => void (t.step === 70 && box.handle!.stop());
+  box.handle = await startRun({ config: toTarget, runsDir }, {}, deps((o) => new ScriptedTrainer(o, { stopAfterStep: stopAt })));
+  assert.equal((await box.handle.done).state, 'stopped');
+  const out = await (await startRun({ config: toTarget, runsDir, resume: box.handle.runDir }, {}, deps((o) => new ScriptedTrainer(o)))).done;
+  assert.equal(out.state, 'finished');
+  assert.equal(out.steps, 150);
+  assert.deepEqual(out.target, { target_return: 12, epoch: 3, epochs: 10, eval_mean_return: 15 });
 });

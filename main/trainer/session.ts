@@ -6,7 +6,8 @@ import { freemem } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type HeadsConfig, type RunConfig } from '../../common/config.ts';
 import { estimateMemory, memoryShortfall, type MemoryAvailable } from '../../common/memory-estimate.ts';
-import { evalWalks, SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint } from '../../common/run.ts';
+import { evalWalks, reachedReturnText, SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint, type TargetReached } from '../../common/run.ts';
+import { numberText } from '../../common/config-problems.ts';
 import { SYSTEM_PERIOD_MS } from '../../common/protocol.ts';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
 import { nanTensors, readScalars, type Scalars } from '../../native/scalars.ts';
@@ -84,6 +85,15 @@ export function resolveConfig(opts: StartOptions): RunConfig {
     network: { ...base.network, precision: o.precision ?? base.network.precision },
     schedule: { ...base.schedule, epochs: o.epochs ?? base.schedule.epochs, steps_per_epoch: o.steps_per_epoch ?? base.schedule.steps_per_epoch },
   });
+}
+
+/**
+ * The target an evaluation mean return `value` reached (schedule.target_return, value >= it), or
+ * undefined when the config sets none or `value` is below it (or not a number).
+ */
+export function targetReachedBy(config: RunConfig, value: number | null | undefined): { target: number; value: number } | undefined {
+  const target = config.schedule.target_return;
+  return target !== null && typeof value === 'number' && value >= target ? { target, value } : undefined;
 }
 
 /** True for a trading run that holds out a test span (env.test_fraction > 0). */
@@ -242,6 +252,9 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
     const total = config.schedule.epochs * config.schedule.steps_per_epoch;
     if (ckpt.meta.step >= total)
       throw new Error(`${runDir} is already complete (${ckpt.meta.epoch} epochs, ${ckpt.meta.step} steps): pass --epochs N with N > ${ckpt.meta.epoch} to train it further`);
+    const reached = targetReachedBy(config, ckpt.meta.eval_mean_return);
+    if (reached)
+      throw new Error(`${runDir} already finished at its target return: epoch ${ckpt.meta.epoch}'s evaluation ${reachedReturnText(reached.value, reached.target)} >= ${numberText(reached.target)} (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`);
   }
 
   let trainer: NativeTrainer;
@@ -380,6 +393,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
     cb.onState?.('running');
     const { epochs, steps_per_epoch: spe, eval_episodes, checkpoint_every } = config.schedule;
     let last: EpochSummary | undefined;
+    let target: TargetReached | undefined;
     const timers = [setInterval(pollScalars, SCALAR_PERIOD_MS), setInterval(flushLive, deps.metricsFlushMs)];
     const stopTimers = () => timers.forEach(clearInterval);
     // The epochs; a lost GPU context continues them on a CPU trainer (continueOnCpu).
@@ -409,8 +423,12 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
           const ev = await trainer.evaluate(eval_episodes);
           watchReplay();
           if (ev.stopped || stopRequested) break; // Stop during the evaluation: the epoch is not complete
+          // An evaluation at or above schedule.target_return ends the run after this epoch (SB3's
+          // StopTrainingOnRewardThreshold), which then ends as the last epoch does.
+          const reached = targetReachedBy(config, ev.meanReturn);
+          const lastEpoch = meta.epoch + 1 === epochs || reached !== undefined;
           // The run's end: the test span, held out from every selection, is walked once.
-          const test = meta.epoch + 1 === epochs && hasTestSpan(config) ? await trainer.evaluate(eval_episodes, 'test') : undefined;
+          const test = lastEpoch && hasTestSpan(config) ? await trainer.evaluate(eval_episodes, 'test') : undefined;
           if (test) watchReplay();
           if (test?.stopped || stopRequested) break;
           meta.epoch += 1;
@@ -424,6 +442,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
             eval_episodes: ev.episodes,
             eval_metrics: ev.metrics,
             ...(test ? { test_mean_return: test.meanReturn, test_metrics: test.metrics } : {}),
+            ...(reached ? { target_return: reached.target } : {}),
           };
           try {
             writeEvalCurves(runDir, ev.series, meta.epoch, meta.step);
@@ -433,7 +452,11 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
           metrics.add({ type: 'epoch', ...last });
           flushMetrics();
           cb.onEpoch?.(last);
-          if (meta.epoch % checkpoint_every === 0 || meta.epoch === epochs) checkpoint(`epoch-${meta.epoch}`, ev.meanReturn);
+          if (meta.epoch % checkpoint_every === 0 || lastEpoch) checkpoint(`epoch-${meta.epoch}`, ev.meanReturn);
+          if (reached) {
+            target = { target_return: reached.target, epoch: meta.epoch, epochs, eval_mean_return: ev.meanReturn };
+            break;
+          }
         }
         break;
       } catch (e) {
@@ -457,9 +480,10 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
       checkpoint(`stop-step-${meta.step}`, null);
       event('stop', `stopped at step ${meta.step}`);
     } else {
-      event('finish', `finished ${meta.epoch} epoch${meta.epoch === 1 ? '' : 's'}, ${meta.step} steps`);
+      const at = target ? `reached the target return ${numberText(target.target_return)} (evaluation ${reachedReturnText(target.eval_mean_return, target.target_return)}) at epoch ${target.epoch} of ${epochs}; ` : '';
+      event('finish', `${at}finished ${meta.epoch} epoch${meta.epoch === 1 ? '' : 's'}, ${meta.step} steps`);
     }
-    return { state: stopRequested ? 'stopped' : 'finished', ...counts(), last };
+    return { state: stopRequested ? 'stopped' : 'finished', ...counts(), last, ...(target && !stopRequested ? { target } : {}) };
   };
   const counts = () => ({ steps: meta.step, env_steps: meta.env_steps, wall_s: wall(), session_steps: meta.step - firstStep, session_wall_s: (deps.now() - t0) / 1000 });
 
