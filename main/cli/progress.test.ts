@@ -54,6 +54,22 @@ test('a status line that changed since it was printed is printed again after a m
   assert.deepEqual(lines.map((l) => l.replace(/ \|.*$/, '')), ['step 50/100', 'epoch 1', 'step 100/100']);
 });
 
+test("the last line says how the run ended: a halt's reason, a run that reached its target return with the epoch and the evaluation against the target", () => {
+  const { out, lines } = sink();
+  const p = new ProgressLine(out, 50_000);
+  p.done({ state: 'finished', steps: 50_000, env_steps: 200_000, wall_s: 75 });
+  p.done({ state: 'halted', haltReason: 'NaN in loss at step 60', steps: 59, env_steps: 236, wall_s: 1 });
+  p.done({ state: 'finished', steps: 15_000, env_steps: 60_000, wall_s: 22, target: { target_return: 475, epoch: 3, epochs: 10, eval_mean_return: 500 } });
+  // A trading target in reward units: as many decimals as it takes not to read as below it.
+  p.done({ state: 'finished', steps: 300, env_steps: 1200, wall_s: 3, target: { target_return: 12.34, epoch: 2, epochs: 4, eval_mean_return: 12.341 } });
+  assert.deepEqual(lines, [
+    'finished after 50000 steps, 200000 env steps, 1m15s',
+    'halted: NaN in loss at step 60 after 59 steps, 236 env steps, 1s',
+    'finished at the target return: epoch 3 of 10, evaluation 500.0 >= 475, after 15000 steps, 60000 env steps, 22s',
+    'finished at the target return: epoch 2 of 4, evaluation 12.34 >= 12.34, after 300 steps, 1200 env steps, 3s',
+  ]);
+});
+
 test('formatDuration writes hours and minutes, minutes and seconds, or seconds; ? for nonsense', () => {
   assert.equal(formatDuration(42.4), '42s');
   assert.equal(formatDuration(185), '3m05s');

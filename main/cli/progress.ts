@@ -1,7 +1,8 @@
 // Terminal progress display for headless training: one status line (steps/s, loss, episodic
 // return, ETA) redrawn in place on a TTY, printed every few seconds otherwise.
 import type { EpochSummary, ScalarPoint } from '../../common/run.ts';
-import { SCALAR_NAMES } from '../../common/run.ts';
+import { reachedReturnText, SCALAR_NAMES } from '../../common/run.ts';
+import { numberText } from '../../common/config-problems.ts';
 import type { RunOutcome } from '../trainer/session-api.ts';
 import { formatTradingEval, isTradingMetrics } from '../../common/trading-eval.ts';
 
@@ -93,9 +94,16 @@ export class ProgressLine {
     this.draw(true);
   }
 
+  /**
+   * The run's last line: how it ended and why when it says (a halt's reason; a run that reached
+   * schedule.target_return: "finished at the target return: epoch 3 of 10, evaluation 500.0 >= 475,
+   * after ..."), then its steps and wall time.
+   */
   done(o: RunOutcome): void {
     if (this.tty) this.out.write('\r\x1b[2K');
-    this.out.write(`${o.state}${o.haltReason ? `: ${o.haltReason}` : ''} after ${o.steps} steps, ${o.env_steps} env steps, ${formatDuration(o.wall_s)}\n`);
+    const t = o.target;
+    const why = o.haltReason ? `: ${o.haltReason}` : t ? ` at the target return: epoch ${t.epoch} of ${t.epochs}, evaluation ${reachedReturnText(t.eval_mean_return, t.target_return)} >= ${numberText(t.target_return)},` : '';
+    this.out.write(`${o.state}${why} after ${o.steps} steps, ${o.env_steps} env steps, ${formatDuration(o.wall_s)}\n`);
   }
 
   private draw(force: boolean): void {

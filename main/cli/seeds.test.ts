@@ -66,3 +66,11 @@ test('the terminal says the mean over seeds with its 95% interval, not only wher
   ]);
   assert.deepEqual(seedSummaryLines(summarizeSeeds({ preset: 'cartpole', config: null }, [cartpole(1, 500)], '/s.json')), ['eval_mean_return over 1 seed: mean 500.0'], 'one seed: no spread to give');
 });
+
+test("a seed that ended at its target return names that epoch in the summary's row; one that ran every epoch does not", () => {
+  const { eval: _eval, eval_mean_reward_bps: _bps, ...base } = run(1, 0);
+  const early: RunSummary = { ...base, seed: 1, eval_mean_return: 500, stopped_at_target: { target_return: 475, epoch: 2, epochs: 10, eval_mean_return: 500 } };
+  const all: RunSummary = { ...base, seed: 2, eval_mean_return: 455 };
+  const s = summarizeSeeds({ preset: 'cartpole', config: null }, [early, all], '/s.json');
+  assert.deepEqual(s.runs.map((r) => ['stopped_at_target_epoch' in r ? r.stopped_at_target_epoch : undefined, r.eval_mean_return]), [[2, 500], [undefined, 455]]);
+});

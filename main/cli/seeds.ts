@@ -74,6 +74,7 @@ export function summarizeSeeds(source: { preset: string | null; config: string |
     ...(r.eval ? { return: r.eval.return, sharpe: r.eval.sharpe } : {}),
     ...(r.test ? { test_return: r.test.return, test_sharpe: r.test.sharpe } : {}),
     ...(r.eval_mean_return !== undefined ? { eval_mean_return: r.eval_mean_return } : {}),
+    ...(r.stopped_at_target ? { stopped_at_target_epoch: r.stopped_at_target.epoch } : {}),
   }));
   return {
     preset: source.preset,

@@ -46,3 +46,13 @@ test('a trading summary labels the validation evaluation and the held-out test e
   const without = summaryJson({ preset: 'p' }, { state: 'finished', steps: 1, env_steps: 1, wall_s: 1, last: { ...epoch, eval_metrics: val } }, 'cpu', 'cpu', '/r', config);
   assert.equal(without.test, undefined, 'no test evaluation, no test object');
 });
+
+test('a run that ended at its target return says so in its summary (the target, the epoch and its evaluation); one that ran every epoch has no such field', () => {
+  const target = { target_return: 475, epoch: 3, epochs: 10, eval_mean_return: 500 };
+  const s = summaryJson({ preset: 'cartpole' }, { state: 'finished', steps: 300, env_steps: 1200, wall_s: 9, last: { ...epoch, eval_mean_return: 500, target_return: 475 }, target }, 'cpu', 'cpu', '/runs/r');
+  assert.equal(s.state, 'finished');
+  assert.deepEqual(s.stopped_at_target, { target_return: 475, epoch: 3, epochs: 10, eval_mean_return: 500 });
+  assert.equal(s.eval_mean_return, 500);
+  const all = summaryJson({ preset: 'cartpole' }, { state: 'finished', steps: 300, env_steps: 1200, wall_s: 9, last: epoch }, 'cpu', 'cpu', '/runs/r');
+  assert.equal('stopped_at_target' in all, false);
+});

@@ -1,6 +1,6 @@
 // The one-line JSON summary that `npm run train -- --json` prints last on stdout.
 import type { RunConfig } from '../../common/config.ts';
-import type { EpochSummary } from '../../common/run.ts';
+import type { EpochSummary, TargetReached } from '../../common/run.ts';
 import { isTradingMetrics, TRADING_UNITS, tradingEvalReport, type TradingEvalReport } from '../../common/trading-eval.ts';
 import type { RunOutcome } from '../trainer/session-api.ts';
 
@@ -27,6 +27,11 @@ export interface RunSummary {
   replay: string;
   state: RunOutcome['state'];
   halt_reason?: string;
+  /**
+   * A run that finished early at schedule.target_return: the target, the epoch whose evaluation
+   * reached it (of the epochs configured) and that evaluation's mean return (eval_mean_return's units).
+   */
+  stopped_at_target?: TargetReached;
   steps: number;
   env_steps: number;
   wall_s: number;
@@ -54,7 +59,8 @@ export interface RunSummary {
  * (mean episode return), for trading `eval_mean_reward_bps` (the mean summed step reward in
  * basis points of equity, whatever reward_scale) and an `eval` object on the validation span (the
  * agent beside its baselines with units, common/trading-eval.ts) with the env's gap_policy, and
- * a `test` object of the same shape on the test span when the run held one out and finished.
+ * a `test` object of the same shape on the test span when the run held one out and finished;
+ * `stopped_at_target` when the run ended early at schedule.target_return.
  */
 export function summaryJson(source: RunSource, outcome: RunOutcome, backend: string, replay: string, runDir: string, config?: RunConfig): RunSummary {
   const last: EpochSummary | undefined = outcome.last;
@@ -71,6 +77,7 @@ export function summaryJson(source: RunSource, outcome: RunOutcome, backend: str
     replay,
     state: outcome.state,
     ...(outcome.haltReason ? { halt_reason: outcome.haltReason } : {}),
+    ...(outcome.target ? { stopped_at_target: outcome.target } : {}),
     steps: outcome.steps,
     env_steps: outcome.env_steps,
     wall_s: Number(outcome.wall_s.toFixed(3)),
