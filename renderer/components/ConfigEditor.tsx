@@ -4,7 +4,7 @@
 import { useState } from 'react';
 import type { RunConfigInput } from '../../common/config.ts';
 import type { Preset } from '../../common/protocol.ts';
-import { configDiff, editorRows, fieldText, getAt, parseFieldText, setAt, variantDefaults, type EditorRow, type FieldSpec } from '../config/fields.ts';
+import { configDiff, editorRows, fieldHelpText, fieldText, getAt, parseFieldText, setAt, valueText, variantDefaults, type EditorRow, type FieldSpec } from '../config/fields.ts';
 import { memoryEstimateText } from '../config/memory.ts';
 import { runTitle } from '../lib/run-table.ts';
 
@@ -32,7 +32,6 @@ interface Props {
   readOnly?: { reason: string; onEditCopy: () => void };
 }
 
-const fmt = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : typeof v === 'string' ? v || '""' : String(v));
 /** The id of the input of config field `path` ("optim.lr" -> "cfg-optim-lr"). */
 export const inputId = (path: string) => `cfg-${path.replace(/\./g, '-')}`;
 
@@ -140,7 +139,7 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
               </label>
               {control(row)}
               <span id={`${id}-help`} className="field-help">
-                {f ? `default ${fmt(f.default)}${f.unit ? ` ${f.unit}` : ''}${f.range ? ` · range ${f.range}` : ''}` : row.kind === 'variant' ? row.options.join(' | ') : ''}
+                {f ? fieldHelpText(f) : row.kind === 'variant' ? row.options.join(' | ') : ''}
               </span>
               {problem && (
                 <span id={`${id}-err`} className="field-error" role="alert">
@@ -171,7 +170,7 @@ export function ConfigEditor({ editor, setEditor, problems, presets, onLoadPrese
           <ul>
             {diff.map((d) => (
               <li key={d.path}>
-                <code>{d.path}</code>: {fmt(d.from)} → <strong>{fmt(d.to)}</strong>
+                <code>{d.path}</code>: {valueText(d.from)} → <strong>{valueText(d.to)}</strong>
               </li>
             ))}
           </ul>

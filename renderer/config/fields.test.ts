@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configDiff, editorRows, parseFieldText, setAt, validate, variantDefaults, withDefaults, type FieldSpec } from './fields.ts';
+import { configDiff, editorRows, fieldHelpText, fieldText, parseFieldText, setAt, validate, variantDefaults, withDefaults, type FieldSpec } from './fields.ts';
 import { numberText } from '../../common/config-problems.ts';
 import { ConfigError, parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 
@@ -140,4 +140,23 @@ test('the editor and `npm run train --config` say the same thing about a field o
     assert.ok(cliLines(input).length >= 3, JSON.stringify(input));
     assert.deepEqual(editorLines(input), cliLines(input), JSON.stringify(input));
   }
+});
+
+test('schedule.target_return is a number field that also takes none: empty is none (off), a number is the target, text is refused in the shared words', () => {
+  const draft = withDefaults({ env: { kind: 'cartpole' } });
+  const field = editorRows(draft).find((r) => r.path === 'schedule.target_return') as FieldSpec;
+  assert.deepEqual([field.kind, field.nullable, field.default, field.unit, field.range], ['number', true, null, 'return units', undefined]);
+  assert.match(field.description!, /StopTrainingOnRewardThreshold/);
+  assert.equal(fieldHelpText(field), 'default none (leave empty) · in return units');
+  assert.equal(fieldText(null), '', 'none shows as an empty field');
+  assert.deepEqual(['', '  ', '475', '-12.5', 'abc'].map((t) => parseFieldText(field, t)), [null, null, 475, -12.5, 'abc']);
+  assert.equal(validate(setAt(draft, 'schedule.target_return', parseFieldText(field, '475'))).size, 0);
+  assert.equal(validate(setAt(draft, 'schedule.target_return', parseFieldText(field, ''))).size, 0);
+  assert.deepEqual([...validate(setAt(draft, 'schedule.target_return', parseFieldText(field, 'abc')))], [['schedule.target_return', "'abc' is not a number"]]);
+  assert.deepEqual(configDiff(draft, setAt(draft, 'schedule.target_return', 475)), [{ path: 'schedule.target_return', from: null, to: 475 }]);
+  // Other fields keep their help line; an empty number field that takes no null stays text, refused at the field.
+  const lr = editorRows(draft).find((r) => r.path === 'optim.lr') as FieldSpec;
+  assert.equal(lr.nullable, undefined);
+  assert.equal(fieldHelpText(lr), 'default 0.00025 1/step · range (0, 1]');
+  assert.equal(parseFieldText(lr, ''), '');
 });

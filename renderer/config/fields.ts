@@ -16,6 +16,8 @@ export interface FieldSpec {
   options?: string[];
   /** The valid range as shown, e.g. "(0, 1]" or "[1, 4096]"; undefined when unbounded. */
   range?: string;
+  /** A number field that also takes null (none: schedule.target_return off), which an empty field means. */
+  nullable?: boolean;
 }
 
 /** A choice between variants of a tagged union (env.kind, optim.target_update.kind). */
@@ -60,6 +62,22 @@ export function variantDefaults(path: string, kind: string): Record<string, unkn
   return out;
 }
 
+/**
+ * The number (or integer) schema of a field that takes a number or null: JSON Schema's
+ * `type: ['number', 'null']`, or `anyOf` a number schema and `{ type: 'null' }` when the number is
+ * bounded; undefined for any other field.
+ */
+function nullableNumberOf(prop: JsonSchema): JsonSchema | undefined {
+  const types: unknown = prop.type;
+  if (Array.isArray(types)) {
+    const rest = types.filter((t) => t !== 'null');
+    return types.includes('null') && rest.length === 1 && (rest[0] === 'number' || rest[0] === 'integer') ? { ...prop, type: rest[0] as string } : undefined;
+  }
+  const options = prop.anyOf;
+  const other = options?.length === 2 && options.some((o) => o.type === 'null') ? options.find((o) => o.type !== 'null') : undefined;
+  return other && (other.type === 'number' || other.type === 'integer') ? { ...prop, ...other, anyOf: undefined } : undefined;
+}
+
 function schemaAt(path: string): JsonSchema | undefined {
   return jsonSchemaAt(CONFIG_JSON_SCHEMA, path.split('.'));
 }
@@ -74,6 +92,7 @@ export function editorRows(draft: unknown): EditorRow[] {
     for (const [key, prop] of Object.entries(s.properties ?? {})) {
       const path = prefix ? `${prefix}.${key}` : key;
       const variants = variantsOf(prop);
+      const nullable = nullableNumberOf(prop);
       if (variants) {
         const options = variants.map((v) => String(v.properties!.kind!.const));
         rows.push({ kind: 'variant', path: `${path}.kind`, label: `${path}.kind`, options });
@@ -81,6 +100,8 @@ export function editorRows(draft: unknown): EditorRow[] {
         walk({ properties: Object.fromEntries(Object.entries(chosen.properties!).filter(([k]) => k !== 'kind')) }, path);
       } else if (prop.type === 'object') {
         walk(prop, path);
+      } else if (nullable) {
+        rows.push({ path, label: path, description: prop.description, unit: prop.unit, default: prop.default, range: rangeText(nullable), kind: nullable.type === 'integer' ? 'integer' : 'number', nullable: true });
       } else {
         const base = { path, label: path, description: prop.description, unit: prop.unit, default: prop.default, range: rangeText(prop) };
         if (prop.type === 'array') rows.push({ ...base, kind: 'integer-list' });
@@ -102,10 +123,12 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 /**
  * Turns the text typed into a field into the value stored in the draft. Text that is not a
  * decimal number (a list: numbers separated by commas or spaces, none empty) stays a string, so
- * validation reports it at the field (validate: "'0x10' is not a number").
+ * validation reports it at the field (validate: "'0x10' is not a number"). An empty nullable
+ * field is null (none).
  */
 export function parseFieldText(field: FieldSpec, text: string): unknown {
   const t = text.trim();
+  if (field.nullable && t === '') return null;
   if (field.kind === 'number' || field.kind === 'integer') return DECIMAL.test(t) ? Number(t) : text;
   if (field.kind === 'integer-list') {
     const parts = t === '' ? [] : t.split(/\s*,\s*|\s+/);
@@ -114,7 +137,23 @@ export function parseFieldText(field: FieldSpec, text: string): unknown {
   return text;
 }
 
-/** The text a field shows for a draft value. */
+/** A value as the editor's help line and diff show it: a list in brackets, null as none, a missing value as '–'. */
+export function valueText(v: unknown): string {
+  return v === undefined ? '–' : v === null ? 'none' : Array.isArray(v) ? `[${v.join(', ')}]` : typeof v === 'string' ? v || '""' : String(v);
+}
+
+/**
+ * A field's help line: its default with its unit, and its range ("default 0.2 fraction of
+ * grad_clip · range [0, 1)"); a field whose default is none says to leave it empty for that
+ * ("default none (leave empty) · in return units").
+ */
+export function fieldHelpText(f: FieldSpec): string {
+  const range = f.range ? ` · range ${f.range}` : '';
+  if (f.nullable && f.default === null) return `default none (leave empty)${f.unit ? ` · in ${f.unit}` : ''}${range}`;
+  return `default ${valueText(f.default)}${f.unit ? ` ${f.unit}` : ''}${range}${f.nullable ? ' · empty: none' : ''}`;
+}
+
+/** The text a field shows for a draft value (empty for null: none). */
 export function fieldText(value: unknown): string {
   if (Array.isArray(value)) return value.join(', ');
   return value === undefined || value === null ? '' : String(value);

@@ -43,3 +43,12 @@ test('any column sorts, both ways: config numbers by value, results with empty c
   assert.deepEqual(names('network.hidden', 'asc'), ['a', 'c', 'b'], '64 before 256 (as numbers, not as text)');
   assert.deepEqual(names('no.such.column', 'asc'), ['a', 'b', 'c'], 'an unknown column sorts by name');
 });
+
+test('a target return of none (null) prints as none and sorts as an empty cell, after the runs that set one', () => {
+  const rows = hparamRows([run('x', {}), run('y', { schedule: { target_return: 475 } }), run('z', { schedule: { target_return: 195 } })]);
+  const cols = hparamColumns(rows, false);
+  const col = cols.find((c) => c.key === 'schedule.target_return')!;
+  assert.deepEqual(rows.map((r) => hparamText(r, col)), ['none', '475', '195']);
+  assert.deepEqual(sortHparamRows(rows, cols, { key: 'schedule.target_return', dir: 'asc' }).map((r) => r.run.name), ['z', 'y', 'x']);
+  assert.deepEqual(sortHparamRows(rows, cols, { key: 'schedule.target_return', dir: 'desc' }).map((r) => r.run.name), ['y', 'z', 'x']);
+});

@@ -52,18 +52,18 @@ export function hparamColumns(rows: readonly HparamRow[], allFields: boolean): H
   ];
 }
 
-/** A cell's text: results as the run history prints them; config lists as "64, 64", a missing field as "–". */
+/** A cell's text: results as the run history prints them; config lists as "64, 64", null as "none" (schedule.target_return off), a missing field as "–". */
 export function hparamText(row: HparamRow, col: HparamColumn): string {
   if (col.kind === 'result') return RUN_COLUMNS.find((c) => c.key === col.key)!.text(row.run);
   const v = row.config.get(col.key);
-  return v === undefined ? '–' : Array.isArray(v) ? v.join(', ') : String(v);
+  return v === undefined ? '–' : v === null ? 'none' : Array.isArray(v) ? v.join(', ') : String(v);
 }
 
-/** A cell's sort key: numbers as numbers, lists element-wise as zero-padded text, anything else as text. */
+/** A cell's sort key: numbers as numbers, lists element-wise as zero-padded text, null (none) as an empty cell, anything else as text. */
 export function hparamValue(row: HparamRow, col: HparamColumn): SortValue {
   if (col.kind === 'result') return RUN_COLUMNS.find((c) => c.key === col.key)!.value(row.run);
   const v = row.config.get(col.key);
-  if (v === undefined || typeof v === 'number') return v;
+  if (v === undefined || v === null || typeof v === 'number') return v ?? undefined;
   if (Array.isArray(v)) return v.map((x) => (typeof x === 'number' ? x.toFixed(6).padStart(24, '0') : String(x))).join(' ');
   return String(v);
 }
