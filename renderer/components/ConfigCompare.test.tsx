@@ -24,3 +24,17 @@ test("the config diff heads its columns with the runs' short names (the folder n
   assert.match(html, /<code>optim\.<wbr\/>lr_<wbr\/>decay_<wbr\/>steps<\/code>/);
   assert.match(html, /<code>optim\.<wbr\/>lr<\/code>/);
 });
+
+test('a target return of none beside one of 475 reads none, not null', () => {
+  const config = (target_return: number | null) => parseRunConfig({ env: { kind: 'cartpole' }, schedule: { target_return } });
+  const html = renderToStaticMarkup(
+    <ConfigCompare
+      runs={[
+        { name: '20261204-100000-a', config: config(null), role: 'shown' },
+        { name: '20261204-100001-b', config: config(475), role: 'overlay', color: '#ff5c8a' },
+      ]}
+    />,
+  );
+  const row = /target_<wbr\/>return<\/code>.*?<\/tr>/s.exec(html)?.[0] ?? '';
+  assert.deepEqual([...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]), ['none', '475']);
+});

@@ -16,7 +16,7 @@ export interface ComparedRun {
   role: string;
 }
 
-const text = (v: unknown) => (v === undefined ? '–' : Array.isArray(v) ? `[${v.join(', ')}]` : String(v));
+const text = (v: unknown) => (v === undefined ? '–' : v === null ? 'none' : Array.isArray(v) ? `[${v.join(', ')}]` : String(v));
 
 /** A field's path with a line-break opportunity after each '.' and '_', so a narrow column breaks it between words ("optim.lr_decay_steps"), not inside one. */
 function fieldPath(path: string) {
