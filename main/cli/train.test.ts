@@ -113,12 +113,23 @@ test('bad input is refused with a message that says what to fix, and no run dire
   assert.deepEqual(readdirSync(runs), []);
 });
 
-test('the cartpole preset solves CartPole: greedy mean return >= 475 over 100 evaluation episodes', () => {
+test('the cartpole preset solves CartPole: it stops at the first epoch whose greedy mean return over 100 evaluation episodes is >= 475, and says so', () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
   const r = train(['--preset', 'cartpole', '--backend', 'cpu', '--runs-dir', runs, '--json']);
   assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json!.state, 'finished');
   assert.equal(r.json!.eval_episodes, 100);
-  assert.ok((r.json!.eval_mean_return as number) >= 475, `eval_mean_return ${r.json!.eval_mean_return}`);
+  const ret = r.json!.eval_mean_return as number;
+  assert.ok(ret >= 475, `eval_mean_return ${ret}`);
+  // schedule.target_return 475: the run ended at the epoch that reached it (the 10th at the latest).
+  const t = r.json!.stopped_at_target as { target_return: number; epoch: number; epochs: number; eval_mean_return: number };
+  assert.deepEqual([t.target_return, t.epochs, t.eval_mean_return], [475, 10, ret]);
+  assert.equal(r.json!.steps, t.epoch * 5000, `${t.epoch} epochs of 5000 steps`);
+  const epochs = readFileSync(join(r.json!.run_dir as string, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; eval_mean_return: number }).filter((x) => x.type === 'epoch');
+  assert.equal(epochs.length, t.epoch);
+  assert.ok(epochs.slice(0, -1).every((e) => e.eval_mean_return < 475), `no earlier epoch reached it: ${epochs.map((e) => e.eval_mean_return).join(', ')}`);
+  const end = r.stderr.trimEnd().split('\n').at(-1)!;
+  assert.match(end, new RegExp(`^finished at the target return: epoch ${t.epoch} of 10, evaluation ${ret.toFixed(1)} >= 475, after ${t.epoch * 5000} steps, `));
 });
 
 test('--backend cuda on a machine without a usable GPU exits non-zero and says why, leaving no run directory', (t) => {

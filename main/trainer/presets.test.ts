@@ -56,3 +56,8 @@ test('a config that is not JSON is refused with the line and column to fix, a ba
   assert.match(refusal('{ "name": "NaN", "seed": -Infinity }'), /\(line 1, column 26: -Infinity is not a number in JSON/, 'a NaN inside a string is text, not the problem');
   assert.equal(refusal('not json at all'), 'run.json is not valid JSON', 'no place known: the file is named, its text is not');
 });
+
+test('the CartPole presets stop once CartPole-v1 is solved (an evaluation mean return of 475); the trading presets run every epoch', () => {
+  const targets = Object.fromEntries(listPresets().map((name) => [name, parseRunConfig(loadPreset(name)).schedule.target_return]));
+  assert.deepEqual(targets, { cartpole: 475, 'cartpole-c51': 475, 'cartpole-iqn': 475, 'trading-6e': null, 'trading-6e-full': null, 'trading-spy': null });
+});

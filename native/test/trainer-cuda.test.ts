@@ -423,12 +423,15 @@ test('a lost CUDA context mid-run: the run continues on the CPU from the last ch
 // once as one GPU seed group in deterministic mode (so the outcome is the build's, every time),
 // and their interquartile mean at the bar. One seed is not enough: run L34 met seed 1 (TF32) at
 // 500 for epochs 3-7 and 355.2 after epoch 10, after CartPole's sin and cos changed its trajectory.
+// The preset's target_return (475) is set aside here: with it the seeds would train one after
+// another (a GPU seed group trains in lockstep), and this measures all 10 epochs of the group, as
+// the runs this bar was met on did.
 for (const precision of ['tf32', 'bf16'] as const) {
   test(`the cartpole preset on the GPU (${precision}, deterministic) solves CartPole: IQM over seeds 1-8 of the greedy mean return >= 475`, { skip }, () => {
     const runs = mkdtempSync(join(tmpdir(), 'runs-'));
     const preset = loadPreset('cartpole');
     const file = join(runs, 'cartpole-deterministic.json');
-    writeFileSync(file, JSON.stringify({ ...preset, schedule: { ...preset.schedule, deterministic: true } }));
+    writeFileSync(file, JSON.stringify({ ...preset, schedule: { ...preset.schedule, deterministic: true, target_return: null } }));
     const r = train(['--config', file, '--backend', 'cuda', '--precision', precision, '--seeds', '8', '--runs-dir', runs, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const summary = r.json as { backend: string; runs: { state: string; eval_mean_return: number }[]; eval_mean_return: { n: number; iqm: number } };

@@ -4,11 +4,12 @@
 // elsewhere, saying so; bench/cuda-device.sh learner-tests runs them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 import { train } from '../../main/cli/run-cli.ts';
+import { loadPreset } from '../../main/trainer/presets.ts';
 import { loadAddon } from '../addon.ts';
 import { readScalars } from '../scalars.ts';
 import { buildTrainerGroup, createTrainer, type NativeTrainer } from '../trainer.ts';
@@ -135,7 +136,11 @@ test('a CUDA seed group with its environments on the device (issue 24 item 6) tr
 
 test('npm run train -- --seeds 3 --backend cuda trains the seeds at once as one GPU seed group, one run directory each', { skip: noGpu }, () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
-  const r = train(['--preset', 'cartpole', '--backend', 'cuda', '--seeds', '3', '--epochs', '1', '--steps-per-epoch', '1500', '--runs-dir', runs, '--json']);
+  // The preset without its target return: with one, the seeds train one after another (each may end at its own epoch).
+  const preset = loadPreset('cartpole');
+  const file = join(runs, 'cartpole-no-target.json');
+  writeFileSync(file, JSON.stringify({ ...preset, schedule: { ...preset.schedule, target_return: null } }));
+  const r = train(['--config', file, '--backend', 'cuda', '--seeds', '3', '--epochs', '1', '--steps-per-epoch', '1500', '--runs-dir', runs, '--json']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /training seeds 1, 2, 3 at once as one GPU seed group/);
   const summary = r.json as { seeds: number[]; backend: string; runs: { seed: number; state: string; run_dir: string }[] };
