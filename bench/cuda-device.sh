@@ -174,12 +174,13 @@ for s in "$@"; do
       # JSON object merged into the preset, e.g. '{"env":{"num_envs":64}}'; TAG names the case in
       # the logs): the command's wall time, steps/s, the final return and the first epoch whose
       # greedy mean return reached 475 with the training time up to it (its epochs' times summed).
+      # All epochs (target_return null, as in the rows of sessions 18-19) unless OVERRIDES sets one.
       step cartpole-collectors
       for c in ${COLLECTORS:-device host}; do
         for seed in ${SEEDS:-1 2 3}; do
           PATH=/tmp:$PATH node -e "
             const merge = (a, b) => { for (const [k, v] of Object.entries(b)) a[k] = v && typeof v === 'object' && !Array.isArray(v) ? merge(a[k] ?? {}, v) : v; return a; };
-            const p = merge(require('./resources/presets/cartpole.json'), JSON.parse(process.env.OVERRIDES || '{}'));
+            const p = merge(merge(require('./resources/presets/cartpole.json'), { schedule: { target_return: null } }), JSON.parse(process.env.OVERRIDES || '{}'));
             p.env.collector = '$c'; p.seed = $seed; process.stdout.write(JSON.stringify(p))" > /tmp/cartpole-$c.json
           log="$OUT/cartpole-${TAG:-preset}-$c-$seed.log"
           t0=$(date +%s.%N)
@@ -206,9 +207,10 @@ for s in "$@"; do
     cartpole-group)
       # The cartpole preset in deterministic mode, its seeds 1..N (GROUP_SEEDS, default 8) trained
       # at once as one GPU seed group per precision (PRECISIONS, default tf32 bf16): wall time, and
-      # each seed's greedy mean return after every epoch (metrics.jsonl).
+      # each seed's greedy mean return after every epoch (metrics.jsonl). Every epoch: no
+      # target_return (with one, a group trains its seeds one after another).
       step cartpole-group
-      sed 's/"schedule": {/"schedule": {\n    "deterministic": true,/' resources/presets/cartpole.json > /tmp/cartpole-group.json
+      sed -e 's/"schedule": {/"schedule": {\n    "deterministic": true,/' -e 's/"target_return": [0-9.]*/"target_return": null/' resources/presets/cartpole.json > /tmp/cartpole-group.json
       for p in ${PRECISIONS:-tf32 bf16}; do
         t0=$(date +%s%N)
         PATH=/tmp:$PATH node --import tsx main/cli/train.ts --config /tmp/cartpole-group.json --backend cuda --precision $p \
@@ -220,10 +222,11 @@ for s in "$@"; do
       done ;;
     train-deterministic)
       # schedule.deterministic's cost: the cartpole preset on cuda (TF32), free-running and then
-      # deterministic, each REPEAT times (default 3); wall seconds from command to prompt.
+      # deterministic, each REPEAT times (default 3), all epochs (no target_return, so that both
+      # modes train as long); wall seconds from command to prompt.
       step train-deterministic
       for mode in false true; do
-        sed 's/"schedule": {/"schedule": {\n    "deterministic": '$mode',/' resources/presets/cartpole.json > /tmp/cartpole-det-$mode.json
+        sed -e 's/"schedule": {/"schedule": {\n    "deterministic": '$mode',/' -e 's/"target_return": [0-9.]*/"target_return": null/' resources/presets/cartpole.json > /tmp/cartpole-det-$mode.json
         for i in $(seq "${REPEAT:-3}"); do
           t0=$(date +%s%N)
           PATH=/tmp:$PATH node --import tsx main/cli/train.ts --config /tmp/cartpole-det-$mode.json --backend cuda --runs-dir /tmp/runs-det \
