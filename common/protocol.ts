@@ -39,6 +39,8 @@ export const RunSummarySchema = z.object({
   wallS: z.number().optional(),
   backend: z.enum(['cpu', 'cuda']).optional(),
   state: z.enum(['finished', 'stopped', 'halted', 'incomplete', 'live']).optional(),
+  /** A run that ended early at schedule.target_return: the epoch whose evaluation reached it, that evaluation's mean return and the target. */
+  stoppedAtTarget: z.object({ epoch: z.number().int().positive(), evalReturn: z.number(), targetReturn: z.number() }).optional(),
   /** The run's config.json with its defaults filled in, for the hyperparameter table (a host's listing always has it). */
   config: RunConfigSchema.optional(),
 });

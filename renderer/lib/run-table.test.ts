@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RunSummary } from '../../common/protocol.ts';
+import { RunSummarySchema, type RunSummary } from '../../common/protocol.ts';
 import { evalReturnText, runMeta, runTable, runTitle, shortRunNames, TABLE_COLUMNS, wallText, withLiveEpoch } from './run-table.ts';
 
 const run = (name: string, extra: Partial<RunSummary>): RunSummary => ({ runDir: `/runs/${name}`, name, createdMs: 0, env: 'cartpole', epochs: 1, lastStep: 1, ...extra });
@@ -31,6 +31,14 @@ test('a row shows the run\'s name without its folder stamp and three results as 
     { key: 'wallS', text: '30 s' },
     { key: 'backend', text: 'cpu' },
   ]);
+});
+
+test('a run that ended at its target return says so in its state, and the listing keeps it (the schema used to strip it)', () => {
+  const listed = RunSummarySchema.parse(run('d-cartpole', { state: 'finished', stoppedAtTarget: { epoch: 2, evalReturn: 500, targetReturn: 475 } }));
+  assert.deepEqual(listed.stoppedAtTarget, { epoch: 2, evalReturn: 500, targetReturn: 475 });
+  assert.equal(runMeta(listed).find((m) => m.key === 'state')?.text, 'finished at target 475, epoch 2');
+  assert.equal(runMeta(runs[2]!).find((m) => m.key === 'state')?.text, 'stopped', 'a run without a target reads as before');
+  assert.deepEqual(runTable([...runs, listed], { key: 'name', dir: 'asc' }, 'finished').map((r) => r.name), ['a-cartpole', 'd-cartpole']);
 });
 
 test('runs shown together get short names that still tell them apart: the name without its stamp, the time where names repeat, the folder name where times repeat too', () => {

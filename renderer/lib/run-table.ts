@@ -36,10 +36,17 @@ export function evalReturnText(r: RunSummary): string {
   return r.env === 'trading' ? `${r.lastEvalReturn.toFixed(1)} bp` : r.lastEvalReturn.toFixed(1);
 }
 
+/** How the run ended; one that reached its target return says so ("finished at target 475, epoch 2"). */
+function stateText(r: RunSummary): string {
+  const t = r.stoppedAtTarget;
+  if (r.state === 'finished' && t) return `finished at target ${Number(t.targetReturn.toPrecision(6))}, epoch ${t.epoch}`;
+  return r.state ?? '–';
+}
+
 export const RUN_COLUMNS: RunColumn[] = [
   { key: 'name', label: 'Run', text: (r) => r.name, value: (r) => r.name },
   { key: 'env', label: 'Env', text: (r) => r.env, value: (r) => r.env },
-  { key: 'state', label: 'State', text: (r) => r.state ?? '–', value: (r) => r.state },
+  { key: 'state', label: 'State', text: stateText, value: (r) => r.state },
   { key: 'epochs', label: 'Epochs', text: (r) => `${r.epochs} epoch${r.epochs === 1 ? '' : 's'}`, value: (r) => r.epochs },
   { key: 'finalLoss', label: 'Final loss', text: (r) => (r.finalLoss === undefined ? '–' : r.finalLoss.toPrecision(3)), value: (r) => r.finalLoss },
   { key: 'lastEvalReturn', label: 'Eval return', text: evalReturnText, value: (r) => r.lastEvalReturn },
