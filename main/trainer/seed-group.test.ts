@@ -75,19 +75,3 @@ test('seeds on the CPU backend train one after another, saying why', async () =>
   const auto = await seedGroupDeps(parseRunConfig({ ...config, backend: 'auto' }), [1, 2], noGpu);
   assert.deepEqual(auto, { reason: 'a GPU seed group needs the CUDA backend, and these seeds train on the CPU (no CUDA device)' });
 });
-
-test('seeds with a target return train one after another even where a GPU group would fit, saying why: each may end at its own epoch', async () => {
-  // A usable GPU as the backend choice sees it. Measuring the memory is the first step past the
-  // decisions, before a group is built: here it throws, so reaching it shows the decisions let the group through.
-  const gpu = { ...defaultDeps.addon(), backendInfo: () => ({ cudaCompiled: true, cudaAvailable: true, reason: '', deviceName: 'Test GPU' }) };
-  const gpuDeps = { ...defaultDeps, addon: () => gpu, memory: () => assert.fail('past the decisions: the group would be built') };
-  const target = parseRunConfig({ ...config, backend: 'cuda', schedule: { ...config.schedule, target_return: 475 } });
-  assert.deepEqual(await seedGroupDeps(target, [1, 2, 3], gpuDeps), {
-    reason: 'schedule.target_return is set (475): each seed ends at the first epoch its own evaluation reaches it, and the members of a GPU seed group train in lockstep, so none can end alone',
-  });
-  // The CPU's reason still comes first; one seed is one seed.
-  assert.match((await seedGroupDeps({ ...target, backend: 'cpu' }, [1, 2], gpuDeps) as { reason: string }).reason, /^a GPU seed group needs the CUDA backend/);
-  assert.deepEqual(await seedGroupDeps(target, [1], gpuDeps), { reason: 'one seed' });
-  // Without a target (null, the default) the same seeds go on towards a group.
-  await assert.rejects(seedGroupDeps(parseRunConfig({ ...config, backend: 'cuda' }), [1, 2, 3], gpuDeps), /past the decisions: the group would be built/);
-});

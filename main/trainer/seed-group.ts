@@ -6,7 +6,6 @@
 // leaves the group when its session closes its trainer (finished, stopped, halted, or moved to
 // the CPU after a lost GPU). Everything else (evaluate, checkpoints, scalars) is the member's own.
 import type { RunConfig } from '../../common/config.ts';
-import { numberText } from '../../common/config-problems.ts';
 import { buildTrainer, buildTrainerGroup, type NativeTrainer, type NativeTrainerGroup, type RunResult, type TrainerOptions } from '../../native/trainer.ts';
 import { chooseBackend } from './backend-choice.ts';
 import { REPO_ROOT } from './paths.ts';
@@ -137,10 +136,8 @@ export class SeedGroupRunner {
  * The session deps of `seeds` trained at once as one GPU seed group (deps[k] for seeds[k]: the
  * member's createTrainer, the market loaded once, and the memory measured before the group took
  * its share, against which each member's own estimate is checked), or why they train one after
- * another instead: the backend is not CUDA, schedule.target_return is set (each seed would end at
- * its own epoch, and a member trains exactly as it would alone only in lockstep with the others),
- * more seeds than MAX_GPU_GROUP, or the group does not build ("out of memory: N learners need X
- * GiB, Y GiB free").
+ * another instead: the backend is not CUDA, more seeds than MAX_GPU_GROUP, or the group does not
+ * build ("out of memory: N learners need X GiB, Y GiB free").
  * `config` is the resolved config of the run (its seed is ignored).
  */
 export async function seedGroupDeps(config: RunConfig, seeds: number[], deps: SessionDeps = defaultDeps): Promise<{ deps: SessionDeps[] } | { reason: string }> {
@@ -154,9 +151,6 @@ export async function seedGroupDeps(config: RunConfig, seeds: number[], deps: Se
   // Why the CPU: backend 'cpu' asked for, or 'auto' without a usable GPU (choice.reason says why).
   if (choice.backend !== 'cuda') return { reason: `a GPU seed group needs the CUDA backend, and these seeds train on the CPU (${choice.reason || "backend 'cpu'"})` };
   if (seeds.length < 2) return { reason: 'one seed' };
-  const target = config.schedule.target_return;
-  if (target !== null)
-    return { reason: `schedule.target_return is set (${numberText(target)}): each seed ends at the first epoch its own evaluation reaches it, and the members of a GPU seed group train in lockstep, so none can end alone` };
   if (seeds.length > MAX_GPU_GROUP) return { reason: `a GPU seed group trains at most ${MAX_GPU_GROUP} seeds at once, ${seeds.length} were asked` };
   const memory = deps.memory(addon);
   const loaded = config.env.kind === 'trading' ? await deps.loadMarket(resolveDataPath(config.env.data, REPO_ROOT, undefined), config.env.bad_rows) : undefined;
