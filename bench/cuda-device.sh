@@ -208,7 +208,7 @@ for s in "$@"; do
       # The cartpole preset in deterministic mode, its seeds 1..N (GROUP_SEEDS, default 8) trained
       # at once as one GPU seed group per precision (PRECISIONS, default tf32 bf16): wall time, and
       # each seed's greedy mean return after every epoch (metrics.jsonl). Every epoch: no
-      # target_return (with one, a group trains its seeds one after another).
+      # target_return (with one, each member leaves the group at its own epoch).
       step cartpole-group
       sed -e 's/"schedule": {/"schedule": {\n    "deterministic": true,/' -e 's/"target_return": [0-9.]*/"target_return": null/' resources/presets/cartpole.json > /tmp/cartpole-group.json
       for p in ${PRECISIONS:-tf32 bf16}; do

@@ -41,6 +41,21 @@ test('members run together in lockstep, each as its seed alone; a member that le
   for (const m of members.slice(0, 2)) m.close();
 });
 
+test('a member that ends at its own epoch (schedule.target_return) leaves, and the others train on exactly as their seeds alone', async () => {
+  const runner = new SeedGroupRunner(await buildTrainerGroup({ config, backend: 'cpu' }, [3, 4]));
+  const members = await Promise.all([0, 1].map((k) => runner.createTrainer(k)({ config, backend: 'cuda' })));
+  await Promise.all(members.map((m) => m.run(80)));
+  // Member 0's session reached its target after this epoch: it closes its trainer, as every ending session does.
+  members[0]!.close();
+  assert.equal((await members[1]!.run(40)).steps, 40);
+  assert.equal((await members[1]!.run(40)).steps, 40);
+  const alone = createTrainer({ config: parseRunConfig({ ...config, seed: 4 }), backend: 'cpu' });
+  for (const steps of [80, 40, 40]) await alone.run(steps);
+  assert.ok(Buffer.from(members[1]!.saveState()).equals(Buffer.from(alone.saveState())), 'member 1 after 160 steps, 80 of them alone in the group, is seed 4 alone, bit for bit');
+  alone.close();
+  members[1]!.close();
+});
+
 test('a member whose run halts is rejected with its reason; the others get their results', async () => {
   const group = await buildTrainerGroup({ config, backend: 'cpu' }, [1, 2], { injectNan: { tensor: 'gradients', step: 30 }, member: 0 });
   const runner = new SeedGroupRunner(group);
