@@ -85,6 +85,17 @@ export async function waitForState(page: Page, state: string): Promise<void> {
   await page.getByRole('status', { name: 'Run state' }).filter({ hasText: new RegExp(`^${state}$`) }).waitFor(LONG);
 }
 
+/**
+ * Waits until a run started from the page has ended after `epochs` epochs: the header counts
+ * `epoch N / N` and the state is Idle again. Both last once the run is over, unlike Running,
+ * which a short run on a busy machine can leave before the page draws it (the host's state
+ * messages then reach React in one batch).
+ */
+export async function waitForRunEnd(page: Page, epochs: number): Promise<void> {
+  await page.locator('header.top .metric').filter({ hasText: new RegExp(`^epoch ${epochs} / ${epochs}$`) }).waitFor(LONG);
+  await waitForState(page, 'Idle');
+}
+
 /** Header, chart regions and the preset list are there; the tiny preset gets loaded. */
 export async function openDashboard(page: Page, presetLabel: string): Promise<void> {
   await page.getByRole('button', { name: 'Start' }).waitFor(LONG);

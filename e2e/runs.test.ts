@@ -1,7 +1,7 @@
 // Browser-mode tests of live and past runs as a new user meets them at 1280 x 800 and 1920 x 1080
 // (issue 26 items 8-10; flows in runs-flow.ts, harness in served-page.ts).
 import { test } from 'node:test';
-import { openDashboard, stop, TINY_CARTPOLE, waitForState } from './flow.ts';
+import { openDashboard, stop, TINY_CARTPOLE, waitForRunEnd } from './flow.ts';
 import { episodesAtTheirStepBeforeTheFirstEpoch, newRunTakesTheCharts, pastRunSurvivesAReload, runHistoryFitsItsPanel, setField } from './runs-flow.ts';
 import { skip, withServedPage } from './served-page.ts';
 
@@ -16,8 +16,7 @@ test('browser mode at 1280 x 800: the run history fits its panel; a past run ope
       await page.goto(server.url);
       await openDashboard(page, 'e2e-cartpole (user)');
       await page.keyboard.press('Control+Enter');
-      await waitForState(page, 'Running');
-      await waitForState(page, 'Idle'); // two epochs of 500 steps
+      await waitForRunEnd(page, 2); // two epochs of 500 steps
       const open = await page.getByRole('table', { name: 'Runs' }).getByRole('button', { name: /^Open / }).first().getAttribute('aria-label', { timeout: 90_000 });
       const past = open!.slice('Open '.length);
       await runHistoryFitsItsPanel(page, 'run-history-1280.png');
