@@ -14,11 +14,15 @@ export type JsonSchema = {
   default?: unknown;
   description?: string;
   unit?: string;
+  /** An optional field's meaning when left out (common/config.ts FieldMeta). */
+  absent?: string;
   minimum?: number;
   maximum?: number;
   exclusiveMinimum?: number;
   exclusiveMaximum?: number;
   properties?: Record<string, JsonSchema>;
+  /** The keys of `properties` a file must give (those with neither a default nor `.optional()`). */
+  required?: string[];
   oneOf?: JsonSchema[];
   anyOf?: JsonSchema[];
   items?: JsonSchema;

@@ -10,6 +10,8 @@ import { headsProblems } from './heads.ts';
 export type FieldMeta = {
   description: string;
   unit?: string;
+  /** An optional field (no default): what leaving it out means, as the editor's help line says it ("lr throughout"). */
+  absent?: string;
 };
 
 const int = (min: number, max: number, def: number, meta: FieldMeta) =>
@@ -141,7 +143,7 @@ export const TargetUpdateSchema = z.discriminatedUnion('kind', [
 
 export const OptimSchema = z.strictObject({
   lr: z.number().gt(0).max(1).default(2.5e-4).meta({ description: 'Adam learning rate', unit: '1/step' }),
-  lr_end: z.number().gt(0).max(1).optional().meta({ description: 'learning rate reached after lr_decay_steps (linear schedule); absent: lr throughout', unit: '1/step' }),
+  lr_end: z.number().gt(0).max(1).optional().meta({ description: 'learning rate reached after lr_decay_steps (linear schedule); absent: lr throughout', unit: '1/step', absent: 'lr throughout' } satisfies FieldMeta),
   lr_decay_steps: int(0, 1e12, 0, { description: 'steps over which the learning rate moves linearly from lr to lr_end (0: constant lr)', unit: 'steps' }),
   adam_eps: num(1e-12, 1, 1e-8, { description: 'Adam epsilon' }),
   grad_clip: num(0, 1e6, 10, { description: 'global gradient-norm clip (0 disables)' }),

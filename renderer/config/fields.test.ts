@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configDiff, editorRows, fieldHelpText, fieldText, parseFieldText, setAt, validate, variantDefaults, withDefaults, type FieldSpec } from './fields.ts';
+import { configDiff, editorRows, fieldHelpText, fieldText, getAt, parseFieldText, setAt, validate, variantDefaults, withDefaults, type FieldSpec } from './fields.ts';
 import { numberText } from '../../common/config-problems.ts';
 import { ConfigError, parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 
@@ -159,4 +159,44 @@ test('schedule.target_return is a number field that also takes none: empty is no
   assert.equal(lr.nullable, undefined);
   assert.equal(fieldHelpText(lr), 'default 0.00025 1/step · range (0, 1]');
   assert.equal(parseFieldText(lr, ''), '');
+});
+
+test('an optional field (optim.lr_end) typed then emptied is left out of the draft, so of the config sent on Start and of a saved preset; its help line says what that means', () => {
+  // A preset that sets it, as the bundled CartPole presets do.
+  const preset = withDefaults({ env: { kind: 'cartpole' }, optim: { lr_end: 5e-5, lr_decay_steps: 1000 } });
+  const field = editorRows(preset).find((r) => r.path === 'optim.lr_end') as FieldSpec;
+  assert.deepEqual([field.kind, field.optional, field.absent, field.default, field.unit, field.range], ['number', true, 'lr throughout', undefined, '1/step', '(0, 1]']);
+  assert.equal(fieldHelpText(field), 'default lr throughout (leave empty) · in 1/step · range (0, 1]');
+  assert.deepEqual(['', '  ', '1e-5', 'abc'].map((t) => parseFieldText(field, t)), [undefined, undefined, 1e-5, 'abc']);
+  const typed = setAt(preset, 'optim.lr_end', parseFieldText(field, '1e-5'));
+  assert.equal(getAt(typed, 'optim.lr_end'), 1e-5);
+  const cleared = setAt(typed, 'optim.lr_end', parseFieldText(field, ''));
+  assert.deepEqual(Object.keys(cleared.optim).includes('lr_end'), false, 'no key, not a key holding undefined');
+  assert.equal(fieldText(getAt(cleared, 'optim.lr_end')), '', 'shows as an empty field');
+  assert.equal(validate(typed).size, 0);
+  assert.equal(validate(cleared).size, 0);
+  assert.deepEqual(configDiff(preset, cleared), [{ path: 'optim.lr_end', from: 5e-5, to: undefined }]);
+  // The host parses what Start sends; absent stays absent, which the trainer reads as lr throughout.
+  const sent = parseRunConfig(JSON.parse(JSON.stringify(cleared)));
+  assert.deepEqual([Object.keys(sent.optim).includes('lr_end'), sent.optim.lr, sent.optim.lr_decay_steps], [false, 2.5e-4, 1000]);
+  assert.deepEqual([...validate(setAt(preset, 'optim.lr_end', parseFieldText(field, 'abc')))], [['optim.lr_end', "'abc' is not a number: give one in (0, 1] 1/step"]]);
+  // A nullable field still empties to null, kept as a key.
+  const target = editorRows(preset).find((r) => r.path === 'schedule.target_return') as FieldSpec;
+  const none = setAt(setAt(preset, 'schedule.target_return', 475), 'schedule.target_return', parseFieldText(target, ''));
+  assert.deepEqual([target.optional, Object.keys(none.schedule).includes('target_return'), none.schedule.target_return, validate(none).size], [undefined, true, null, 0]);
+});
+
+test('every optional field of the schema (no default, not required) is a text field that empties to absent and says what absent means; required fields without a default are not optional', () => {
+  const cartpole = withDefaults({ env: { kind: 'cartpole' } });
+  const trading = setAt(cartpole, 'env', variantDefaults('env', 'trading'));
+  const optional = [cartpole, trading].flatMap((d) => editorRows(d).filter((r): r is FieldSpec => r.kind !== 'variant' && !!r.optional));
+  assert.deepEqual([...new Set(optional.map((f) => f.path))], ['optim.lr_end']);
+  for (const f of optional) {
+    assert.ok(['number', 'integer', 'string', 'integer-list'].includes(f.kind), `${f.path}: an empty ${f.kind} input cannot say absent`);
+    assert.ok(f.absent, `${f.path}: its schema meta names what absent means (absent: ...)`);
+    assert.equal(parseFieldText(f, ''), undefined, f.path);
+  }
+  const data = editorRows(trading).find((r) => r.path === 'env.data') as FieldSpec;
+  assert.deepEqual([data.kind, data.optional, parseFieldText(data, '')], ['string', undefined, ''], 'env.data is required: empty is refused at the field');
+  assert.equal(validate(setAt(trading, 'env.data', '')).get('env.data'), 'must not be empty');
 });

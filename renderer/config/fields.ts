@@ -18,6 +18,13 @@ export interface FieldSpec {
   range?: string;
   /** A number field that also takes null (none: schedule.target_return off), which an empty field means. */
   nullable?: boolean;
+  /**
+   * A field the config may leave out, having no default (optim.lr_end): an empty field leaves it
+   * out of the draft, so of the config sent on Start and of a saved preset.
+   */
+  optional?: boolean;
+  /** What an optional field left out means, from the schema's `absent` ("lr throughout"). */
+  absent?: string;
 }
 
 /** A choice between variants of a tagged union (env.kind, optim.target_update.kind). */
@@ -42,11 +49,16 @@ export function getAt(obj: unknown, path: string): unknown {
   return v;
 }
 
-/** Returns a copy of `obj` with the value at `path` replaced (objects on the way are copied). */
+/**
+ * Returns a copy of `obj` with the value at `path` replaced (objects on the way are copied); a
+ * value of undefined removes the key (an optional field left empty is left out of the config).
+ */
 export function setAt<T>(obj: T, path: string, value: unknown): T {
   const [head, ...rest] = path.split('.');
   const o = { ...(obj as Record<string, unknown>) };
-  o[head!] = rest.length ? setAt((o[head!] ?? {}) as object, rest.join('.'), value) : value;
+  if (rest.length) o[head!] = setAt((o[head!] ?? {}) as object, rest.join('.'), value);
+  else if (value === undefined) delete o[head!];
+  else o[head!] = value;
   return o as T;
 }
 
@@ -84,7 +96,8 @@ function schemaAt(path: string): JsonSchema | undefined {
 
 /**
  * The editor rows for `draft`: every field in schema order, with the fields of the variant the
- * draft has chosen for each tagged union.
+ * draft has chosen for each tagged union. A field that is neither required nor defaulted in the
+ * schema (`.optional()`) is marked optional.
  */
 export function editorRows(draft: unknown): EditorRow[] {
   const rows: EditorRow[] = [];
@@ -97,13 +110,14 @@ export function editorRows(draft: unknown): EditorRow[] {
         const options = variants.map((v) => String(v.properties!.kind!.const));
         rows.push({ kind: 'variant', path: `${path}.kind`, label: `${path}.kind`, options });
         const chosen = variants.find((v) => v.properties!.kind!.const === getAt(draft, `${path}.kind`)) ?? variants[0]!;
-        walk({ properties: Object.fromEntries(Object.entries(chosen.properties!).filter(([k]) => k !== 'kind')) }, path);
+        walk({ properties: Object.fromEntries(Object.entries(chosen.properties!).filter(([k]) => k !== 'kind')), required: chosen.required }, path);
       } else if (prop.type === 'object') {
         walk(prop, path);
       } else if (nullable) {
         rows.push({ path, label: path, description: prop.description, unit: prop.unit, default: prop.default, range: rangeText(nullable), kind: nullable.type === 'integer' ? 'integer' : 'number', nullable: true });
       } else {
-        const base = { path, label: path, description: prop.description, unit: prop.unit, default: prop.default, range: rangeText(prop) };
+        const optional = !s.required?.includes(key) && prop.default === undefined;
+        const base = { path, label: path, description: prop.description, unit: prop.unit, default: prop.default, range: rangeText(prop), ...(optional && { optional, absent: prop.absent }) };
         if (prop.type === 'array') rows.push({ ...base, kind: 'integer-list' });
         else if (prop.enum) rows.push({ ...base, kind: 'enum', options: prop.enum.map(String) });
         else if (prop.type === 'boolean') rows.push({ ...base, kind: 'boolean' });
@@ -124,11 +138,12 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
  * Turns the text typed into a field into the value stored in the draft. Text that is not a
  * decimal number (a list: numbers separated by commas or spaces, none empty) stays a string, so
  * validation reports it at the field (validate: "'0x10' is not a number"). An empty nullable
- * field is null (none).
+ * field is null (none); an empty optional field is undefined, which setAt turns into no key.
  */
 export function parseFieldText(field: FieldSpec, text: string): unknown {
   const t = text.trim();
   if (field.nullable && t === '') return null;
+  if (field.optional && t === '') return undefined;
   if (field.kind === 'number' || field.kind === 'integer') return DECIMAL.test(t) ? Number(t) : text;
   if (field.kind === 'integer-list') {
     const parts = t === '' ? [] : t.split(/\s*,\s*|\s+/);
@@ -144,16 +159,18 @@ export function valueText(v: unknown): string {
 
 /**
  * A field's help line: its default with its unit, and its range ("default 0.2 fraction of
- * grad_clip · range [0, 1)"); a field whose default is none says to leave it empty for that
- * ("default none (leave empty) · in return units").
+ * grad_clip · range [0, 1)"); a field whose default is none, or an optional one, says to leave it
+ * empty for that, and what it means ("default none (leave empty) · in return units", "default lr
+ * throughout (leave empty) · in 1/step · range (0, 1]").
  */
 export function fieldHelpText(f: FieldSpec): string {
   const range = f.range ? ` · range ${f.range}` : '';
-  if (f.nullable && f.default === null) return `default none (leave empty)${f.unit ? ` · in ${f.unit}` : ''}${range}`;
+  const empty = f.nullable && f.default === null ? 'none' : f.optional ? (f.absent ?? 'absent') : undefined;
+  if (empty) return `default ${empty} (leave empty)${f.unit ? ` · in ${f.unit}` : ''}${range}`;
   return `default ${valueText(f.default)}${f.unit ? ` ${f.unit}` : ''}${range}${f.nullable ? ' · empty: none' : ''}`;
 }
 
-/** The text a field shows for a draft value (empty for null: none). */
+/** The text a field shows for a draft value (empty for null: none, and for a field left out). */
 export function fieldText(value: unknown): string {
   if (Array.isArray(value)) return value.join(', ');
   return value === undefined || value === null ? '' : String(value);
