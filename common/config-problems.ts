@@ -239,7 +239,8 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+/** The value of `input` at `path` (keys and list indices), or undefined where there is none. */
+export function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), input);
 }
 

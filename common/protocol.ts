@@ -9,6 +9,7 @@
 //   browser <--Bridge*Message--> serve server     (the above wrapped in channels, plus presets)
 import { z } from 'zod';
 import { RunConfigSchema } from './config.ts';
+import { configProblems, valueAt } from './config-problems.ts';
 import { EvalCurvesSchema } from './trading-curves.ts';
 import { GroupListingSchema, GroupNameSchema, MAX_GROUP_MEMBERS } from './seed-group.ts';
 import { SweepNameSchema } from './sweep.ts';
@@ -423,16 +424,54 @@ export function toWire(v: number): WireValue {
   return Number.isFinite(v) ? v : (String(v) as 'NaN' | 'Infinity' | '-Infinity');
 }
 
-/** A schema error in words: its first `max` problems as `path: message`, joined by '; ' (never zod's JSON dump). */
-export function issuesText(error: z.ZodError, max = 3): string {
-  return error.issues.slice(0, max).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+/**
+ * The length of the path to the run config that an issue at `path` is inside, or 0 when it is not
+ * inside one: a message's `config` (a start command's, a preset save's), at its top or under a
+ * bridge message's `command` or `request`.
+ */
+function configPrefixLength(path: readonly PropertyKey[]): number {
+  const k = path[0] === 'command' || path[0] === 'request' ? 1 : 0;
+  return path[k] === 'config' ? k + 1 : 0;
+}
+
+/**
+ * A schema error of the message `input` in words: its first `max` problems as `path: message`,
+ * joined by '; ' (never zod's JSON dump). A problem inside a run config reads as `npm run train`
+ * and the config editor say it (common/config-problems.ts), under its path in the message:
+ * "config.optim.lr: must be in (0, 1] 1/step (got -1): raise it above 0"; others in the schema's
+ * words ("name: use letters, digits, ...").
+ */
+export function issuesText(error: z.ZodError, input: unknown, max = 3): string {
+  // A config's issues go to configProblems together (it drops a problem zod reports twice), in the place of the first.
+  type ConfigIssues = { at: PropertyKey[]; issues: z.core.$ZodIssue[] };
+  const parts: (string | ConfigIssues)[] = [];
+  const configs = new Map<string, ConfigIssues>();
+  for (const issue of error.issues) {
+    const n = configPrefixLength(issue.path);
+    if (!n) {
+      parts.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+      continue;
+    }
+    const at = issue.path.slice(0, n);
+    let config = configs.get(at.join('.'));
+    if (!config) {
+      config = { at, issues: [] };
+      configs.set(at.join('.'), config);
+      parts.push(config);
+    }
+    config.issues.push({ ...issue, path: issue.path.slice(n) });
+  }
+  const lines = parts.flatMap((p) =>
+    typeof p === 'string' ? [p] : configProblems(RunConfigSchema, valueAt(input, p.at), p.issues).map((c) => `${[...p.at, ...(c.path ? [c.path] : [])].join('.')}: ${c.message}`),
+  );
+  return lines.slice(0, max).join('; ');
 }
 
 /** Parses `data` with `schema`; the error names the channel and the first problems. */
 export function parseMessage<T>(schema: z.ZodType<T>, data: unknown, channel: string): T {
   const r = schema.safeParse(data);
   if (r.success) return r.data;
-  throw new ProtocolError(`invalid message on ${channel}: ${issuesText(r.error)}`);
+  throw new ProtocolError(`invalid message on ${channel}: ${issuesText(r.error, data)}`);
 }
 
 /** A message that does not match its schema. */

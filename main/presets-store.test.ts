@@ -21,7 +21,10 @@ test('presets list bundled then user files, and a save writes the user folder on
     assert.deepEqual(readdirSync(join(dir, 'user')), ['mine.json'], 'no temporary file is left behind');
     assert.deepEqual(readdirSync(bundled).sort(), ['broken.json', 'cartpole.json']);
     assert.throws(() => store.save('../escape', { env: { kind: 'cartpole' } }), /cannot save preset '\.\.\/escape': name: use letters/);
-    assert.throws(() => store.save('bad', { env: { kind: 'cartpole' }, optim: { lr: -1 } }), /config\.optim\.lr/);
+    assert.throws(() => store.save('bad', { env: { kind: 'cartpole' }, optim: { lr: -1 } }), { message: "cannot save preset 'bad': config.optim.lr: must be in (0, 1] 1/step (got -1): raise it above 0" });
+    assert.throws(() => store.save('bad', { env: { kind: 'cartpole' }, optim: { learning_rate: 0.001 } } as never), {
+      message: "cannot save preset 'bad': config.optim.learning_rate: unknown field (misspelled?): optim has lr, lr_end, lr_decay_steps, adam_eps, grad_clip, batch_size, gamma, n_step, double_dqn, huber_delta, target_update",
+    });
     assert.deepEqual(store.handle({ op: 'list' }).length, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });

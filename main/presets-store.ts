@@ -58,8 +58,9 @@ export class PresetStore {
    *   MAX_USER_PRESETS already, or when the file cannot be written.
    */
   save(name: string, config: RunConfigInput): Preset[] {
-    const req = PresetRequestSchema.safeParse({ op: 'save', name, config });
-    if (!req.success) throw new Error(`cannot save preset '${name.slice(0, 80)}': ${issuesText(req.error)}`);
+    const input = { op: 'save', name, config };
+    const req = PresetRequestSchema.safeParse(input);
+    if (!req.success) throw new Error(`cannot save preset '${name.slice(0, 80)}': ${issuesText(req.error, input)}`);
     const user = listPresets(this.userDir);
     if (user.length >= MAX_USER_PRESETS && !user.includes(name))
       throw new Error(`cannot save preset '${name}': ${this.userDir} holds ${user.length} presets, the most kept is ${MAX_USER_PRESETS}; delete some there or save over one`);

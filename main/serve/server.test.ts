@@ -187,7 +187,7 @@ test('a WebSocket without the token, or from another origin, is refused', { time
     while (answers.filter((a) => a.includes('"error"')).length < 2) await new Promise((r) => setTimeout(r, 10));
     const errors = answers.map((a) => JSON.parse(a)).filter((a) => a.message?.type === 'error').map((a) => a.message);
     assert.equal(errors[0].command, 'start');
-    assert.match(errors[0].message, /command\.config\.optim\.lr/);
+    assert.equal(errors[0].message, 'rejected: command.config.optim.lr: must be in (0, 1] 1/step (got -1): raise it above 0');
     assert.match(errors[1].message, /not JSON/);
     raw.close();
   } finally {

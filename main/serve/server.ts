@@ -180,7 +180,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     }
     const parsed = BridgeClientMessageSchema.safeParse(data);
     if (!parsed.success) {
-      const why = issuesText(parsed.error);
+      const why = issuesText(parsed.error, data);
       const cmd = (data as { command?: { type?: unknown } })?.command?.type;
       sendTo(ws, { channel: 'trainer', message: { type: 'error', command: typeof cmd === 'string' ? cmd : 'bridge', message: `rejected: ${why}` } });
       return;

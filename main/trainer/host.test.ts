@@ -120,7 +120,7 @@ test('the frame pending when the state changes is sent before the state', async 
   assert.deepEqual(tail, ['frame', 'state:stopping', 'state:idle', 'runs'], 'then the run history, with how the run ended');
 });
 
-test('an invalid config is rejected with the field and the session is not called', async () => {
+test('an invalid config is rejected with the field, in the words `npm run train` prints, and the session is not called', async () => {
   const session = new FakeSession();
   const host = new TrainerHost(session, { runsDir: '/runs' });
   const { port, sent, send } = fakePort();
@@ -131,7 +131,8 @@ test('an invalid config is rejected with the field and the session is not called
   const err = sent.find((m) => m.type === 'error');
   assert.ok(err && err.type === 'error');
   assert.equal(err.command, 'start');
-  assert.match(err.message, /config\.optim\.lr/);
+  assert.equal(err.message, 'rejected start command: config.optim.lr: must be in (0, 1] 1/step (got -0.001): raise it above 0');
+  assert.throws(() => parseRunConfig({ env: { kind: 'cartpole' }, optim: { lr: -0.001 } }), { problems: ['optim.lr: must be in (0, 1] 1/step (got -0.001): raise it above 0'] });
 });
 
 test('a second start while a run is live is refused; a halted run reports its reason', async () => {

@@ -141,7 +141,7 @@ export class TrainerHost {
     const parsed = HostCommandSchema.safeParse(data);
     if (!parsed.success) {
       const type = typeof data === 'object' && data !== null && 'type' in data ? String((data as { type: unknown }).type) : 'unknown';
-      const why = issuesText(parsed.error);
+      const why = issuesText(parsed.error, data);
       this.reply(from, { type: 'error', command: type, message: `rejected ${type} command: ${why}` });
       return;
     }

@@ -10,7 +10,7 @@ function openSocket(): WebSocketLike & { sent: string[] } {
   return ws;
 }
 
-test('a preset name the server would refuse is refused before sending, with what to fix (not a JSON dump of the schema error)', async () => {
+test('a preset name or config the server would refuse is refused before sending, with what to fix (not a JSON dump of the schema error)', async () => {
   const ws = openSocket();
   const transport = createWebSocketTransport('ws://127.0.0.1:1/ws?token=t', () => ws, 20);
   const sentBefore = ws.sent.length;
@@ -19,6 +19,10 @@ test('a preset name the server would refuse is refused before sending, with what
     return true;
   });
   await assert.rejects(transport.savePreset('a'.repeat(65), { env: { kind: 'cartpole' } }), /^Error: request\.name: Too big: expected string to have <=64 characters$/);
+  // A config the server would refuse reads as the config editor and `npm run train` say it.
+  await assert.rejects(transport.savePreset('ok', { env: { kind: 'cartpole' }, schedule: { steps_per_epoch: 1.5 } }), {
+    message: 'request.config.schedule.steps_per_epoch: must be a whole number in [1, 1e9] steps (got 1.5): use 1 or 2',
+  });
   assert.equal(ws.sent.length, sentBefore, 'nothing was sent');
   transport.close();
 });

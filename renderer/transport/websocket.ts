@@ -54,7 +54,7 @@ export function createWebSocketTransport(url: string | undefined, open: WebSocke
   const post = (msg: unknown) => {
     if (!socket || socket.readyState !== OPEN) throw new Error('not connected to the trainer host (the server is unreachable); retrying');
     const checked = BridgeClientMessageSchema.safeParse(msg);
-    if (!checked.success) throw new Error(issuesText(checked.error)); // e.g. 'request.name: use letters, digits, ...'
+    if (!checked.success) throw new Error(issuesText(checked.error, msg)); // e.g. 'request.name: use letters, digits, ...'
     socket.send(JSON.stringify(checked.data));
   };
 
