@@ -6,6 +6,7 @@ import { useStore } from 'zustand';
 import { evalWalks, type BackendStatus } from '../../common/run.ts';
 import type { StartBlocker } from '../config/start-blocker.ts';
 import { themeStore } from '../lib/theme-store.ts';
+import { durationText } from '../lib/duration.ts';
 import { inputId } from './ConfigEditor.tsx';
 import type { Dashboard } from '../store.ts';
 
@@ -80,13 +81,6 @@ function Cut({ text, head = text, em, title = text, ...rest }: { text: string; h
   );
 }
 
-function formatEta(s: number | undefined): string {
-  if (s === undefined || !Number.isFinite(s)) return '–';
-  if (s < 60) return `${Math.round(s)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
-}
-
 /**
  * Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, the Start / Stop
  * buttons, the theme switch and the shortcut list's button; while Start is off, why (`blocked`)
@@ -146,7 +140,7 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
           {cfg ? ` / ${cfg.schedule.epochs}` : ''}
         </span>
         <span className="metric">step {s.progress.step}</span>
-        <span className="metric">ETA {formatEta(running ? s.progress.etaSec : undefined)}</span>
+        <span className="metric">ETA {durationText(running ? s.progress.etaSec : undefined)}</span>
         <span className={`live ${live ? 'on' : 'off'}`} title={s.progress.lastUpdateMs ? `last update ${new Date(s.progress.lastUpdateMs).toLocaleTimeString()}` : 'no update yet'}>
           {/* A running run without a recent update (building, or between frames) is still live: "not live" beside "Running" read as a dead run. */}
           {live ? '● live' : s.runState === 'running' ? '○ waiting for data' : '○ not live'}

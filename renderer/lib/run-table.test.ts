@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunSummarySchema, type RunSummary } from '../../common/protocol.ts';
-import { evalReturnText, runMeta, runTable, runTitle, shortRunNames, TABLE_COLUMNS, wallText, withLiveEpoch } from './run-table.ts';
+import { evalReturnText, runMeta, runTable, runTitle, shortRunNames, TABLE_COLUMNS, withLiveEpoch } from './run-table.ts';
 
 const run = (name: string, extra: Partial<RunSummary>): RunSummary => ({ runDir: `/runs/${name}`, name, createdMs: 0, env: 'cartpole', epochs: 1, lastStep: 1, ...extra });
 const runs = [
@@ -18,7 +18,8 @@ test('the run table sorts by any column, runs without the value last, and filter
   assert.deepEqual(names(runTable(runs, { key: 'name', dir: 'desc' }, '')), ['c-cartpole', 'b-trading', 'a-cartpole']);
   assert.deepEqual(names(runTable(runs, { key: 'name', dir: 'asc' }, 'CARTPOLE cpu')), ['a-cartpole', 'c-cartpole']);
   assert.deepEqual(names(runTable(runs, { key: 'name', dir: 'asc' }, 'halted')), ['b-trading']);
-  assert.deepEqual([wallText(undefined), wallText(30), wallText(185), wallText(4000)], ['–', '30 s', '3 min 5 s', '1 h 7 min']);
+  const wall = (wallS: number | undefined) => runMeta(run('w', { wallS })).find((m) => m.key === 'wallS')?.text;
+  assert.deepEqual([wall(undefined), wall(30), wall(119.6), wall(4000)], ['–', '30 s', '2 min 0 s', '1 h 7 min'], 'the Wall column writes durations as the header ETA does (durationText)');
 });
 
 test('a row shows the run\'s name without its folder stamp and three results as columns; state, env, backend, epochs and wall time go to the line under the name', () => {

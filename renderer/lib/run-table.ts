@@ -5,6 +5,7 @@
 import type { RunSummary } from '../../common/protocol.ts';
 import type { EpochSummary } from '../../common/run.ts';
 import { sortByValue, type SortValue } from './sort-rows.ts';
+import { durationText } from './duration.ts';
 
 /** A sortable column of the run table. */
 export interface RunColumn {
@@ -17,14 +18,6 @@ export interface RunColumn {
 }
 
 const num = (v: number | undefined, digits: number) => (v === undefined ? '–' : v.toFixed(digits));
-
-/** Wall seconds as "42 s", "3 min 5 s", "2 h 4 min". */
-export function wallText(s: number | undefined): string {
-  if (s === undefined) return '–';
-  if (s < 60) return `${Math.round(s)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
-}
 
 /**
  * The last epoch's evaluation return with its unit where it has one: a trading run's return is
@@ -51,7 +44,7 @@ export const RUN_COLUMNS: RunColumn[] = [
   { key: 'finalLoss', label: 'Final loss', text: (r) => (r.finalLoss === undefined ? '–' : r.finalLoss.toPrecision(3)), value: (r) => r.finalLoss },
   { key: 'lastEvalReturn', label: 'Eval return', text: evalReturnText, value: (r) => r.lastEvalReturn },
   { key: 'stepsPerSec', label: 'Steps/s', text: (r) => num(r.stepsPerSec, 0), value: (r) => r.stepsPerSec },
-  { key: 'wallS', label: 'Wall', text: (r) => wallText(r.wallS), value: (r) => r.wallS },
+  { key: 'wallS', label: 'Wall', text: (r) => durationText(r.wallS), value: (r) => r.wallS },
   { key: 'backend', label: 'Backend', text: (r) => r.backend ?? '–', value: (r) => r.backend },
 ];
 
