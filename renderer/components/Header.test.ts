@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { replayBadge } from './Header.tsx';
+import { etaText, replayBadge } from './Header.tsx';
 
 const backends = { compute: { backend: 'cuda' as const, reason: '' }, replay: { backend: 'cuda' as const, reason: '' } };
 
@@ -22,4 +22,12 @@ test("the replay badge says where a trading run's evaluation walks step with its
     device('training episodes step on the GPU; evaluation walks step on the host: the GPU evaluation walks do not fit: out of memory'),
     'Replay: GPU PER, envs on GPU; eval walks on host (the GPU evaluation walks do not fit: out of memory)',
   );
+});
+
+test("with a target return set, the ETA is an upper bound: 'ETA ≤', and its title says the run stops earlier at the target", () => {
+  assert.deepEqual(etaText(20.4, 475), { text: 'ETA ≤ 20 s', title: 'an upper bound: the run stops earlier once an evaluation reaches the target return (475)' });
+  assert.deepEqual(etaText(185, -12.5), { text: 'ETA ≤ 3 min 5 s', title: 'an upper bound: the run stops earlier once an evaluation reaches the target return (-12.5)' }, 'a trading target may be negative');
+  assert.deepEqual(etaText(20.4, null), { text: 'ETA 20 s' }, 'no target (null): every epoch runs, the ETA is the estimate');
+  assert.deepEqual(etaText(20.4, undefined), { text: 'ETA 20 s' }, 'no run config yet');
+  assert.deepEqual(etaText(undefined, 475), { text: 'ETA –' }, 'no live run: nothing to bound');
 });

@@ -82,6 +82,16 @@ function Cut({ text, head = text, em, title = text, ...rest }: { text: string; h
 }
 
 /**
+ * The header's ETA (`etaSec` missing while no run is live): with a target return set
+ * (schedule.target_return, not null) only an upper bound, "ETA ≤ 20 s", with its title saying why.
+ */
+export function etaText(etaSec: number | undefined, targetReturn: number | null | undefined): { text: string; title?: string } {
+  const eta = durationText(etaSec);
+  if (typeof targetReturn !== 'number' || eta === '–') return { text: `ETA ${eta}` };
+  return { text: `ETA ≤ ${eta}`, title: `an upper bound: the run stops earlier once an evaluation reaches the target return (${Number(targetReturn.toPrecision(6))})` };
+}
+
+/**
  * Run state, Compute and Replay badges, steps/s, epoch, ETA, live indicator, the Start / Stop
  * buttons, the theme switch and the shortcut list's button; while Start is off, why (`blocked`)
  * on a line of its own under the buttons, which moves the focus to the invalid field when clicked (`onShowBlocker`).
@@ -98,6 +108,7 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
   const live = s.runState === 'running' && s.progress.lastUpdateMs !== undefined && now - s.progress.lastUpdateMs < 3000;
   const cfg = s.runConfig;
   const running = s.runState === 'running' || s.runState === 'stopping';
+  const eta = etaText(running ? s.progress.etaSec : undefined, cfg?.schedule.target_return);
   // Why Start is off is not written while a run starts: the Starting badge says it (the line reads as a problem).
   const starting = s.startPending && !running;
   // Long texts (a fallback reason, a connection error) are cut to the header's one line; their title holds them whole.
@@ -140,7 +151,7 @@ export function Header({ dashboard, blocked, onShowBlocker, onStart, onStop, onS
           {cfg ? ` / ${cfg.schedule.epochs}` : ''}
         </span>
         <span className="metric">step {s.progress.step}</span>
-        <span className="metric">ETA {durationText(running ? s.progress.etaSec : undefined)}</span>
+        <span className="metric" title={eta.title}>{eta.text}</span>
         <span className={`live ${live ? 'on' : 'off'}`} title={s.progress.lastUpdateMs ? `last update ${new Date(s.progress.lastUpdateMs).toLocaleTimeString()}` : 'no update yet'}>
           {/* A running run without a recent update (building, or between frames) is still live: "not live" beside "Running" read as a dead run. */}
           {live ? '● live' : s.runState === 'running' ? '○ waiting for data' : '○ not live'}
