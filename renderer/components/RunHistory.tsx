@@ -4,7 +4,7 @@ import { useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import type { RunSummary } from '../../common/protocol.ts';
 import { groupRuns } from '../lib/run-groups.ts';
-import { createdText, RUN_COLUMNS, runMeta, runTable, runTitle, TABLE_COLUMNS, withLiveEpoch, type RunSort } from '../lib/run-table.ts';
+import { createdText, resumeBlocker, RUN_COLUMNS, runMeta, runTable, runTitle, TABLE_COLUMNS, withLiveEpoch, type RunSort } from '../lib/run-table.ts';
 import type { Dashboard } from '../store.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ConfigCompare, type ComparedRun } from './ConfigCompare.tsx';
@@ -85,8 +85,8 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
             <button
               type="button"
               aria-label={`Resume ${r.name}`}
-              disabled={busy || startPending}
-              title={busy ? 'a run is live: stop it first' : startPending ? 'a run is starting' : 'Continue this run from its latest checkpoint'}
+              disabled={resumeBlocker(r, { busy, startPending }) !== undefined}
+              title={resumeBlocker(r, { busy, startPending }) ?? 'Continue this run from its latest checkpoint'}
               onClick={(e) =>
                 act(e, () =>
                   send(() => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunSummarySchema, type RunSummary } from '../../common/protocol.ts';
-import { evalReturnText, runMeta, runTable, runTitle, shortRunNames, TABLE_COLUMNS, withLiveEpoch } from './run-table.ts';
+import { evalReturnText, resumeBlocker, runMeta, runTable, runTitle, shortRunNames, TABLE_COLUMNS, withLiveEpoch } from './run-table.ts';
 
 const run = (name: string, extra: Partial<RunSummary>): RunSummary => ({ runDir: `/runs/${name}`, name, createdMs: 0, env: 'cartpole', epochs: 1, lastStep: 1, ...extra });
 const runs = [
@@ -64,4 +64,18 @@ test("the live run's row follows its epochs as they end (the list, read when it 
   assert.deepEqual(TABLE_COLUMNS.map((c) => c.text(row)), [live.name, live.finalLoss === undefined ? '–' : live.finalLoss.toPrecision(3), '287.4', '629']);
   assert.equal(withLiveEpoch(live, undefined), live, 'no epoch ended yet');
   assert.equal(withLiveEpoch({ ...live, epochs: 6 }, epoch).epochs, 6, 'a list read later than the epoch is kept');
+});
+
+test("Resume is off, with the reason as its title, for a run that finished at its target return (the host refuses it), as it is while a run is live or starting", () => {
+  const atTarget = run('d-cartpole', { state: 'finished', stoppedAtTarget: { epoch: 2, evalReturn: 500, targetReturn: 475 } });
+  const idle = { busy: false, startPending: false };
+  assert.equal(
+    resumeBlocker(atTarget, idle),
+    "it finished at its target return: epoch 2's evaluation 500.0 >= 475 (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none",
+  );
+  assert.match(resumeBlocker(run('e-trading', { env: 'trading', state: 'finished', stoppedAtTarget: { epoch: 1, evalReturn: 12.341, targetReturn: 12.34 } }), idle) ?? '', /epoch 1's evaluation 12\.34 >= 12\.34 /, 'the return with the digits that reach the target');
+  assert.equal(resumeBlocker(runs[2]!, idle), undefined, 'a stopped run resumes');
+  assert.equal(resumeBlocker(runs[2]!, { busy: true, startPending: false }), 'a run is live: stop it first');
+  assert.equal(resumeBlocker(runs[2]!, { busy: false, startPending: true }), 'a run is starting');
+  assert.equal(resumeBlocker(atTarget, { busy: true, startPending: false }), 'a run is live: stop it first', 'the live run comes first: it is what the user can change');
 });

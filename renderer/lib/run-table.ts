@@ -3,7 +3,8 @@
 // It fits the side panel (issue 26 item 9): the name and three results are columns, the rest a
 // line under the name.
 import type { RunSummary } from '../../common/protocol.ts';
-import type { EpochSummary } from '../../common/run.ts';
+import { reachedReturnText, type EpochSummary } from '../../common/run.ts';
+import { numberText } from '../../common/config-problems.ts';
 import { sortByValue, type SortValue } from './sort-rows.ts';
 import { durationText } from './duration.ts';
 
@@ -34,6 +35,20 @@ function stateText(r: RunSummary): string {
   const t = r.stoppedAtTarget;
   if (r.state === 'finished' && t) return `finished at target ${Number(t.targetReturn.toPrecision(6))}, epoch ${t.epoch}`;
   return r.state ?? '–';
+}
+
+/**
+ * Why a row's Resume is off, or undefined when the run can resume: a run is live or starting, or
+ * this run finished at its target return (schedule.target_return), which the host refuses to
+ * train further (main/trainer/session.ts says so in the same words).
+ */
+export function resumeBlocker(r: RunSummary, now: { busy: boolean; startPending: boolean }): string | undefined {
+  if (now.busy) return 'a run is live: stop it first';
+  if (now.startPending) return 'a run is starting';
+  const t = r.stoppedAtTarget;
+  if (t)
+    return `it finished at its target return: epoch ${t.epoch}'s evaluation ${reachedReturnText(t.evalReturn, t.targetReturn)} >= ${numberText(t.targetReturn)} (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`;
+  return undefined;
 }
 
 export const RUN_COLUMNS: RunColumn[] = [
