@@ -22,7 +22,10 @@ export async function setField(page: Page, path: string, value: string): Promise
 /**
  * Every part of each run row (the overlay tick, the name that opens it, final loss, eval return,
  * steps/s and the row's actions) lies inside the Run history panel, and the table is no wider
- * than the panel: nothing is off to the right. Screenshot test-results/`screenshot`.
+ * than the panel: nothing is off to the right. Each part of the line under a run's name (state,
+ * env, epochs, wall time, backend) lies inside the name's cell, which cuts what passes its edge
+ * (overflow: hidden), so a state too long for it read "finished at target 475, epoch :" while
+ * the table stayed as wide as the panel. Screenshot test-results/`screenshot`.
  */
 export async function runHistoryFitsItsPanel(page: Page, screenshot: string): Promise<void> {
   const panel = page.getByRole('region', { name: 'Run history' });
@@ -46,6 +49,18 @@ export async function runHistoryFitsItsPanel(page: Page, screenshot: string): Pr
       assert.ok(b, `${name}: ${part} is drawn`);
       assert.ok(b.x >= box.x && b.x + b.width <= box.x + box.width + 0.5, `${name}: ${part} spans x ${b.x.toFixed(0)}-${(b.x + b.width).toFixed(0)}, outside the panel's ${box.x.toFixed(0)}-${(box.x + box.width).toFixed(0)}`);
     }
+    const cell = row.locator('td.run-cell');
+    const inner = await cell.evaluate((td) => {
+      const r = td.getBoundingClientRect();
+      const s = getComputedStyle(td);
+      return { left: r.left + parseFloat(s.paddingLeft), right: r.right - parseFloat(s.paddingRight), scroll: td.scrollWidth, client: td.clientWidth };
+    });
+    for (const part of await cell.locator('.run-meta > span').all()) {
+      const b = (await part.boundingBox())!;
+      const text = await part.textContent();
+      assert.ok(b.x >= inner.left - 0.5 && b.x + b.width <= inner.right + 0.5, `${name}: '${text}' spans x ${b.x.toFixed(0)}-${(b.x + b.width).toFixed(0)}, past its cell's ${inner.left.toFixed(0)}-${inner.right.toFixed(0)}, which cuts it`);
+    }
+    assert.ok(inner.scroll <= inner.client, `${name}: the name's cell holds ${inner.scroll} px of content in ${inner.client} px`);
   }
   const widths = await table.evaluate((t) => ({ table: t.scrollWidth, panel: t.closest('section')!.clientWidth }));
   assert.ok(widths.table <= widths.panel, `the table is ${widths.table} px wide in a ${widths.panel} px panel`);

@@ -65,7 +65,7 @@ export function RunHistory({ dashboard, transport, send }: { dashboard: Dashboar
         <span className="run-meta">
           <span title="started">{createdText(r.createdMs)}</span>
           {runMeta(r).map((m) => (
-            <span key={m.key} data-col={m.key}>
+            <span key={m.key} data-col={m.key} title={m.title}>
               {m.text}
             </span>
           ))}

@@ -34,11 +34,11 @@ test('a row shows the run\'s name without its folder stamp and three results as 
   ]);
 });
 
-test('a run that ended at its target return says so in its state, and the listing keeps it (the schema used to strip it)', () => {
+test('a run that ended at its target return says so in its state, short, with the whole of it in its title, and the listing keeps it (the schema used to strip it)', () => {
   const listed = RunSummarySchema.parse(run('d-cartpole', { state: 'finished', stoppedAtTarget: { epoch: 2, evalReturn: 500, targetReturn: 475 } }));
   assert.deepEqual(listed.stoppedAtTarget, { epoch: 2, evalReturn: 500, targetReturn: 475 });
-  assert.equal(runMeta(listed).find((m) => m.key === 'state')?.text, 'finished at target 475, epoch 2');
-  assert.equal(runMeta(runs[2]!).find((m) => m.key === 'state')?.text, 'stopped', 'a run without a target reads as before');
+  assert.deepEqual(runMeta(listed).find((m) => m.key === 'state'), { key: 'state', text: 'at target 475', title: "finished at its target return: epoch 2's evaluation 500.0 >= 475 (schedule.target_return)" }, 'short enough for the side panel, whole in its title');
+  assert.deepEqual(runMeta(runs[2]!).find((m) => m.key === 'state'), { key: 'state', text: 'stopped' }, 'a run without a target reads as before, without a title');
   assert.deepEqual(runTable([...runs, listed], { key: 'name', dir: 'asc' }, 'finished').map((r) => r.name), ['a-cartpole', 'd-cartpole']);
 });
 

@@ -14,6 +14,8 @@ export interface RunColumn {
   label: string;
   /** The cell's text. */
   text(r: RunSummary): string;
+  /** The cell's whole text, where `text` is a short form of it (its title); undefined where `text` is all. */
+  title?(r: RunSummary): string | undefined;
   /** The value it sorts by (undefined sorts last in either direction). */
   value(r: RunSummary): SortValue;
 }
@@ -30,12 +32,25 @@ export function evalReturnText(r: RunSummary): string {
   return r.env === 'trading' ? `${r.lastEvalReturn.toFixed(1)} bp` : r.lastEvalReturn.toFixed(1);
 }
 
-/** How the run ended; one that reached its target return says so ("finished at target 475, epoch 2"). */
+/**
+ * How the run ended, in a word or two as the line under the run's name has room for ("stopped");
+ * one that reached its target return says which ("at target 475": its epochs are beside it).
+ */
 function stateText(r: RunSummary): string {
   const t = r.stoppedAtTarget;
-  if (r.state === 'finished' && t) return `finished at target ${Number(t.targetReturn.toPrecision(6))}, epoch ${t.epoch}`;
+  if (r.state === 'finished' && t) return `at target ${Number(t.targetReturn.toPrecision(6))}`;
   return r.state ?? '–';
 }
+
+/** The whole of a state that stateText shortens: "finished at its target return: epoch 2's evaluation 500.0 >= 475 (schedule.target_return)". */
+function stateTitle(r: RunSummary): string | undefined {
+  const t = r.stoppedAtTarget;
+  if (r.state === 'finished' && t) return `finished at its target return: ${reachedTargetText(t)} (schedule.target_return)`;
+  return undefined;
+}
+
+/** "epoch 2's evaluation 500.0 >= 475": which evaluation reached the target. */
+const reachedTargetText = (t: NonNullable<RunSummary['stoppedAtTarget']>) => `epoch ${t.epoch}'s evaluation ${reachedReturnText(t.evalReturn, t.targetReturn)} >= ${numberText(t.targetReturn)}`;
 
 /**
  * Why a row's Resume is off, or undefined when the run can resume: a run is live or starting, or
@@ -47,14 +62,14 @@ export function resumeBlocker(r: RunSummary, now: { busy: boolean; startPending:
   if (now.startPending) return 'a run is starting';
   const t = r.stoppedAtTarget;
   if (t)
-    return `it finished at its target return: epoch ${t.epoch}'s evaluation ${reachedReturnText(t.evalReturn, t.targetReturn)} >= ${numberText(t.targetReturn)} (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`;
+    return `it finished at its target return: ${reachedTargetText(t)} (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`;
   return undefined;
 }
 
 export const RUN_COLUMNS: RunColumn[] = [
   { key: 'name', label: 'Run', text: (r) => r.name, value: (r) => r.name },
   { key: 'env', label: 'Env', text: (r) => r.env, value: (r) => r.env },
-  { key: 'state', label: 'State', text: stateText, value: (r) => r.state },
+  { key: 'state', label: 'State', text: stateText, title: stateTitle, value: (r) => r.state },
   { key: 'epochs', label: 'Epochs', text: (r) => `${r.epochs} epoch${r.epochs === 1 ? '' : 's'}`, value: (r) => r.epochs },
   { key: 'finalLoss', label: 'Final loss', text: (r) => (r.finalLoss === undefined ? '–' : r.finalLoss.toPrecision(3)), value: (r) => r.finalLoss },
   { key: 'lastEvalReturn', label: 'Eval return', text: evalReturnText, value: (r) => r.lastEvalReturn },
@@ -103,9 +118,12 @@ export function withLiveEpoch(r: RunSummary, e: EpochSummary | undefined): RunSu
   return { ...r, epochs: e.epoch, lastStep: e.step, lastEvalReturn: e.eval_mean_return, stepsPerSec: e.steps_per_s };
 }
 
-/** The line under a run's name: the other columns (state, env, epochs, wall time, backend), each with its key. */
-export function runMeta(r: RunSummary): { key: RunColumn['key']; text: string }[] {
-  return RUN_COLUMNS.filter((c) => !TABLE_COLUMNS.includes(c)).map((c) => ({ key: c.key, text: c.text(r) }));
+/** The line under a run's name: the other columns (state, env, epochs, wall time, backend), each with its key, and its whole text where the text is short for it. */
+export function runMeta(r: RunSummary): { key: RunColumn['key']; text: string; title?: string }[] {
+  return RUN_COLUMNS.filter((c) => !TABLE_COLUMNS.includes(c)).map((c) => {
+    const title = c.title?.(r);
+    return title === undefined ? { key: c.key, text: c.text(r) } : { key: c.key, text: c.text(r), title };
+  });
 }
 
 /** How the table is sorted. */
