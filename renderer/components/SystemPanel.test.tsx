@@ -9,7 +9,10 @@ import { createDashboard } from '../store.ts';
 import { gpuNote, SystemPanelView, systemNote } from './SystemPanel.tsx';
 import { parseRunConfig } from '../../common/config.ts';
 
-const noGpu = { available: false, reason: 'NVML not found (libnvidia-ml.so.1: cannot open shared object file): is the NVIDIA driver installed?' };
+/** NVML's status on a machine without the NVIDIA driver, in the addon's words (native/src/addon/nvml_binding.cpp). */
+const noGpu = { available: false, reason: 'NVML not found (libnvidia-ml.so.1: cannot open shared object file: No such file or directory): is the NVIDIA driver installed?' };
+/** What the panel says in place of the GPU charts there, and the reason in its title. */
+const NO_DRIVER = 'No NVIDIA GPU driver on this machine: no GPU readings (training runs on the CPU)';
 const sample = (step: number, stepsPerSec: number, gpu: SystemSample['gpu']): SystemSample => ({
   step, env_steps: step, wall_s: step / 1000, stepsPerSec, envStepsPerSec: stepsPerSec, processCpuPercent: 100, hostCpuPercent: 50, rssBytes: 300e6, gpu,
 });
@@ -31,7 +34,7 @@ function panel(gpu: SystemSample['gpu']) {
   return { d, html: renderToStaticMarkup(<SystemPanelView dashboard={d} scheduler={scheduler} csv={csv} note={gpuNote(d.store.getState())} />) };
 }
 
-test('the system panel draws the steps/s series and, without NVML, a note with the reason in place of the GPU charts', () => {
+test('the system panel draws the steps/s series and, without the NVIDIA driver, says so plainly in place of the GPU charts, with the reason in its title', () => {
   const { d, html } = panel(noGpu);
   const rate = d.live.get('system/steps_per_s');
   assert.ok(rate && rate.length >= 2, 'the steps/s series holds the frame');
@@ -40,8 +43,19 @@ test('the system panel draws the steps/s series and, without NVML, a note with t
   assert.match(html, /env steps\/s/);
   assert.match(html, /Host CPU/);
   assert.match(html, /Host memory/);
-  assert.match(html, /role="note"[^>]*>GPU readings hidden: NVML not found/);
+  const note = `<p class="system-gpu-note" role="note" title="${noGpu.reason}">${NO_DRIVER}</p>`;
+  assert.ok(html.includes(note), `${note} in ${html}`);
+  assert.doesNotMatch(html, /GPU readings hidden/, 'no alarm on a machine that only has a CPU');
   assert.doesNotMatch(html, /GPU utilisation/);
+});
+
+test('where the NVIDIA driver is there but NVML fails, the note still says the GPU readings are hidden and why', () => {
+  for (const reason of ['nvmlInit failed: Driver Not Loaded', 'NVML has no GPU 0: Not Found', 'libnvidia-ml.so.1 lacks an NVML function this console uses (driver too old?)']) {
+    const { html } = panel({ available: false, reason });
+    const note = `<p class="system-gpu-note" role="note">GPU readings hidden: ${reason}</p>`;
+    assert.ok(html.includes(note), `${note} in ${html}`);
+    assert.doesNotMatch(html, /No NVIDIA GPU driver/);
+  }
 });
 
 test('with NVML readings the panel draws the GPU charts and no note', () => {
@@ -55,9 +69,9 @@ test('with NVML readings the panel draws the GPU charts and no note', () => {
 
 test('before any system sample the note says why there are no GPU readings yet', () => {
   const d = createDashboard();
-  assert.match(gpuNote(d.store.getState())!, /appear while a run is live/);
+  assert.match(gpuNote(d.store.getState())!.text, /appear while a run is live/);
   d.apply({ type: 'state', state: 'running', runDir: 'runs/a' });
-  assert.match(gpuNote(d.store.getState())!, /waiting for the first system sample/);
+  assert.match(gpuNote(d.store.getState())!.text, /waiting for the first system sample/);
 });
 
 /** The panel as SystemPanel renders it for the dashboard's state. */
@@ -89,7 +103,7 @@ test("a past run opened from the history draws its own system charts and its las
   assert.doesNotMatch(html, /role="note"/);
   // Back to live: the live run's note again.
   d.showLive();
-  assert.match(gpuNote(d.store.getState())!, /GPU readings hidden: NVML not found/);
+  assert.equal(gpuNote(d.store.getState())?.text, NO_DRIVER);
 });
 
 test('a past run without system samples (a CLI run, a short run, an older run) says why in place of the charts', () => {
@@ -103,7 +117,7 @@ test('a past run without system samples (a CLI run, a short run, an older run) s
   d.apply({ type: 'runData', runDir: 'runs/cpu', config: parseRunConfig({ env: { kind: 'cartpole' } }), scalars: [], episodes: [], epochs: [], system: [sample(1000, 900, noGpu)] });
   const cpuHtml = render(d);
   assert.match(cpuHtml, /Throughput/);
-  assert.match(cpuHtml, /role="note"[^>]*>GPU readings hidden: NVML not found/);
+  assert.ok(cpuHtml.includes(`<p class="system-gpu-note" role="note" title="${noGpu.reason}">${NO_DRIVER}</p>`), "that run's note");
 });
 
 test('where steps/s and env steps/s coincide (a gradient step per env step), env steps/s is dashed in the legend as on the chart: one solid line hid the other', () => {

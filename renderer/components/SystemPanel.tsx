@@ -48,14 +48,32 @@ export function systemNote(st: NoteState): string | undefined {
   return "No system readings in this run's metrics.jsonl: the dashboard samples steps/s, CPU, memory and GPU about once a second while it trains a run; runs trained by the CLI (npm run train, npm run sweep), runs that ended before their first sample, and runs recorded before runs kept them have none.";
 }
 
-/** The sentence shown in place of the GPU charts, or undefined when they are shown. */
-export function gpuNote(st: NoteState): string | undefined {
+/** The sentence shown in place of the GPU charts, and a title with more where there is more to say. */
+export interface GpuNote {
+  text: string;
+  title?: string;
+}
+
+/**
+ * Whether NVML's `reason` says its library could not be loaded, which is what a machine without
+ * the NVIDIA driver gives (the addon's words: native/src/addon/nvml_binding.cpp, "NVML not found
+ * (<dlerror>): ..."); its other reasons come from a driver that is there but fails.
+ */
+export const nvmlDriverMissing = (reason: string) => reason.startsWith('NVML not found (');
+
+/**
+ * The sentence shown in place of the GPU charts, or undefined when they are shown. Without the
+ * NVIDIA driver that is the normal state of a CPU-only machine, said plainly with NVML's reason
+ * in the title; a driver that is there but fails keeps its reason in the sentence.
+ */
+export function gpuNote(st: NoteState): GpuNote | undefined {
   // A past run: the GPU status of its last system sample, not the live run's.
   const gpu = st.view.kind === 'history' ? st.view.system?.gpu : st.gpu;
   if (gpu?.available) return undefined;
-  if (gpu) return `GPU readings hidden: ${gpu.reason}`;
-  if (st.view.kind === 'history') return 'GPU readings hidden: this run kept no system readings.';
-  return st.runState === 'running' ? 'GPU readings: waiting for the first system sample (about one a second).' : 'GPU readings appear while a run is live (NVML, loaded when the NVIDIA driver is present).';
+  if (gpu && nvmlDriverMissing(gpu.reason)) return { text: 'No NVIDIA GPU driver on this machine: no GPU readings (training runs on the CPU)', title: gpu.reason };
+  if (gpu) return { text: `GPU readings hidden: ${gpu.reason}` };
+  if (st.view.kind === 'history') return { text: 'GPU readings hidden: this run kept no system readings.' };
+  return { text: st.runState === 'running' ? 'GPU readings: waiting for the first system sample (about one a second).' : 'GPU readings appear while a run is live (NVML, loaded when the NVIDIA driver is present).' };
 }
 
 interface PanelProps {
@@ -75,7 +93,7 @@ export function SystemPanel(props: PanelProps) {
  * the sentence saying why they are hidden (gpuNote); or only `empty` when the run shown kept no
  * system readings (systemNote).
  */
-export function SystemPanelView({ dashboard, scheduler, csv, note, empty }: PanelProps & { note: string | undefined; empty?: string | undefined }) {
+export function SystemPanelView({ dashboard, scheduler, csv, note, empty }: PanelProps & { note: GpuNote | undefined; empty?: string | undefined }) {
   const chart = (title: string, lines: ChartLine[], yLabel: string) => (
     <SeriesChart dashboard={dashboard} scheduler={scheduler} csv={csv} title={title} lines={lines} xLabel="step" xKind="step" yLabel={yLabel} />
   );
@@ -95,8 +113,8 @@ export function SystemPanelView({ dashboard, scheduler, csv, note, empty }: Pane
       {chart('Host CPU', CPU_LINES, 'percent')}
       {chart('Host memory', RSS_LINES, 'MiB')}
       {note ? (
-        <p className="system-gpu-note" role="note">
-          {note}
+        <p className="system-gpu-note" role="note" title={note.title}>
+          {note.text}
         </p>
       ) : (
         <>
