@@ -2,10 +2,10 @@
 // reload, Start says why it is off, Ctrl+Enter goes to the invalid field, and problems are said in
 // the field's terms. Waits for states only.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { RESULTS, stop, waitForState } from './flow.ts';
+import { RESULTS, ROOT, stop, waitForState } from './flow.ts';
 
 const LONG = { timeout: 90_000 };
 
@@ -14,6 +14,19 @@ const field = (page: Page, path: string) => page.getByLabel(path, { exact: true 
 
 /** The problem shown under config field `path`. */
 const problemAt = (page: Page, path: string) => page.locator('.field', { has: field(page, path) }).getByRole('alert');
+
+/**
+ * A first visit (no draft kept from an earlier one, no run yet) loads the bundled cartpole preset,
+ * so Start runs it and not the built-in defaults (minutes on a CPU): the Preset box names it and
+ * the fields are its own, none changed. Another preset is still one pick away (openDashboard).
+ */
+export async function firstVisitLoadsCartpole(page: Page): Promise<void> {
+  const bundled = JSON.parse(readFileSync(join(ROOT, 'resources', 'presets', 'cartpole.json'), 'utf8')) as { schedule: { steps_per_epoch: number; target_return: number } };
+  await page.getByRole('combobox', { name: 'Preset' }).locator('option', { hasText: /\(now: cartpole\)$/ }).waitFor({ state: 'attached', ...LONG });
+  assert.equal(await field(page, 'schedule.steps_per_epoch').inputValue(), String(bundled.schedule.steps_per_epoch));
+  assert.equal(await field(page, 'schedule.target_return').inputValue(), String(bundled.schedule.target_return));
+  assert.match((await page.getByLabel('Changes against the preset').textContent()) ?? '', /^Changes against cartpole \(0\)/);
+}
 
 /**
  * Edits two fields, reloads the page: the editor shows the edited values and still compares them

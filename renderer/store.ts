@@ -73,6 +73,8 @@ export interface DashboardState {
   events: RunEvent[];
   errors: { command: string; message: string; atMs: number }[];
   runs: RunSummary[];
+  /** Whether `runs` is the host's listing: false until the first one came (an empty list before it is no empty history). */
+  runsListed: boolean;
   /** The seed groups among `runs` (their members name them in `seedGroup`). */
   groups: GroupListing[];
   /** The sweeps of the runs folder (the Sweep view's list), most recently updated first. */
@@ -181,6 +183,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
     events: [],
     errors: [],
     runs: [],
+    runsListed: false,
     groups: [],
     sweeps: [],
     view: { kind: 'live' },
@@ -290,7 +293,7 @@ export function createDashboard(maxPoints = DEFAULT_MAX_POINTS): Dashboard {
         set({ backends: m.status });
         return;
       case 'runs':
-        set({ runs: m.runs, groups: m.groups ?? [] });
+        set({ runs: m.runs, runsListed: true, groups: m.groups ?? [] });
         return;
       case 'sweeps':
         set({ sweeps: m.sweeps });

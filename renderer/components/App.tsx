@@ -1,5 +1,5 @@
 // The dashboard (DESIGN section 8): header, config editor, run history and the chart grid.
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
 import { SCALAR_NAMES } from '../../common/run.ts';
@@ -11,6 +11,7 @@ import { createEvalCurvesRequester } from '../lib/eval-curves-request.ts';
 import { RedrawScheduler } from '../lib/redraw.ts';
 import { addressForRun } from '../lib/run-link.ts';
 import { loadDraft, saveDraft } from '../config/draft-storage.ts';
+import { firstVisitPreset } from '../config/first-visit.ts';
 import { shortcutFor, takesText } from '../lib/shortcuts.ts';
 import { shownRunConfig, type ShownRun } from '../config/shown-run.ts';
 import { startBlocker } from '../config/start-blocker.ts';
@@ -87,10 +88,13 @@ function pageStorage(): Storage | undefined {
 /** The dashboard: header badges, config editor, run history and the six charts, fed by `transport`. */
 export function App({ dashboard, transport }: { dashboard: Dashboard; transport: Transport }) {
   // The draft being edited survives a reload (issue 26 item 11): kept in the page origin's storage.
-  const [editor, setEditor] = useState<EditorState>(() => {
+  // `opened`: the editor as the page opened, and whether it is such a kept draft.
+  const [opened] = useState(() => {
     const storage = pageStorage();
-    return (storage && loadDraft(storage)) ?? { draft: DEFAULT_DRAFT, base: DEFAULT_DRAFT, baseName: 'defaults', texts: {} };
+    const kept = storage && loadDraft(storage);
+    return { editor: kept ?? { draft: DEFAULT_DRAFT, base: DEFAULT_DRAFT, baseName: 'defaults', texts: {} }, draftKept: kept !== undefined };
   });
+  const [editor, setEditor] = useState<EditorState>(opened.editor);
   useEffect(() => {
     const storage = pageStorage();
     if (storage) saveDraft(storage, editor);
@@ -135,15 +139,28 @@ export function App({ dashboard, transport }: { dashboard: Dashboard; transport:
     if (next !== undefined) window.history.replaceState(null, '', next);
   }, [shownPastRun]);
 
-  const loadPreset = useCallback((p: Preset) => {
+  /** Loads preset `p` into the editor; with `over`, only while the editor is still that state (not changed since). */
+  const loadPreset = useCallback((p: Preset, over?: EditorState) => {
     try {
       const full = withDefaults(p.config as never) as unknown as Record<string, unknown>;
-      setEditor({ draft: full, base: full, baseName: p.name, texts: {} });
+      const next = { draft: full, base: full, baseName: p.name, texts: {} };
+      setEditor((cur) => (over === undefined || cur === over ? next : cur));
       setLocalError(undefined);
     } catch (e) {
       setLocalError(`preset ${p.name} is not a valid config: ${(e as Error).message}`);
     }
   }, []);
+
+  // A first visit loads the bundled cartpole preset (config/first-visit.ts), decided once, when the
+  // presets and the run history are known; an editor changed meanwhile (a preset picked) stays.
+  const listedRuns = useStore(dashboard.store, (st) => (st.runsListed ? st.runs : undefined));
+  const firstVisitDecided = useRef(false);
+  useEffect(() => {
+    if (firstVisitDecided.current || listedRuns === undefined || presets.length === 0) return;
+    firstVisitDecided.current = true;
+    const p = firstVisitPreset({ draftKept: opened.draftKept, runs: listedRuns, presets });
+    if (p) loadPreset(p, opened.editor);
+  }, [listedRuns, presets, opened, loadPreset]);
 
   // A run that ended is a new entry of the run history.
   useEffect(() => {
