@@ -105,6 +105,23 @@ export function summarizeSeeds(source: { preset: string | null; config: string |
 }
 
 /**
+ * What a seed group stopped (Ctrl-C) before any seed finished an evaluation reports instead of
+ * a summary: its seeds and each started run's state and folder; no statistics and no summary file
+ * (summary_file null). The stopped runs resume one by one (`--resume RUN_DIR`).
+ */
+export function unsummarizedSeeds(source: { preset: string | null; config: string | null }, seeds: readonly number[], runs: readonly RunSummary[]) {
+  return {
+    preset: source.preset,
+    config: source.config,
+    seeds: [...seeds],
+    seeds_in_statistics: [] as number[],
+    backend: runs[0]?.backend ?? null,
+    runs: runs.map((r) => ({ seed: r.seed, state: r.state, run_dir: r.run_dir })),
+    summary_file: null,
+  };
+}
+
+/**
  * The summary's headline in words, for the terminal (the JSON has every figure): the evaluation
  * figure's mean over seeds with its 95% t-interval, std, min and max; for trading the validation
  * (and test) return beside buy-and-hold's, e.g.

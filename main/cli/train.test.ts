@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { loadAddon } from '../../native/addon.ts';
-import { evaluate, train } from './run-cli.ts';
+import { evaluate, train, trainInterrupted } from './run-cli.ts';
 
 test('trading-6e for one short epoch prints the eval object and leaves config.json and a checkpoint; --resume continues the step count', () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
@@ -69,6 +69,7 @@ test('--walk-forward trains every fold into its own run and pools their test spa
   assert.equal(j.pooled_test.folds, 2);
   assert.ok(Math.abs(j.pooled_test.return - ((1 + j.folds[0]!.test.return) * (1 + j.folds[1]!.test.return) - 1)) < 1e-12);
   assert.deepEqual(JSON.parse(readFileSync(j.summary_file, 'utf8')), j);
+  assert.deepEqual(r.stderr.trimEnd().split('\n').slice(-2), [`walk-forward summary over 2 folds: ${j.summary_file}`, `view: npm run serve -- --runs-dir ${runs}, then open the runs ${j.folds.map((f) => basename(f.run_dir)).join(', ')} in the run history`]);
 });
 
 test('trading-6e-full trains an epoch with every part on (C51, auxiliary IQN, ensemble, CQL, spectral normalisation): no NaN, every part reports its scalars', () => {
@@ -128,8 +129,54 @@ test('the cartpole preset solves CartPole: it stops at the first epoch whose gre
   const epochs = readFileSync(join(r.json!.run_dir as string, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; eval_mean_return: number }).filter((x) => x.type === 'epoch');
   assert.equal(epochs.length, t.epoch);
   assert.ok(epochs.slice(0, -1).every((e) => e.eval_mean_return < 475), `no earlier epoch reached it: ${epochs.map((e) => e.eval_mean_return).join(', ')}`);
-  const end = r.stderr.trimEnd().split('\n').at(-1)!;
-  assert.match(end, new RegExp(`^finished at the target return: epoch ${t.epoch} of 10, evaluation ${ret.toFixed(1)} >= 475, after ${t.epoch * 5000} steps, `));
+  // The last lines: how it ended, then where it went and how to see it; no resume (a run at its target refuses one).
+  const lines = r.stderr.trimEnd().split('\n');
+  const end = lines.findIndex((l) => l.startsWith('finished'));
+  assert.match(lines[end]!, new RegExp(`^finished at the target return: epoch ${t.epoch} of 10, evaluation ${ret.toFixed(1)} >= 475, after ${t.epoch * 5000} steps, `));
+  const runDir = r.json!.run_dir as string;
+  assert.deepEqual(lines.slice(end + 1), [`run folder: ${runDir}`, `view: npm run serve -- --runs-dir ${runs}, then open the URL it prints with &run=${basename(runDir)} added`]);
+});
+
+/** A CartPole config that trains until stopped (one epoch of a million steps), with small batches. */
+function endlessConfig(dir: string): string {
+  const file = join(dir, 'endless.json');
+  writeFileSync(file, JSON.stringify({ name: 'endless', env: { kind: 'cartpole' }, backend: 'cpu', schedule: { epochs: 1, steps_per_epoch: 1_000_000, learning_starts: 64, eval_episodes: 1 }, optim: { batch_size: 32 } }));
+  return file;
+}
+
+test('a run stopped by Ctrl-C ends with its folder and the resume command, and that command resumes it', async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = await trainInterrupted(['--config', endlessConfig(runs), '--runs-dir', runs, '--json'], /^step \d+\/1000000 \|/);
+  assert.equal(r.signalled, true, r.stderr);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.json!.state, 'stopped');
+  const runDir = r.json!.run_dir as string;
+  const steps = r.json!.steps as number;
+  const last = r.stderr.trimEnd().split('\n').slice(-4);
+  assert.match(last[0]!, new RegExp(`^stopped after ${steps} steps, `));
+  assert.deepEqual(last.slice(1), [
+    `run folder: ${runDir}`,
+    `resume: npm run train -- --resume ${runDir}`,
+    `view: npm run serve -- --runs-dir ${runs}, then open the URL it prints with &run=${basename(runDir)} added`,
+  ]);
+  const resumeArgs = last[2]!.replace(/^resume: npm run train -- /, '').split(' ');
+  const resumed = train([...resumeArgs, '--steps-per-epoch', String(steps + 10), '--json']);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.deepEqual([resumed.json!.state, resumed.json!.steps, resumed.json!.run_dir], ['finished', steps + 10, runDir]);
+});
+
+test('a seed group stopped by Ctrl-C before any evaluation exits 0 without a summary, offering the stopped seed its resume', async () => {
+  const runs = mkdtempSync(join(tmpdir(), 'runs-'));
+  const r = await trainInterrupted(['--config', endlessConfig(runs), '--seeds', '2', '--seed', '3', '--runs-dir', runs, '--json'], /^step \d+\/1000000 \|/);
+  assert.equal(r.code, 0, r.stderr);
+  const j = r.json as { seeds: number[]; runs: { seed: number; state: string; run_dir: string }[]; summary_file: string | null };
+  assert.deepEqual([j.seeds, j.runs.map((x) => [x.seed, x.state]), j.summary_file], [[3, 4], [[3, 'stopped']], null], 'seed 4 never started');
+  const group = JSON.parse(readFileSync(join(j.runs[0]!.run_dir, 'group.json'), 'utf8')).group as string;
+  assert.deepEqual(r.stderr.trimEnd().split('\n').slice(-3), [
+    'no summary over seeds: stopped before any seed finished an evaluation',
+    `resume seed 3: npm run train -- --resume ${j.runs[0]!.run_dir}`,
+    `view: npm run serve -- --runs-dir ${runs}, then open the group ${group} in the run history`,
+  ]);
 });
 
 test('--backend cuda on a machine without a usable GPU exits non-zero and says why, leaving no run directory', (t) => {
@@ -227,6 +274,7 @@ test('--seeds N trains N seeds into their own run directories and prints the age
   assert.equal(j.eval.baselines_identical, true);
   assert.deepEqual(JSON.parse(readFileSync(j.summary_file, 'utf8')), j, 'the summary file holds what was printed');
   assert.match(r.stderr, /buy&hold -?\d+\.\d\d%, Sharpe/);
+  assert.deepEqual(r.stderr.trimEnd().split('\n').slice(-2), [`summary over 2 seeds: ${j.summary_file}`, `view: npm run serve -- --runs-dir ${runs}, then open the group ${basename(j.summary_file, '.json')} in the run history`]);
   const resumed = train(['--resume', j.runs[0]!.run_dir, '--seeds', '2']);
   assert.equal(resumed.code, 2);
   assert.match(resumed.stderr, /--seeds trains new runs: it cannot be combined with --resume/);

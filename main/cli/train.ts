@@ -1,10 +1,11 @@
 // `npm run train -- (--preset NAME | --config FILE) [--backend auto|cpu|cuda] [--epochs N]
 //   [--steps-per-epoch N] [--seed N] [--seeds N | --walk-forward] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
-// Headless training with a terminal progress display (stderr). With --json the last line on
+// Headless training with a terminal progress display (stderr), ending with where the run went and
+// what to type next (next-steps.ts: the run folder, resume for a stopped run, how to view it). With --json the last line on
 // stdout is one JSON object summarising the run, with --seeds N the N runs (seeds.ts), with
 // --walk-forward every fold of env.folds, per fold and pooled (folds.ts).
 import { Command, InvalidArgumentError } from 'commander';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { oneOf, parseArgv } from './cli-args.ts';
 import { ConfigError, type RunConfigInput } from '../../common/config.ts';
 import { listPresets, loadPreset, readJsonFile } from '../trainer/presets.ts';
@@ -14,7 +15,8 @@ import type { StartOptions } from '../trainer/session-api.ts';
 import type { RunSummary, RunSource } from './summary.ts';
 import { stopOnSignals, trainOne, trainSeeds } from './train-runs.ts';
 import { foldList, foldRunName, summarizeFolds } from './folds.ts';
-import { groupMarker, groupSummaryPath, MAX_SEEDS, seedList, seedRunName, seedSummaryLines, summarizeSeeds, writeGroupSummary } from './seeds.ts';
+import { groupMarker, groupSummaryPath, MAX_SEEDS, seedList, seedRunName, seedSummaryLines, summarizeSeeds, unsummarizedSeeds, writeGroupSummary } from './seeds.ts';
+import { commandPath, foldsNextLines, runNextLines, seedGroupNextLines, type NextContext } from './next-steps.ts';
 
 const positiveInt = (what: string) => (v: string) => {
   const n = Number(v);
@@ -88,6 +90,8 @@ async function main(argv: string[]): Promise<number> {
   };
   const source: RunSource = { preset: o.preset, config: o.config ? resolve(o.config) : undefined, resumedFrom: opts.resume };
   const stop = stopOnSignals();
+  const next: NextContext = { runsDir, serveRunsDir: resolve(defaultRunsDir()), cwd: process.cwd() };
+  const say = (lines: string[]) => lines.forEach((l) => process.stderr.write(`${l}\n`));
 
   if (o.walkForward) {
     const base = resolveConfig(opts);
@@ -99,13 +103,15 @@ async function main(argv: string[]): Promise<number> {
       runs.push((await trainOne({ ...opts, config: foldConfig }, source, stop)).summary);
     }
     const summary = writeGroupSummary(summarizeFolds({ preset: o.preset ?? null, config: source.config ?? null }, runs, groupSummaryPath(runsDir, base.name, 'folds')));
-    process.stderr.write(`walk-forward summary over ${runs.length} folds: ${summary.summary_file}\n`);
+    process.stderr.write(`walk-forward summary over ${runs.length} folds: ${commandPath(summary.summary_file, next.cwd)}\n`);
+    say(foldsNextLines(runs.map((r, k) => ({ label: `fold ${k}`, state: r.state, run_dir: r.run_dir })), next));
     if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     return runs.some((r) => r.state === 'halted') ? 3 : 0;
   }
 
   if (o.seeds === undefined) {
     const { summary } = await trainOne(opts, source, stop);
+    say(runNextLines(summary, next));
     if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     return summary.state === 'halted' ? 3 : 0;
   }
@@ -120,9 +126,18 @@ async function main(argv: string[]): Promise<number> {
     group: groupMarker(summaryFile, seed, seeds),
   });
   const summaries = await trainSeeds(base, seeds.map((seed) => ({ seed, opts: seedOpts(seed) })), source, stop);
-  const summary = writeGroupSummary(summarizeSeeds({ preset: o.preset ?? null, config: source.config ?? null }, summaries, summaryFile));
-  for (const l of seedSummaryLines(summary)) process.stderr.write(`${l}\n`);
-  process.stderr.write(`summary over ${summary.seeds_in_statistics.length} seeds: ${summary.summary_file}\n`);
+  const groupSource = { preset: o.preset ?? null, config: source.config ?? null };
+  const members = summaries.map((r) => ({ label: `seed ${r.seed}`, state: r.state, run_dir: r.run_dir }));
+  const nextLines = seedGroupNextLines(basename(summaryFile, '.json'), members, next);
+  if (stop.requested && !summaries.some((r) => r.state !== 'halted' && r.eval_episodes > 0)) {
+    // A Ctrl-C before any seed finished an evaluation: nothing to summarise, the stopped seeds resume.
+    say([`no summary over seeds: stopped before any seed finished an evaluation`, ...nextLines]);
+    if (o.json) process.stdout.write(`${JSON.stringify(unsummarizedSeeds(groupSource, seeds, summaries))}\n`);
+    return 0;
+  }
+  const summary = writeGroupSummary(summarizeSeeds(groupSource, summaries, summaryFile));
+  say(seedSummaryLines(summary));
+  say([`summary over ${summary.seeds_in_statistics.length} seeds: ${commandPath(summary.summary_file, next.cwd)}`, ...nextLines]);
   if (o.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   return summaries.some((r) => r.state === 'halted') ? 3 : 0;
 }
