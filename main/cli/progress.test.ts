@@ -31,7 +31,7 @@ test('the progress line shows no rate and no ETA until two reads a second apart 
 
 test('a trading run\'s last epoch (validation line, then test line) prints each line once: the final status line is not repeated', () => {
   const { out, lines } = sink();
-  const p = new ProgressLine(out, 150, 1);
+  const p = new ProgressLine(out, 150, { rewardScale: 1 });
   p.episodes([{ value: -0.0032 }]);
   p.scalars([point(150, 2)]);
   const metrics = { return: 0.001, return_simple: 0.001, sharpe: 1.5, sharpe_se: 7, max_drawdown: 0.004, buy_and_hold_return: -0.0004, buy_and_hold_sharpe: -0.4 };
@@ -47,11 +47,41 @@ test('a trading run\'s last epoch (validation line, then test line) prints each 
 
 test('a status line that changed since it was printed is printed again after a message', () => {
   const { out, lines } = sink();
-  const p = new ProgressLine(out, 100);
+  const p = new ProgressLine(out, 100, { now: () => 0 });
   p.scalars([point(50, 1)]);
-  p.scalars([point(100, 2)]); // within 5 s of the first print: not printed yet
+  p.scalars([point(100, 2)]); // within 10 s of the first print: not printed yet
   p.message('epoch 1');
   assert.deepEqual(lines.map((l) => l.replace(/ \|.*$/, '')), ['step 50/100', 'epoch 1', 'step 100/100']);
+});
+
+/** A fake clock in ms that the test moves. */
+function clock() {
+  const c = { ms: 0, now: () => c.ms };
+  return c;
+}
+
+test('without a TTY the status line comes within an epoch too, at most one line per 10 s: a 25 s epoch read every 200 ms prints 3 (at 0.2, 10.2 and 20.2 s)', () => {
+  const { out, lines } = sink();
+  const c = clock();
+  const p = new ProgressLine(out, 10_000, { now: c.now });
+  for (let k = 1; k <= 125; k++) {
+    c.ms = k * 200; // the session reads the scalars every 200 ms; 400 steps/s
+    p.scalars([point(80 * k, k / 5)]);
+  }
+  assert.deepEqual(lines.map((l) => l.replace(/ \| loss.*\| ETA/, ' | ETA')), ['step 80/10000 | - steps/s | ETA -', 'step 4080/10000 | 400 steps/s | ETA 15s', 'step 8080/10000 | 400 steps/s | ETA 5s']);
+});
+
+test('on a TTY every read within an epoch redraws the one status line in place', () => {
+  const writes: string[] = [];
+  const c = clock();
+  const p = new ProgressLine({ isTTY: true, write: (s: string) => writes.push(s) }, 10_000, { now: c.now });
+  for (let k = 1; k <= 10; k++) {
+    c.ms = k * 200;
+    p.scalars([point(80 * k, k / 5)]);
+  }
+  assert.equal(writes.length, 10);
+  assert.ok(writes.every((w) => w.startsWith('\r\x1b[2Kstep ') && !w.includes('\n')), 'each write clears the line and rewrites it, with no newline');
+  assert.match(writes.at(-1)!.slice('\r\x1b[2K'.length), /^step 800\/10000 \| 400 steps\/s \| .* \| ETA 23s$/);
 });
 
 test("the last line says how the run ended: a halt's reason, a run that reached its target return with the epoch and the evaluation against the target", () => {

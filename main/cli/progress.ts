@@ -1,5 +1,5 @@
 // Terminal progress display for headless training: one status line (steps/s, loss, episodic
-// return, ETA) redrawn in place on a TTY, printed every few seconds otherwise.
+// return, ETA) redrawn in place on a TTY at every scalar read, printed at most every 10 s otherwise.
 import type { EpochSummary, ScalarPoint } from '../../common/run.ts';
 import { reachedReturnText, SCALAR_NAMES } from '../../common/run.ts';
 import { numberText } from '../../common/config-problems.ts';
@@ -29,13 +29,26 @@ export function prefixedStream(out: ProgressStream, prefix: string): ProgressStr
   return { isTTY: false, write: (text: string) => out.write(text.split('\n').map((line) => (line ? `${prefix}${line}` : line)).join('\n')) };
 }
 
+/** Least time between two status lines printed without a TTY (a log file stays small): 10 s. */
+export const PLAIN_PERIOD_MS = 10_000;
+
+/** What a ProgressLine shows besides steps: see the class comment. */
+export interface ProgressOptions {
+  /** Trading: episode rewards are shown in basis points of equity (reward / rewardScale x 1e4). */
+  rewardScale?: number;
+  /** The clock, in ms (Date.now; tests pass a fake one). */
+  now?: () => number;
+}
+
 /**
- * The status line of `npm run train`: redrawn in place on a TTY, printed every 5 s otherwise
- * and after each message, unless it would repeat the status line printed last (a trading run's
- * last epoch prints two messages, its validation and its test span, with no step between them).
+ * The status line of `npm run train` (`step 4008/50000 | 785 steps/s | loss ... | ETA 59s`), fed
+ * by the session's live scalars (a read every 200 ms, within an epoch as well as at its end):
+ * redrawn in place at every read on a TTY; without one printed at most every PLAIN_PERIOD_MS and
+ * after each message, unless it would repeat the status line printed last (a trading run's last
+ * epoch prints two messages, its validation and its test span, with no step between them).
  * Feed it the session callbacks (scalars, episodes, epochs) and messages to print above it.
- * `rewardScale` (trading) turns episode rewards into basis points of equity for display; without
- * it (CartPole) returns are printed as they are.
+ * With `rewardScale` (trading) episode rewards show in basis points of equity; without it
+ * (CartPole) returns are printed as they are.
  */
 export class ProgressLine {
   private step = 0;
@@ -43,13 +56,17 @@ export class ProgressLine {
   private lastReturn = NaN;
   private rate = 0;
   private rateFrom?: { step: number; wall: number };
-  private lastPrint = 0;
+  private lastPrint = -Infinity;
   /** The status line printed last without a TTY: printing it again would say nothing new. */
   private lastLine = '';
   private readonly tty: boolean;
+  private readonly rewardScale?: number;
+  private readonly now: () => number;
 
-  constructor(private readonly out: ProgressStream, private readonly totalSteps: number, private readonly rewardScale?: number) {
+  constructor(private readonly out: ProgressStream, private readonly totalSteps: number, options: ProgressOptions = {}) {
     this.tty = Boolean(out.isTTY);
+    this.rewardScale = options.rewardScale;
+    this.now = options.now ?? Date.now;
   }
 
   scalars(points: ScalarPoint[]): void {
@@ -107,8 +124,8 @@ export class ProgressLine {
   }
 
   private draw(force: boolean): void {
-    const now = Date.now();
-    if (!force && !this.tty && now - this.lastPrint < 5000) return;
+    const now = this.now();
+    if (!force && !this.tty && now - this.lastPrint < PLAIN_PERIOD_MS) return;
     if (!this.step) return;
     // The rate needs two reads a second apart: until then it and the ETA show '-', not 0 and '?'.
     const done = this.step >= this.totalSteps;
