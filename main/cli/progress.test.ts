@@ -84,6 +84,22 @@ test('on a TTY every read within an epoch redraws the one status line in place',
   assert.match(writes.at(-1)!.slice('\r\x1b[2K'.length), /^step 800\/10000 \| 400 steps\/s \| .* \| ETA 23s$/);
 });
 
+test('with a target return the ETA is an upper bound, ETA ≤ ...; the rest of the line is the same, and the end still reads ETA 0s', () => {
+  const lines = (mayStopEarly: boolean) => {
+    const { out, lines } = sink();
+    const p = new ProgressLine(out, 1000, { mayStopEarly });
+    for (const [step, wall] of [[100, 1], [300, 3], [1000, 10]] as const) {
+      p.scalars([point(step, wall)]);
+      p.message(`read at ${wall} s`);
+    }
+    return lines.filter((l) => l.startsWith('step '));
+  };
+  const bounded = lines(true), plain = lines(false);
+  assert.match(bounded[1]!, /\| ETA ≤ 7s$/, '700 steps left at 100/s, at most');
+  assert.deepEqual(bounded.map((l) => l.replace('ETA ≤ ', 'ETA ')), plain);
+  assert.deepEqual([bounded[0]!.slice(-5), bounded[2]!.slice(-6)], ['ETA -', 'ETA 0s']);
+});
+
 test("the last line says how the run ended: a halt's reason, a run that reached its target return with the epoch and the evaluation against the target", () => {
   const { out, lines } = sink();
   const p = new ProgressLine(out, 50_000);

@@ -36,12 +36,18 @@ export const PLAIN_PERIOD_MS = 10_000;
 export interface ProgressOptions {
   /** Trading: episode rewards are shown in basis points of equity (reward / rewardScale x 1e4). */
   rewardScale?: number;
+  /**
+   * The run may end before its last step (schedule.target_return is set): the ETA, to the last
+   * step, is then an upper bound and shows as `ETA ≤ 17s`.
+   */
+  mayStopEarly?: boolean;
   /** The clock, in ms (Date.now; tests pass a fake one). */
   now?: () => number;
 }
 
 /**
- * The status line of `npm run train` (`step 4008/50000 | 785 steps/s | loss ... | ETA 59s`), fed
+ * The status line of `npm run train` (`step 4008/50000 | 785 steps/s | loss ... | ETA 59s`; `ETA ≤ 59s`
+ * when the run may end early at its target return, mayStopEarly), fed
  * by the session's live scalars (a read every 200 ms, within an epoch as well as at its end):
  * redrawn in place at every read on a TTY; without one printed at most every PLAIN_PERIOD_MS and
  * after each message, unless it would repeat the status line printed last (a trading run's last
@@ -61,11 +67,13 @@ export class ProgressLine {
   private lastLine = '';
   private readonly tty: boolean;
   private readonly rewardScale?: number;
+  private readonly mayStopEarly: boolean;
   private readonly now: () => number;
 
   constructor(private readonly out: ProgressStream, private readonly totalSteps: number, options: ProgressOptions = {}) {
     this.tty = Boolean(out.isTTY);
     this.rewardScale = options.rewardScale;
+    this.mayStopEarly = options.mayStopEarly ?? false;
     this.now = options.now ?? Date.now;
   }
 
@@ -130,7 +138,7 @@ export class ProgressLine {
     // The rate needs two reads a second apart: until then it and the ETA show '-', not 0 and '?'.
     const done = this.step >= this.totalSteps;
     const rate = this.rate > 0 ? this.rate.toFixed(0) : '-';
-    const eta = done ? '0s' : this.rate > 0 ? formatDuration((this.totalSteps - this.step) / this.rate) : '-';
+    const eta = done ? '0s' : this.rate > 0 ? `${this.mayStopEarly ? '≤ ' : ''}${formatDuration((this.totalSteps - this.step) / this.rate)}` : '-';
     const line = `step ${this.step}/${this.totalSteps} | ${rate} steps/s | loss ${this.loss.toPrecision(4)} | ${this.rewardScale === undefined ? 'return' : 'episode reward'} ${Number.isNaN(this.lastReturn) ? '-' : this.rewardScale === undefined ? this.lastReturn.toFixed(1) : this.bps(this.lastReturn)} | ETA ${eta}`;
     if (this.tty) {
       this.lastPrint = now;

@@ -36,7 +36,10 @@ export function stopOnSignals(): Stopper {
 export async function trainOne(opts: StartOptions, source: RunSource, stop: Stopper, deps?: SessionDeps, prefix?: string, onRunDir?: (runDir: string) => void): Promise<{ summary: RunSummary; config: RunConfig }> {
   const resolved = resolveConfig(opts);
   const out = prefix ? prefixedStream(process.stderr, prefix) : process.stderr;
-  const progress = new ProgressLine(out, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, { rewardScale: resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined });
+  const progress = new ProgressLine(out, resolved.schedule.epochs * resolved.schedule.steps_per_epoch, {
+    rewardScale: resolved.env.kind === 'trading' ? resolved.env.reward_scale : undefined,
+    mayStopEarly: resolved.schedule.target_return !== null,
+  });
   let backend = '?';
   let replay = '?';
   const handle = await startRun(opts, {
