@@ -223,9 +223,19 @@ function unknownFields(schema: z.ZodType, path: readonly PropertyKey[], keys: re
  */
 export function unknownFieldMessage(key: string, names: readonly string[], prefix: string, rootName: string): string {
   const message = 'unknown field (misspelled?)';
-  const near = names.map((n) => ({ n, d: editDistance(key, n) })).sort((a, b) => a.d - b.d)[0];
-  if (near && near.d <= Math.max(2, Math.floor(key.length / 3))) return `${message}; did you mean ${prefix}${near.n}?`;
+  const near = closestName(key, names);
+  if (near !== undefined) return `${message}; did you mean ${prefix}${near}?`;
   return names.length ? `${message}: ${prefix ? prefix.slice(0, -1) : rootName} has ${names.join(', ')}` : message;
+}
+
+/**
+ * The name of `names` closest to a misspelled `key` (fewest letters apart; the first of a tie),
+ * when it is near enough to suggest: at most a third of the key's letters apart (2 for a short
+ * key). Undefined when none is. The "did you mean ...?" of unknown config fields and presets.
+ */
+export function closestName(key: string, names: readonly string[]): string | undefined {
+  const near = names.map((n) => ({ n, d: editDistance(key, n) })).sort((a, b) => a.d - b.d)[0];
+  return near && near.d <= Math.max(2, Math.floor(key.length / 3)) ? near.n : undefined;
 }
 
 /** Levenshtein distance: the fewest single-letter insertions, deletions and substitutions from a to b. */

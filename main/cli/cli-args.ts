@@ -1,6 +1,7 @@
 // Command-line parsing shared by the headless CLIs (train, evaluate, sweep): choice options that
-// name what they take, and commander's exit code for a bad (or --help) command line.
+// name what they take, and the exit code of a bad (or --help) command line.
 import { InvalidArgumentError, type Command } from 'commander';
+import { EXIT } from './exit-codes.ts';
 
 /** A commander option parser that takes one of `choices`. @throws InvalidArgumentError "`flag` must be a, b or c, got 'x'". */
 export function oneOf<T extends string>(flag: string, choices: readonly T[]): (v: string) => T {
@@ -10,12 +11,16 @@ export function oneOf<T extends string>(flag: string, choices: readonly T[]): (v
   };
 }
 
-/** Parses `argv` (the user's words) with `program`; returns commander's exit code when it refused them or printed help, else undefined. */
+/**
+ * Parses `argv` (the user's words) with `program`; returns the exit code when it refused them
+ * (2, the usage-error code: commander's own is 1, which the CLIs keep for failures while running)
+ * or printed help or the version (0), else undefined.
+ */
 export function parseArgv(program: Command, argv: string[]): number | undefined {
   try {
     program.exitOverride().parse(argv, { from: 'user' });
     return undefined;
   } catch (e) {
-    return (e as { exitCode?: number }).exitCode ?? 2;
+    return (e as { exitCode?: number }).exitCode === 0 ? 0 : EXIT.usage;
   }
 }

@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { oneOf, parseArgv } from './cli-args.ts';
+import { exitCodeFor, exitCodesHelp } from './exit-codes.ts';
 import { formatTradingEval, isTradingMetrics, tradingEvalReport, type EvalSpan } from '../../common/trading-eval.ts';
 import { evaluateCheckpoint } from '../trainer/evaluate-checkpoint.ts';
 
@@ -15,7 +16,8 @@ async function main(argv: string[]): Promise<number> {
     .argument('<run_dir>', 'the run folder')
     .option('--checkpoint <which>', "best (selection's choice: the highest validation return), latest, or a checkpoint file name such as epoch-3", 'best')
     .option('--span <span>', 'test (held out from every selection) or validation', oneOf('--span', ['test', 'validation']), 'test')
-    .option('--json', 'print one JSON object instead of a line');
+    .option('--json', 'print one JSON object instead of a line')
+    .addHelpText('after', `\n${exitCodesHelp(false)}`);
   const refused = parseArgv(program, argv);
   if (refused !== undefined) return refused;
   const o = program.opts<{ checkpoint: string; span: EvalSpan; json?: boolean }>();
@@ -35,6 +37,6 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     process.stderr.write(`error: ${(e as Error).message}\n`);
-    process.exit(1);
+    process.exit(exitCodeFor(e));
   },
 );

@@ -4,13 +4,14 @@
 // chained they are one out-of-sample walk of the last K test spans.
 import type { RunConfig } from '../../common/config.ts';
 import { TRADING_UNITS, type TradingEvalReport } from '../../common/trading-eval.ts';
+import { InputError } from '../trainer/input-error.ts';
 import { memberRunName } from './seeds.ts';
 import type { RunSummary } from './summary.ts';
 
-/** The folds 0 .. K-1 of a trading config. @throws RangeError unless env.folds > 1 (which needs a test span). */
+/** The folds 0 .. K-1 of a trading config. @throws InputError unless env.folds > 1 (which needs a test span). */
 export function foldList(config: RunConfig): number[] {
   if (config.env.kind !== 'trading' || config.env.folds < 2)
-    throw new RangeError('--walk-forward trains every fold of env.folds: give a trading config with env.folds >= 2 and env.test_fraction > 0');
+    throw new InputError('--walk-forward trains every fold of env.folds: give a trading config with env.folds >= 2 and env.test_fraction > 0');
   return Array.from({ length: config.env.folds }, (_, k) => k);
 }
 

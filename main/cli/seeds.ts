@@ -8,16 +8,17 @@ import type { GroupMarker } from '../../common/seed-group.ts';
 import { SEED_INTERVAL_METHOD, seedStats, type SeedStats } from '../../common/seed-stats.ts';
 import { TRADING_UNITS, WALK_FIGURES, type TradingEvalReport } from '../../common/trading-eval.ts';
 import { writeFileAtomic } from '../trainer/atomic-file.ts';
+import { InputError } from '../trainer/input-error.ts';
 import { runStamp } from '../trainer/run-dir.ts';
 import type { RunSummary } from './summary.ts';
 
 /** Largest --seeds value (each seed is a whole training run). */
 export const MAX_SEEDS = 100;
 
-/** Seeds base, base + 1, ..., base + n - 1. @throws RangeError if n is outside [1, MAX_SEEDS] or a seed would pass 2^31 - 1. */
+/** Seeds base, base + 1, ..., base + n - 1. @throws InputError if n is outside [1, MAX_SEEDS] or a seed would pass 2^31 - 1. */
 export function seedList(base: number, n: number): number[] {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_SEEDS) throw new RangeError(`--seeds must be an integer in [1, ${MAX_SEEDS}], got ${n}`);
-  if (base + n - 1 > 2 ** 31 - 1) throw new RangeError(`seeds ${base} .. ${base + n - 1} pass the largest seed 2147483647: give a smaller --seed`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SEEDS) throw new InputError(`--seeds must be an integer in [1, ${MAX_SEEDS}], got ${n}`);
+  if (base + n - 1 > 2 ** 31 - 1) throw new InputError(`seeds ${base} .. ${base + n - 1} pass the largest seed 2147483647: give a smaller --seed`);
   return Array.from({ length: n }, (_, k) => base + k);
 }
 

@@ -6,7 +6,8 @@
 import { Command } from 'commander';
 import { dirname, resolve } from 'node:path';
 import { oneOf, parseArgv } from './cli-args.ts';
-import { ConfigError, parseRunConfig, type RunConfigInput } from '../../common/config.ts';
+import { exitCodeFor, exitCodesHelp } from './exit-codes.ts';
+import { parseRunConfig, type RunConfigInput } from '../../common/config.ts';
 import { SweepViewSchema } from '../../common/sweep-state.ts';
 import { parseSweepFile, SweepFileError } from '../../common/sweep.ts';
 import { planTrials, trialConfigs } from '../../common/sweep-plan.ts';
@@ -22,13 +23,14 @@ async function main(argv: string[]): Promise<number> {
     .requiredOption('--config <file>', 'sweep file (JSON; see the README, "Sweeps")')
     .option('--runs-dir <dir>', 'parent folder of run directories and of the sweep folder', defaultRunsDir())
     .option('--backend <backend>', 'auto | cpu | cuda, for every trial', oneOf('--backend', ['auto', 'cpu', 'cuda']))
-    .option('--json', "print the sweep's state as JSON on the last stdout line");
+    .option('--json', "print the sweep's state as JSON on the last stdout line")
+    .addHelpText('after', `\n${exitCodesHelp(false)}`);
   const refused = parseArgv(program, argv);
   if (refused !== undefined) return refused;
   const o = program.opts<{ config: string; runsDir: string; backend?: 'auto' | 'cpu' | 'cuda'; json?: boolean }>();
   const filePath = resolve(o.config);
-  const file = parseSweepFile(readJsonFile(filePath));
-  const base: RunConfigInput = file.preset ? loadPreset(file.preset) : (readJsonFile(resolve(dirname(filePath), file.config!)) as RunConfigInput);
+  const file = parseSweepFile(readJsonFile(filePath, 'sweep file'));
+  const base: RunConfigInput = file.preset ? loadPreset(file.preset) : (readJsonFile(resolve(dirname(filePath), file.config!), 'config file') as RunConfigInput);
   const trials = planTrials(file);
   const configs = trialConfigs(base, file, trials);
   const baseConfig = parseRunConfig(base);
@@ -45,8 +47,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    const bad = e instanceof SweepFileError || e instanceof ConfigError;
     process.stderr.write(`error: ${(e as Error).message}\n`);
-    process.exit(bad ? 2 : 1);
+    process.exit(exitCodeFor(e));
   },
 );

@@ -100,17 +100,24 @@ test('trading-6e-full trains an epoch with every part on (C51, auxiliary IQN, en
   for (const x of scalars) for (const [k, v] of Object.entries(x.values!)) assert.ok(typeof v === 'number', `${k} at step ${x.step} is ${v}`);
 });
 
-test('bad input is refused with a message that says what to fix, and no run directory is made', () => {
+test('bad input is refused with a message that says what to fix, exit 2 (a usage error) whatever it is, and no run directory is made', () => {
   const runs = mkdtempSync(join(tmpdir(), 'runs-'));
-  const unknown = train(['--preset', 'pong', '--runs-dir', runs]);
-  assert.equal(unknown.code, 1);
-  assert.match(unknown.stderr, /unknown preset 'pong': available presets are cartpole, cartpole-c51, cartpole-iqn, trading-6e, trading-6e-full, trading-spy/);
-  const both = train(['--preset', 'cartpole', '--config', 'x.json']);
-  assert.equal(both.code, 2);
-  assert.match(both.stderr, /give exactly one of --preset NAME, --config FILE or --resume RUN_DIR/);
-  const epochs = train(['--preset', 'cartpole', '--epochs', '0']);
-  assert.equal(epochs.code, 1);
-  assert.match(epochs.stderr, /--epochs must be a positive integer, got '0'/);
+  const refusal = (args: string[]) => {
+    const r = train([...args, '--runs-dir', runs]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    return r.stderr;
+  };
+  assert.match(refusal(['--preset', 'pong']), /^error: unknown preset 'pong': available presets are cartpole, cartpole-c51, cartpole-iqn, trading-6e, trading-6e-full, trading-spy\n$/);
+  assert.match(refusal(['--preset', 'cartpol']), /^error: unknown preset 'cartpol': did you mean cartpole\? available presets are cartpole, /);
+  assert.match(refusal(['--preset', 'cartpole', '--config', 'x.json']), /give exactly one of --preset NAME, --config FILE or --resume RUN_DIR/);
+  assert.match(refusal(['--preset', 'cartpole', '--epochs', '0']), /--epochs must be a positive integer, got '0'/);
+  assert.match(refusal(['--preset', 'cartpole', '--epoch', '3']), /unknown option '--epoch'\n\(Did you mean --epochs\?\)/);
+  assert.equal(refusal(['--config', join(runs, 'missing.json')]), `error: config file not found: ${join(runs, 'missing.json')}\n`);
+  assert.equal(refusal(['--config', runs]), `error: config file is a folder, not a file: ${runs}\n`);
+  const csv = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'trading.json');
+  writeFileSync(csv, JSON.stringify({ env: { kind: 'trading', data: join(runs, 'nope.csv') }, backend: 'cpu' }));
+  assert.equal(refusal(['--config', csv]), `error: OHLCV file not found: ${join(runs, 'nope.csv')}\n`);
+  assert.match(refusal(['--resume', join(runs, 'nope')]), /is not a run directory \(no config\.json\)/);
   assert.deepEqual(readdirSync(runs), []);
 });
 
@@ -209,12 +216,12 @@ test('--config FILE is named in the summary (preset null); a config that is not 
   assert.equal(r.json!.steps, 20);
   writeFileSync(file, '{"env": ');
   const bad = train(['--config', file, '--runs-dir', runs]);
-  assert.equal(bad.code, 1);
+  assert.equal(bad.code, 2);
   assert.match(bad.stderr, new RegExp(`${file} is not valid JSON`));
   const runDir = r.json!.run_dir as string;
   writeFileSync(join(runDir, 'config.json'), readFileSync(join(runDir, 'config.json'), 'utf8').slice(0, 10));
   const resume = train(['--resume', runDir, '--epochs', '2']);
-  assert.equal(resume.code, 1);
+  assert.equal(resume.code, 2);
   assert.match(resume.stderr, new RegExp(`${join(runDir, 'config.json')} is not valid JSON`));
 });
 
@@ -280,8 +287,9 @@ test('--seeds N trains N seeds into their own run directories and prints the age
   assert.match(resumed.stderr, /--seeds trains new runs: it cannot be combined with --resume/);
 });
 
-test('--help names the bundled presets, so a new user need not list resources/presets/', () => {
+test('--help names the bundled presets, so a new user need not list resources/presets/, and says the exit codes', () => {
   const help = train(['--help']);
   assert.equal(help.code, 0, help.stderr);
   assert.match(help.stdout.replace(/\s+/g, ' '), /--preset <name> bundled preset: cartpole, cartpole-c51, cartpole-iqn, trading-6e, trading-6e-full, trading-spy /);
+  assert.match(help.stdout, /\nExit codes:\n {2}0 {2}done \(finished, or stopped by Ctrl-C with a checkpoint kept\)\n {2}1 {2}failed while running[^]*\n {2}2 {2}usage error: [^]*\n {2}3 {2}a run halted/);
 });

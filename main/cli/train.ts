@@ -7,7 +7,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { basename, resolve } from 'node:path';
 import { oneOf, parseArgv } from './cli-args.ts';
-import { ConfigError, type RunConfigInput } from '../../common/config.ts';
+import type { RunConfigInput } from '../../common/config.ts';
+import { exitCodeFor, exitCodesHelp } from './exit-codes.ts';
 import { listPresets, loadPreset, readJsonFile } from '../trainer/presets.ts';
 import { defaultRunsDir } from '../trainer/paths.ts';
 import { resolveConfig } from '../trainer/session.ts';
@@ -59,7 +60,8 @@ async function main(argv: string[]): Promise<number> {
     .option('--walk-forward', 'train every fold of env.folds (one run directory each) and report them per fold and pooled over their test spans')
     .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
     .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())
-    .option('--json', 'print a JSON summary as the last line on stdout');
+    .option('--json', 'print a JSON summary as the last line on stdout')
+    .addHelpText('after', `\n${exitCodesHelp(true)}`);
   const refused = parseArgv(program, argv);
   if (refused !== undefined) return refused;
   const o = program.opts<CliOptions>();
@@ -80,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
 
   let config: RunConfigInput = { env: { kind: 'cartpole' } };
   if (o.preset) config = loadPreset(o.preset);
-  if (o.config) config = readJsonFile(resolve(o.config)) as RunConfigInput;
+  if (o.config) config = readJsonFile(resolve(o.config), 'config file') as RunConfigInput;
   const runsDir = resolve(o.runsDir ?? defaultRunsDir());
   const opts: StartOptions = {
     config,
@@ -145,7 +147,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`error: ${e instanceof ConfigError ? e.message : (e as Error).message}\n`);
-    process.exit(e instanceof ConfigError ? 2 : 1);
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    process.exit(exitCodeFor(e));
   },
 );

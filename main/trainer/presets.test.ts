@@ -4,7 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import { enabledShares, isPlainQ } from '../../common/heads.ts';
-import { listPresets, loadPreset, parseJsonText } from './presets.ts';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listPresets, loadPreset, parseJsonText, readJsonFile } from './presets.ts';
 
 /** Preset `name`, parsed, after checking that it is preset `base` but for its name and its heads. */
 function headsVariant(name: string, base: string): RunConfig {
@@ -60,4 +63,23 @@ test('a config that is not JSON is refused with the line and column to fix, a ba
 test('the CartPole presets stop once CartPole-v1 is solved (an evaluation mean return of 475); the trading presets run every epoch', () => {
   const targets = Object.fromEntries(listPresets().map((name) => [name, parseRunConfig(loadPreset(name)).schedule.target_return]));
   assert.deepEqual(targets, { cartpole: 475, 'cartpole-c51': 475, 'cartpole-iqn': 475, 'trading-6e': null, 'trading-6e-full': null, 'trading-spy': null });
+});
+
+test('a misspelled preset is answered with the closest name, as a misspelled config field is; a name far from every preset lists them', () => {
+  assert.throws(() => loadPreset('cartpol'), { name: 'InputError', message: "unknown preset 'cartpol': did you mean cartpole? available presets are cartpole, cartpole-c51, cartpole-iqn, trading-6e, trading-6e-full, trading-spy" });
+  assert.throws(() => loadPreset('trading-6f'), { name: 'InputError', message: /^unknown preset 'trading-6f': did you mean trading-6e\? / });
+  assert.throws(() => loadPreset('pong'), { name: 'InputError', message: "unknown preset 'pong': available presets are cartpole, cartpole-c51, cartpole-iqn, trading-6e, trading-6e-full, trading-spy" });
+  assert.throws(() => loadPreset('../cartpole'), { name: 'InputError' }, 'a name with a folder is the user\'s input too');
+});
+
+test('a config file that cannot be read says why in a few words, as the OHLCV loader does: not found, a folder, not a regular file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+  assert.throws(() => readJsonFile(join(dir, 'missing.json'), 'config file'), { name: 'InputError', message: `config file not found: ${join(dir, 'missing.json')}` });
+  assert.throws(() => readJsonFile(dir, 'config file'), { name: 'InputError', message: `config file is a folder, not a file: ${dir}` });
+  assert.throws(() => readJsonFile('/dev/null/x.json', 'sweep file'), { name: 'InputError', message: /^cannot read sweep file \/dev\/null\/x\.json: a part of the path is a file, not a folder/ });
+  if (existsSync('/dev/zero')) assert.throws(() => readJsonFile('/dev/zero', 'config file'), { name: 'InputError', message: 'config file is not a regular file: /dev/zero' }, 'refused before a read that would never end');
+  writeFileSync(join(dir, 'bad.json'), '{"env": ');
+  assert.throws(() => readJsonFile(join(dir, 'bad.json'), 'config file'), { name: 'InputError', message: `${join(dir, 'bad.json')} is not valid JSON` });
+  writeFileSync(join(dir, 'ok.json'), '{"env": {"kind": "cartpole"}}');
+  assert.deepEqual(readJsonFile(join(dir, 'ok.json'), 'config file'), { env: { kind: 'cartpole' } });
 });

@@ -2,6 +2,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfigInput } from '../../common/config.ts';
+import { closestName } from '../../common/config-problems.ts';
+import { fsCause } from './fs-cause.ts';
+import { InputError } from './input-error.ts';
 import { REPO_ROOT } from './paths.ts';
 import { resolveInsideFolder } from './paths-policy.ts';
 
@@ -21,28 +24,57 @@ export function listPresets(dir = PRESETS_DIR): string[] {
 
 /**
  * Reads a preset as written (not yet validated).
- * @throws Error listing the available presets when `name` is unknown; when the name is not plain
- *   (folders, '..', hidden) or the file lies outside `dir` (symlinks followed), is not a regular
- *   file or holds more than MAX_PRESET_BYTES; or naming the JSON error.
+ * @throws InputError listing the available presets when `name` is unknown (first the closest
+ *   name when one is near: "unknown preset 'cartpol': did you mean cartpole? available presets
+ *   are ..."); when the name is not plain (folders, '..', hidden) or the file lies outside `dir`
+ *   (symlinks followed), is not a regular file or holds more than MAX_PRESET_BYTES; or naming the
+ *   JSON error.
  */
 export function loadPreset(name: string, dir = PRESETS_DIR): RunConfigInput {
-  const path = resolveInsideFolder(dir, name, '.json', 'preset');
-  if (!existsSync(path)) throw new Error(`unknown preset '${name}': available presets are ${listPresets(dir).join(', ') || '(none)'}`);
+  let path: string;
+  try {
+    path = resolveInsideFolder(dir, name, '.json', 'preset');
+  } catch (e) {
+    throw new InputError((e as Error).message, { cause: e });
+  }
+  if (!existsSync(path)) {
+    const names = listPresets(dir);
+    const near = closestName(name, names);
+    throw new InputError(`unknown preset '${name}': ${near ? `did you mean ${near}? ` : ''}available presets are ${names.join(', ') || '(none)'}`);
+  }
   const st = statSync(path);
-  if (!st.isFile()) throw new Error(`preset '${name}' is not a regular file`);
-  if (st.size > MAX_PRESET_BYTES) throw new Error(`preset '${name}' holds ${st.size} bytes, more than a preset may (${MAX_PRESET_BYTES})`);
-  return readJsonFile(path) as RunConfigInput;
+  if (!st.isFile()) throw new InputError(`preset '${name}' is not a regular file`);
+  if (st.size > MAX_PRESET_BYTES) throw new InputError(`preset '${name}' holds ${st.size} bytes, more than a preset may (${MAX_PRESET_BYTES})`);
+  return readJsonFile(path, 'preset file') as RunConfigInput;
 }
 
-/** Parses a JSON file; the error names the file. */
-export function readJsonFile(path: string): unknown {
+/**
+ * Parses the JSON file `path` that a user named; `what` names it in errors ('config file').
+ * Symbolic links are followed (a user's own file).
+ * @throws InputError in a few words, as the OHLCV loader says them: "config file not found: X",
+ *   "config file is a folder, not a file: X", "config file is not a regular file: X" (a FIFO or
+ *   a device, refused before a read could block), "config file cannot be read (permission
+ *   denied): X", else "cannot read config file X: <cause>"; or parseJsonText's error.
+ */
+export function readJsonFile(path: string, what = 'file'): unknown {
   let text: string;
   try {
+    const st = statSync(path);
+    if (st.isDirectory()) throw new InputError(`${what} is a folder, not a file: ${path}`);
+    if (!st.isFile()) throw new InputError(`${what} is not a regular file: ${path}`);
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read ${path}: ${(e as Error).message}`, { cause: e });
+    if (e instanceof InputError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new InputError(`${what} not found: ${path}`, { cause: e });
+    if (code === 'EACCES' || code === 'EPERM') throw new InputError(`${what} cannot be read (permission denied): ${path}`, { cause: e });
+    throw new InputError(`cannot read ${what} ${path}: ${fsCause(e)}`, { cause: e });
   }
-  return parseJsonText(text, path);
+  try {
+    return parseJsonText(text, path);
+  } catch (e) {
+    throw new InputError((e as Error).message, { cause: (e as Error).cause });
+  }
 }
 
 /**

@@ -69,7 +69,7 @@ test('file-system errors say the cause in words; a config.json that is not JSON 
   assert.equal(fsCause(new Error('plain')), 'plain');
   const dir = createRunDir(mkdtempSync(join(tmpdir(), 'runs-')), config);
   writeFileSync(join(dir, 'config.json'), '{"name":');
-  assert.throws(() => readRunConfig(dir), new RegExp(`^Error: ${join(dir, 'config.json')} is not valid JSON`));
+  assert.throws(() => readRunConfig(dir), { name: 'InputError', message: new RegExp(`^${join(dir, 'config.json')} is not valid JSON`) }, 'a usage error of the CLIs (exit 2)');
 });
 
 test('listRuns names the --seeds group of runs listed in a seeds summary file, and skips a malformed one', async () => {

@@ -4,6 +4,7 @@
 // events.log (fallbacks, halts, restarts) and checkpoints/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { InputError } from './input-error.ts';
 import { parseJsonText } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
@@ -66,13 +67,20 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Reads and validates a run directory's config.json (a regular file, never a link).
- * @throws Error when the folder is not a run directory or its config is invalid.
+ * @throws InputError when the folder is not a run directory or its config.json is not JSON;
+ *   ConfigError when that config is invalid; Error when config.json is a link or not a regular file.
  */
 export function readRunConfig(runDir: string): RunConfig {
   const path = join(runDir, 'config.json');
   const text = readRegularText(path, MAX_CONFIG_BYTES);
-  if (text === undefined) throw new Error(`${runDir} is not a run directory (no config.json)`);
-  return parseRunConfig(parseJsonText(text, path));
+  if (text === undefined) throw new InputError(`${runDir} is not a run directory (no config.json)`);
+  let json: unknown;
+  try {
+    json = parseJsonText(text, path);
+  } catch (e) {
+    throw new InputError((e as Error).message, { cause: (e as Error).cause });
+  }
+  return parseRunConfig(json);
 }
 
 /** Buffers metrics records and appends them to metrics.jsonl on flush(). */

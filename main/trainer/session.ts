@@ -15,6 +15,7 @@ import { buildTrainer, type MarketArrays, type NativeTrainer, type TrainerOption
 import { removeStaleTemps } from './atomic-file.ts';
 import { chooseBackend } from './backend-choice.ts';
 import { putHeadScalars } from './head-scalars.ts';
+import { InputError } from './input-error.ts';
 import { acquireRunLock, type RunLock } from './run-lock.ts';
 import { writeEvalCurves } from './eval-curves.ts';
 import { expectationFor, nextCheckpoint, pruneCheckpoints, verifiedCheckpoints, writeCheckpoint, type Checkpoint, type CheckpointMeta } from './checkpoint.ts';
@@ -162,7 +163,9 @@ export function toScalarPoint(s: Scalars, wallS: number, last: PointMemory, caus
 /**
  * Starts (or resumes) a run. Resolves once the trainer is built and the run directory exists;
  * the epoch loop then runs in the background until `handle.done`.
- * @throws ConfigError for an invalid config; Error for unreadable data or a bad resume folder.
+ * @throws ConfigError for an invalid config; InputError (OhlcvError) for unusable data or a run
+ *   folder that cannot resume; Error when the machine cannot (no GPU for backend cuda, too
+ *   little memory, a runs folder that cannot be written).
  */
 export async function startRun(opts: StartOptions, cb: RunCallbacks = {}, deps: SessionDeps = defaultDeps): Promise<RunHandle> {
   const config = resolveConfig(opts);
@@ -248,13 +251,13 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
   const candidates = resume ? verifiedCheckpoints(runDir, skip, expect) : undefined;
   let ckpt = candidates && nextCheckpoint(candidates);
   if (resume) {
-    if (!ckpt) throw new Error(`cannot resume ${runDir}: it has no valid checkpoint${skipped.length ? ` (${skipped.join('; ')})` : ''}`);
+    if (!ckpt) throw new InputError(`cannot resume ${runDir}: it has no valid checkpoint${skipped.length ? ` (${skipped.join('; ')})` : ''}`);
     const total = config.schedule.epochs * config.schedule.steps_per_epoch;
     if (ckpt.meta.step >= total)
-      throw new Error(`${runDir} is already complete (${ckpt.meta.epoch} epochs, ${ckpt.meta.step} steps): pass --epochs N with N > ${ckpt.meta.epoch} to train it further`);
+      throw new InputError(`${runDir} is already complete (${ckpt.meta.epoch} epochs, ${ckpt.meta.step} steps): pass --epochs N with N > ${ckpt.meta.epoch} to train it further`);
     const reached = targetReachedBy(config, ckpt.meta.eval_mean_return);
     if (reached)
-      throw new Error(`${runDir} already finished at its target return: epoch ${ckpt.meta.epoch}'s evaluation ${reachedReturnText(reached.value, reached.target)} >= ${numberText(reached.target)} (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`);
+      throw new InputError(`${runDir} already finished at its target return: epoch ${ckpt.meta.epoch}'s evaluation ${reachedReturnText(reached.value, reached.target)} >= ${numberText(reached.target)} (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`);
   }
 
   let trainer: NativeTrainer;
@@ -285,7 +288,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
     ckpt = loadNewestGood(trainer, ckpt, candidates!, skip);
     if (!ckpt) {
       closeTrainer();
-      throw new Error(`cannot resume ${runDir}: it has no checkpoint the trainer can load (${skipped.join('; ')})`);
+      throw new InputError(`cannot resume ${runDir}: it has no checkpoint the trainer can load (${skipped.join('; ')})`);
     }
     meta = { ...ckpt.meta };
     const dropped = trimRunMetrics(runDir, meta.step, meta.env_steps);

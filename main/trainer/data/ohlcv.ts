@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { parse } from 'csv-parse/sync';
 import type { MarketArrays } from '../../../native/trainer.ts';
+import { InputError } from '../input-error.ts';
 import { clipText } from '../paths-policy.ts';
 
 /** The only accepted header (case-insensitive, surrounding spaces ignored). */
@@ -50,10 +51,10 @@ const SHOWN_PROBLEMS = 20;
 export const MAX_OHLCV_BYTES = 256 * 1024 * 1024;
 
 /**
- * A file that cannot be used: missing, unreadable, wrong header, no bars, or (policy 'refuse')
+ * A file that cannot be used (an InputError: the CLIs exit 2): missing, unreadable, wrong header, no bars, or (policy 'refuse')
  * bad rows. `problems` holds every bad row found (the message shows the first 20).
  */
-export class OhlcvError extends Error {
+export class OhlcvError extends InputError {
   constructor(message: string, readonly problems: OhlcvProblem[] = []) {
     super(message);
     this.name = 'OhlcvError';
