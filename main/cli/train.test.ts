@@ -293,3 +293,21 @@ test('--help names the bundled presets, so a new user need not list resources/pr
   assert.match(help.stdout.replace(/\s+/g, ' '), /--preset <name> bundled preset: cartpole, cartpole-c51, cartpole-iqn, trading-6e, trading-6e-full, trading-spy /);
   assert.match(help.stdout, /\nExit codes:\n {2}0 {2}done \(finished, or stopped by Ctrl-C with a checkpoint kept\)\n {2}1 {2}failed while running[^]*\n {2}2 {2}usage error: [^]*\n {2}3 {2}a run halted/);
 });
+
+test('--help says what a new user must know: one of --preset, --config, --resume; the defaults; what auto picks; where runs go; examples; Ctrl-C and the CartPole target', () => {
+  const help = train(['--help']).stdout;
+  const flat = help.replace(/\s+/g, ' ');
+  assert.match(help, /^Usage: npm run train -- \(--preset NAME \| --config FILE \| --resume RUN_DIR\) \[options\]\n/);
+  assert.match(flat, /Give exactly one of --preset, --config or --resume\./);
+  for (const flag of ['--backend <backend>', '--precision <p>', '--epochs <n>', '--steps-per-epoch <n>', '--seed <n>'])
+    assert.match(flat, new RegExp(`${flag} [^-]*\\(default: the config's[ )]`), `${flag} says its default`);
+  assert.match(flat, /auto: CUDA when the addon was built with CUDA, a GPU is usable and the GPU learner has the run's heads \(the plain Q head\), else the CPU, saying why/);
+  assert.match(flat, /--seeds <n> .*; not with --walk-forward or --resume --walk-forward .*; not with --seeds or --resume/);
+  assert.match(flat, /--runs-dir <dir> parent folder of run directories \(default: \$DQN_RUNS_DIR or <repo>\/runs\)/);
+  assert.match(help, /\nExamples:\n {2}npm run train -- --preset cartpole --backend cpu +# [^\n]+\n {2}npm run train -- --config my-run\.json --seed 7 +# [^\n]+\n/);
+  assert.match(flat, /Ctrl-C stops a run after its current step and keeps a checkpoint .* The CartPole presets stop once an evaluation reaches 475/);
+  // What the help says is what the CLI does.
+  const both = train(['--preset', 'cartpole', '--seeds', '2', '--walk-forward']);
+  assert.deepEqual([both.code, both.stderr], [2, 'error: give --seeds or --walk-forward, not both\n']);
+  assert.equal(train(['--help'], { ...process.env, DQN_RUNS_DIR: '/elsewhere' }).stdout, help, 'the help names $DQN_RUNS_DIR, not its value');
+});

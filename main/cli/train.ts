@@ -1,5 +1,5 @@
-// `npm run train -- (--preset NAME | --config FILE) [--backend auto|cpu|cuda] [--epochs N]
-//   [--steps-per-epoch N] [--seed N] [--seeds N | --walk-forward] [--resume RUN_DIR] [--runs-dir DIR] [--json]`
+// `npm run train -- (--preset NAME | --config FILE | --resume RUN_DIR) [--backend auto|cpu|cuda]
+//   [--precision P] [--epochs N] [--steps-per-epoch N] [--seed N] [--seeds N | --walk-forward] [--runs-dir DIR] [--json]`
 // Headless training with a terminal progress display (stderr), ending with where the run went and
 // what to type next (next-steps.ts: the run folder, resume for a stopped run, how to view it). With --json the last line on
 // stdout is one JSON object summarising the run, with --seeds N the N runs (seeds.ts), with
@@ -48,20 +48,34 @@ interface CliOptions {
 async function main(argv: string[]): Promise<number> {
   const program = new Command()
     .name('npm run train --')
-    .description('Train a DQN agent headless (CPU or CUDA backend).')
+    .usage('(--preset NAME | --config FILE | --resume RUN_DIR) [options]')
+    .description('Train a DQN agent headless (CPU or CUDA backend). Give exactly one of --preset, --config or --resume.')
     .option('--preset <name>', `bundled preset: ${listPresets().join(', ')} (resources/presets/<name>.json)`)
-    .option('--config <file>', 'run config JSON file')
-    .option('--backend <backend>', 'auto | cpu | cuda', oneOf('--backend', ['auto', 'cpu', 'cuda']))
-    .option('--precision <p>', 'CUDA matrix products: tf32 | bf16 | fp32 (config network.precision)', oneOf('--precision', ['tf32', 'bf16', 'fp32']))
-    .option('--epochs <n>', 'epochs to run (total, including resumed ones)', positiveInt('--epochs'))
-    .option('--steps-per-epoch <n>', 'gradient steps per epoch', positiveInt('--steps-per-epoch'))
-    .option('--seed <n>', 'seed of every random stream', nonNegativeInt('--seed'))
-    .option('--seeds <n>', `train and evaluate N seeds (--seed, or the config's, then +1, ...; at most ${MAX_SEEDS}), one run directory each, and report mean, std, IQM and the 95% t-interval of the mean over them`, positiveInt('--seeds'))
-    .option('--walk-forward', 'train every fold of env.folds (one run directory each) and report them per fold and pooled over their test spans')
-    .option('--resume <run_dir>', 'continue a run from its latest checkpoint')
-    .option('--runs-dir <dir>', 'parent folder of run directories', defaultRunsDir())
+    .option('--config <file>', 'run config JSON file (the shape of a preset; every field has a default)')
+    .option('--resume <run_dir>', 'continue a stopped run (or a finished one, with a larger --epochs) from its latest checkpoint')
+    .option('--backend <backend>', "auto | cpu | cuda (default: the config's). auto: CUDA when the addon was built with CUDA, a GPU is usable and the GPU learner has the run's heads (the plain Q head), else the CPU, saying why; cuda without them exits 1", oneOf('--backend', ['auto', 'cpu', 'cuda']))
+    .option('--precision <p>', "CUDA matrix products: tf32 | bf16 | fp32 (default: the config's network.precision)", oneOf('--precision', ['tf32', 'bf16', 'fp32']))
+    .option('--epochs <n>', "epochs to run, in all, resumed ones included (default: the config's)", positiveInt('--epochs'))
+    .option('--steps-per-epoch <n>', "gradient steps per epoch (default: the config's)", positiveInt('--steps-per-epoch'))
+    .option('--seed <n>', "seed of every random stream (default: the config's)", nonNegativeInt('--seed'))
+    .option('--seeds <n>', `train and evaluate N seeds (--seed, or the config's, then +1, ...; at most ${MAX_SEEDS}), one run directory each, and report mean, std, IQM and the 95% t-interval of the mean over them; not with --walk-forward or --resume`, positiveInt('--seeds'))
+    .option('--walk-forward', 'train every fold of env.folds (one run directory each) and report them per fold and pooled over their test spans; not with --seeds or --resume')
+    .option('--runs-dir <dir>', 'parent folder of run directories (default: $DQN_RUNS_DIR or <repo>/runs)')
     .option('--json', 'print a JSON summary as the last line on stdout')
-    .addHelpText('after', `\n${exitCodesHelp(true)}`);
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  npm run train -- --preset cartpole --backend cpu     # solve CartPole on the CPU',
+        '  npm run train -- --config my-run.json --seed 7       # a config file, another seed',
+        '',
+        'Ctrl-C stops a run after its current step and keeps a checkpoint (the last lines say how to',
+        'resume it). The CartPole presets stop once an evaluation reaches 475 (schedule.target_return).',
+        '',
+        exitCodesHelp(true),
+      ].join('\n'),
+    );
   const refused = parseArgv(program, argv);
   if (refused !== undefined) return refused;
   const o = program.opts<CliOptions>();
