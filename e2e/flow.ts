@@ -86,13 +86,13 @@ export async function waitForState(page: Page, state: string): Promise<void> {
 }
 
 /**
- * Waits until a run started from the page has ended after `epochs` epochs: the header counts
- * `epoch N / N` and the state is Idle again. Both last once the run is over, unlike Running,
- * which a short run on a busy machine can leave before the page draws it (the host's state
- * messages then reach React in one batch).
+ * Waits until a run started from the page has ended at epoch `epoch` of `epochs`: the header
+ * counts `epoch E / N` and the state is Idle again. Both last once the run is over, unlike
+ * Running, which a short run on a busy machine can leave before the page draws it (the host's
+ * state messages then reach React in one batch).
  */
-export async function waitForRunEnd(page: Page, epochs: number): Promise<void> {
-  await page.locator('header.top .metric').filter({ hasText: new RegExp(`^epoch ${epochs} / ${epochs}$`) }).waitFor(LONG);
+export async function waitForRunEnd(page: Page, epoch: number, epochs: number): Promise<void> {
+  await page.locator('header.top .metric').filter({ hasText: new RegExp(`^epoch ${epoch} / ${epochs}$`) }).waitFor(LONG);
   await waitForState(page, 'Idle');
 }
 

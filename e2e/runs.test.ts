@@ -2,7 +2,7 @@
 // (issue 26 items 8-10; flows in runs-flow.ts, harness in served-page.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDashboard, stop, TINY_CARTPOLE, waitForState } from './flow.ts';
+import { openDashboard, stop, TINY_CARTPOLE, waitForRunEnd } from './flow.ts';
 import { episodesAtTheirStepBeforeTheFirstEpoch, newRunTakesTheCharts, pastRunSurvivesAReload, runHistoryFitsItsPanel, setField } from './runs-flow.ts';
 import { skip, withServedPage } from './served-page.ts';
 
@@ -22,8 +22,7 @@ test('browser mode at 1280 x 800: the run history fits its panel; a past run ope
       await openDashboard(page, 'e2e-cartpole (user)');
       await page.keyboard.press('Control+Enter');
       // The first epoch of 500 steps reaches the target: the run ends there.
-      await page.locator('header.top .metric').filter({ hasText: /^epoch 1 \/ 2$/ }).waitFor({ timeout: 90_000 });
-      await waitForState(page, 'Idle');
+      await waitForRunEnd(page, 1, 2);
       const open = await page.getByRole('table', { name: 'Runs' }).getByRole('button', { name: /^Open / }).first().getAttribute('aria-label', { timeout: 90_000 });
       const past = open!.slice('Open '.length);
       const state = page.getByRole('table', { name: 'Runs' }).locator(`tr[data-name="${past}"] .run-meta [data-col=state]`);
