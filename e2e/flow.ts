@@ -38,8 +38,10 @@ export async function chartPoints(page: Page, title: string): Promise<number> {
 
 /**
  * Waits until the chart titled `title` shows at least `atLeast` points (summed over its lines)
- * and a drawn line, drawn from the series book the page shows now (`dqnProbe.shownBook()`). An
- * off-screen chart is not redrawn: scroll it into view first.
+ * and draws them, from the series book the page shows now (`dqnProbe.shownBook()`): a curve, or
+ * for a line of one point its dot (recharts draws no curve through a single point; a past run
+ * stopped a second after its first system sample has one a line). An off-screen chart is not
+ * redrawn: scroll it into view first.
  */
 export async function waitForPoints(page: Page, title: string, atLeast: number): Promise<void> {
   try {
@@ -50,7 +52,7 @@ export async function waitForPoints(page: Page, title: string, atLeast: number):
         const shown = (window as unknown as { dqnProbe: { shownBook(): number } }).dqnProbe.shownBook();
         if (region?.dataset.book !== String(shown)) return false;
         const m = /(\d+) points?/.exec(region.querySelector('.chart-count')?.textContent ?? '');
-        return m !== null && Number(m[1]) >= Number(n) && region.querySelector('path.recharts-curve') !== null;
+        return m !== null && Number(m[1]) >= Number(n) && region.querySelector('path.recharts-curve, .recharts-line-dot') !== null;
       },
       [title, atLeast] as const,
       LONG,
@@ -61,7 +63,7 @@ export async function waitForPoints(page: Page, title: string, atLeast: number):
       .evaluate((t) => {
         const region = [...document.querySelectorAll<HTMLElement>('section.chart')].find((s) => s.querySelector('h2')?.textContent === t);
         const shown = (window as unknown as { dqnProbe: { shownBook(): number } }).dqnProbe.shownBook();
-        return `chart ${region ? `book ${region.dataset.book}, caption '${region.querySelector('.chart-count')?.textContent ?? ''}', curve ${region.querySelector('path.recharts-curve') !== null}` : 'not found'}; shown book ${shown}; view '${document.querySelector('.viewing')?.textContent ?? 'live'}'`;
+        return `chart ${region ? `book ${region.dataset.book}, caption '${region.querySelector('.chart-count')?.textContent ?? ''}', curve ${region.querySelector('path.recharts-curve') !== null}, dots ${region.querySelectorAll('.recharts-line-dot').length}` : 'not found'}; shown book ${shown}; view '${document.querySelector('.viewing')?.textContent ?? 'live'}'`;
       }, title)
       .catch((err: unknown) => `(the page could not be read: ${String(err)})`);
     throw new Error(`waiting for ${atLeast} points on '${title}': ${(e as Error).message}; ${seen}`, { cause: e });
