@@ -2,6 +2,7 @@
 // prints, the run directory stores (metrics) and the dashboard draws. Pure TS + zod, shared by
 // every layer. Scalar names follow CleanRL / TensorBoard conventions where one exists.
 import { z } from 'zod';
+import { numberText } from './config-problems.ts';
 
 /** Run lifecycle as shown by the dashboard's run-state label. */
 export const RunStateSchema = z.enum(['idle', 'running', 'stopping', 'halted']);
@@ -86,6 +87,18 @@ export function reachedReturnText(value: number, target: number): string {
   }
   return String(value);
 }
+
+/**
+ * Which evaluation ended a run at its target return, in the words the run history's title and the
+ * refused resume share: "finished at its target return: epoch 2's evaluation 500.0 >= 475
+ * (schedule.target_return)".
+ */
+export function finishedAtTargetText(epoch: number, evalReturn: number, target: number): string {
+  return `finished at its target return: epoch ${epoch}'s evaluation ${reachedReturnText(evalReturn, target)} >= ${numberText(target)} (schedule.target_return)`;
+}
+
+/** Why such a run does not resume, after finishedAtTargetText. */
+export const NO_RESUME_AT_TARGET = 'so it trains no further; to train longer, start a new run with a higher target_return or none';
 
 /** An event of the run's event log (fallbacks, halts, restarts, checkpoints). */
 export const RunEventSchema = z.object({

@@ -6,7 +6,7 @@ import { freemem } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig, type HeadsConfig, type RunConfig } from '../../common/config.ts';
 import { estimateMemory, memoryShortfall, type MemoryAvailable } from '../../common/memory-estimate.ts';
-import { evalWalks, reachedReturnText, SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint, type TargetReached } from '../../common/run.ts';
+import { evalWalks, finishedAtTargetText, NO_RESUME_AT_TARGET, reachedReturnText, SCALAR_NAMES, type EpochSummary, type RunEvent, type ScalarPoint, type TargetReached } from '../../common/run.ts';
 import { numberText } from '../../common/config-problems.ts';
 import { SYSTEM_PERIOD_MS } from '../../common/protocol.ts';
 import { loadAddon, type NativeAddon } from '../../native/addon.ts';
@@ -257,7 +257,7 @@ async function trainLocked(ctx: LockedStart, cb: RunCallbacks, deps: SessionDeps
       throw new InputError(`${runDir} is already complete (${ckpt.meta.epoch} epochs, ${ckpt.meta.step} steps): pass --epochs N with N > ${ckpt.meta.epoch} to train it further`);
     const reached = targetReachedBy(config, ckpt.meta.eval_mean_return);
     if (reached)
-      throw new InputError(`${runDir} already finished at its target return: epoch ${ckpt.meta.epoch}'s evaluation ${reachedReturnText(reached.value, reached.target)} >= ${numberText(reached.target)} (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`);
+      throw new InputError(`${runDir} already ${finishedAtTargetText(ckpt.meta.epoch, reached.value, reached.target)}, ${NO_RESUME_AT_TARGET}`);
   }
 
   let trainer: NativeTrainer;

@@ -3,8 +3,7 @@
 // It fits the side panel (issue 26 item 9): the name and three results are columns, the rest a
 // line under the name.
 import type { RunSummary } from '../../common/protocol.ts';
-import { reachedReturnText, type EpochSummary } from '../../common/run.ts';
-import { numberText } from '../../common/config-problems.ts';
+import { finishedAtTargetText, NO_RESUME_AT_TARGET, type EpochSummary } from '../../common/run.ts';
 import { sortByValue, type SortValue } from './sort-rows.ts';
 import { durationText } from './duration.ts';
 
@@ -45,24 +44,20 @@ function stateText(r: RunSummary): string {
 /** The whole of a state that stateText shortens: "finished at its target return: epoch 2's evaluation 500.0 >= 475 (schedule.target_return)". */
 function stateTitle(r: RunSummary): string | undefined {
   const t = r.stoppedAtTarget;
-  if (r.state === 'finished' && t) return `finished at its target return: ${reachedTargetText(t)} (schedule.target_return)`;
+  if (r.state === 'finished' && t) return finishedAtTargetText(t.epoch, t.evalReturn, t.targetReturn);
   return undefined;
 }
-
-/** "epoch 2's evaluation 500.0 >= 475": which evaluation reached the target. */
-const reachedTargetText = (t: NonNullable<RunSummary['stoppedAtTarget']>) => `epoch ${t.epoch}'s evaluation ${reachedReturnText(t.evalReturn, t.targetReturn)} >= ${numberText(t.targetReturn)}`;
 
 /**
  * Why a row's Resume is off, or undefined when the run can resume: a run is live or starting, or
  * this run finished at its target return (schedule.target_return), which the host refuses to
- * train further (main/trainer/session.ts says so in the same words).
+ * train further (main/trainer/session.ts, in the same words: finishedAtTargetText).
  */
 export function resumeBlocker(r: RunSummary, now: { busy: boolean; startPending: boolean }): string | undefined {
   if (now.busy) return 'a run is live: stop it first';
   if (now.startPending) return 'a run is starting';
   const t = r.stoppedAtTarget;
-  if (t)
-    return `it finished at its target return: ${reachedTargetText(t)} (schedule.target_return), so it trains no further; to train longer, start a new run with a higher target_return or none`;
+  if (t) return `it ${finishedAtTargetText(t.epoch, t.evalReturn, t.targetReturn)}, ${NO_RESUME_AT_TARGET}`;
   return undefined;
 }
 
