@@ -70,6 +70,14 @@ export function readJsonFile(path: string, what = 'file'): unknown {
     if (code === 'EACCES' || code === 'EPERM') throw new InputError(`${what} cannot be read (permission denied): ${path}`, { cause: e });
     throw new InputError(`cannot read ${what} ${path}: ${fsCause(e)}`, { cause: e });
   }
+  return parseInputJsonText(text, path);
+}
+
+/**
+ * parseJsonText for a file the user named or gave (a config or preset file, a run folder's
+ * config.json): its error is the user's to fix. @throws InputError with parseJsonText's message.
+ */
+export function parseInputJsonText(text: string, path: string): unknown {
   try {
     return parseJsonText(text, path);
   } catch (e) {

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from './input-error.ts';
-import { parseJsonText } from './presets.ts';
+import { parseInputJsonText } from './presets.ts';
 import { parseRunConfig, type RunConfig } from '../../common/config.ts';
 import type { EpochSummary, RunEvent, ScalarPoint } from '../../common/run.ts';
 import { SystemSampleSchema, type SystemSample } from '../../common/protocol.ts';
@@ -74,13 +74,7 @@ export function readRunConfig(runDir: string): RunConfig {
   const path = join(runDir, 'config.json');
   const text = readRegularText(path, MAX_CONFIG_BYTES);
   if (text === undefined) throw new InputError(`${runDir} is not a run directory (no config.json)`);
-  let json: unknown;
-  try {
-    json = parseJsonText(text, path);
-  } catch (e) {
-    throw new InputError((e as Error).message, { cause: (e as Error).cause });
-  }
-  return parseRunConfig(json);
+  return parseRunConfig(parseInputJsonText(text, path));
 }
 
 /** Buffers metrics records and appends them to metrics.jsonl on flush(). */
